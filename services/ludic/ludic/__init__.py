@@ -1,0 +1,1 @@
+"""Ludic game service of Ludoteca."""

@@ -1,0 +1,1 @@
+"""Ludix game service of Ludoteca."""

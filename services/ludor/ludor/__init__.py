@@ -1,0 +1,1 @@
+"""Ludor game service of Ludoteca."""

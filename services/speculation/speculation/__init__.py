@@ -1,0 +1,1 @@
+"""Speculation game service of Ludoteca."""
