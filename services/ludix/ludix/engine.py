@@ -1,0 +1,299 @@
+"""The rules of Ludix as a pure engine.
+
+Phases:
+
+1. *Calling*: once every seat is filled, the first seat to post ``{"type": "alea_jacta_est"}``
+   becomes the first player. Bots call last: while any seat is human only the humans may call;
+   a table of bots only lets the bots call (the first bot turn the shell runs wins).
+2. *Playing*: turns go to the left (seat + 1 mod n), starting with the first player. A turn starts
+   with a ``roll`` (four dice from the game's RNG). After a valid throw the player either ``roll``\\ s
+   again or ``hold``\\ s; either may carry ``"numeral"`` naming which valid numeral of the current
+   throw counts (omitted: the best). A throw with no valid numeral is a bust: the turn total is
+   lost and the turn passes by itself. ``hold`` banks the turn total.
+3. *End*: once a total reaches the target (300 by default) the round is completed, counted from
+   the first player, so every seat has had the same number of turns; then the highest total wins
+   and equal highest totals share the win.
+
+Nothing in Ludix is secret: every seat's view is the spectator's view plus its own seat number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ludoteca.dice import roll_all
+from ludoteca.engine import JSON, Event, GameResult
+from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
+from ludoteca.rng import Rng
+
+from ludix.numerals import DICE, Numeral, canonical, numerals_of
+
+MIN_SEATS = 2
+MAX_SEATS = 8
+DEFAULT_TARGET = 300
+MIN_TARGET = 50
+MAX_TARGET = 1000
+
+CALL = "alea_jacta_est"
+ROLL = "roll"
+HOLD = "hold"
+
+
+def is_human(player: str) -> bool:
+    return player == "human"
+
+
+@dataclass(frozen=True)
+class LudixState:
+    """A whole game. Immutable: ``apply`` builds a new one (the RNG is copied before use)."""
+
+    players: tuple[str, ...]
+    target: int
+    rng: Rng
+    totals: tuple[int, ...]
+    turns: tuple[int, ...]
+    """Turns finished per seat."""
+    first_player: int | None = None
+    current: int | None = None
+    turn_total: int = 0
+    """Points gathered this turn before the pending throw."""
+    throw: str | None = None
+    """The pending valid throw, as the dice fell (its numeral is chosen by the next action)."""
+    over: bool = False
+
+    @property
+    def seats(self) -> int:
+        return len(self.players)
+
+    @property
+    def phase(self) -> str:
+        if self.over:
+            return "over"
+        return "calling" if self.first_player is None else "playing"
+
+    @property
+    def round(self) -> int:
+        """The round in progress (1-based; 0 before the call)."""
+        if self.first_player is None:
+            return 0
+        if self.current is None:
+            return max(self.turns)
+        return self.turns[self.first_player] + (1 if self.current == self.first_player else 0)
+
+    @property
+    def final_round(self) -> bool:
+        """Someone has reached the target: the round in progress is the last."""
+        return not self.over and any(t >= self.target for t in self.totals)
+
+    def pending_numerals(self) -> tuple[Numeral, ...]:
+        return numerals_of(canonical(self.throw)) if self.throw else ()
+
+
+class LudixEngine:
+    """Implements :class:`ludoteca.engine.Engine` for Ludix."""
+
+    min_seats = MIN_SEATS
+    max_seats = MAX_SEATS
+
+    # -- setup ------------------------------------------------------------------------------
+    def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> LudixState:
+        players = tuple(players)
+        if not MIN_SEATS <= len(players) <= MAX_SEATS:
+            raise FieldValidationError(
+                f"Ludix needs {MIN_SEATS} to {MAX_SEATS} seats", errors={"seats": ["bad seat count"]}
+            )
+        if any(not (isinstance(p, str) and (is_human(p) or p.startswith("bot:"))) for p in players):
+            raise FieldValidationError("a seat is 'human' or 'bot:<level>'", errors={"seats": ["bad seat kind"]})
+        target = int(options.get("target", DEFAULT_TARGET))
+        if not MIN_TARGET <= target <= MAX_TARGET:
+            raise FieldValidationError(
+                f"target must be {MIN_TARGET}..{MAX_TARGET}", errors={"target": ["out of range"]}
+            )
+        zeros = (0,) * len(players)
+        return LudixState(players=players, target=target, rng=Rng(rng.seed, rng.counter), totals=zeros, turns=zeros)
+
+    # -- who acts, what is legal ------------------------------------------------------------
+    def to_act(self, state: LudixState) -> frozenset[int]:
+        if state.over:
+            return frozenset()
+        if state.first_player is None:
+            humans = frozenset(s for s, p in enumerate(state.players) if is_human(p))
+            return humans or frozenset(range(state.seats))
+        assert state.current is not None
+        return frozenset({state.current})
+
+    def legal_actions(self, state: LudixState, seat: int) -> list[JSON]:
+        if seat not in self.to_act(state):
+            return []
+        if state.first_player is None:
+            return [{"type": CALL}]
+        if state.throw is None:
+            return [{"type": ROLL}]
+        names = [n.text for n in state.pending_numerals()]
+        return [
+            {"type": kind, **extra} for kind in (ROLL, HOLD) for extra in ({}, *({"numeral": name} for name in names))
+        ]
+
+    def action_templates(self, state: LudixState, seat: int) -> list[JSON]:
+        return []
+
+    # -- playing ----------------------------------------------------------------------------
+    def apply(self, state: LudixState, seat: int, action: Mapping[str, Any]) -> tuple[LudixState, list[Event]]:
+        if state.over:
+            raise GameOverError("the game is over")
+        if seat not in self.to_act(state):
+            raise NotYourTurnError(f"seat {seat} may not act now", to_act=sorted(self.to_act(state)))
+        legal = self.legal_actions(state, seat)
+        if not isinstance(action, Mapping) or dict(action) not in legal:
+            raise IllegalActionError("that action is not legal now", legal=legal)
+        kind = action["type"]
+        if kind == CALL:
+            return self._call(state, seat)
+        events: list[Event] = []
+        if state.throw is not None:
+            state = self._choose(state, seat, action.get("numeral"), events)
+        state = self._hold(state, seat, events) if kind == HOLD else self._roll(state, seat, events)
+        return state, events
+
+    def _call(self, state: LudixState, seat: int) -> tuple[LudixState, list[Event]]:
+        state = replace(state, first_player=seat, current=seat)
+        return state, [Event("AleaJactaEstCalled", {"seat": seat}), _turn_started(state)]
+
+    def _choose(self, state: LudixState, seat: int, name: str | None, events: list[Event]) -> LudixState:
+        numerals = state.pending_numerals()
+        numeral = next((n for n in numerals if n.text == name), numerals[0])
+        turn_total = state.turn_total + numeral.value
+        events.append(
+            Event(
+                "NumeralChosen",
+                {"seat": seat, "numeral": numeral.text, "value": numeral.value, "turn_total": turn_total},
+            )
+        )
+        return replace(state, throw=None, turn_total=turn_total)
+
+    def _roll(self, state: LudixState, seat: int, events: list[Event]) -> LudixState:
+        rng = Rng(state.rng.seed, state.rng.counter)
+        dice = "".join(roll_all(DICE, rng))
+        numerals = numerals_of(canonical(dice))
+        events.append(
+            Event(
+                "DiceThrown",
+                {
+                    "seat": seat,
+                    "dice": dice,
+                    "multiset": canonical(dice),
+                    "numerals": [{"numeral": n.text, "value": n.value} for n in numerals],
+                    "turn_total": state.turn_total,
+                },
+            )
+        )
+        state = replace(state, rng=rng)
+        if numerals:
+            return replace(state, throw=dice)
+        events.append(Event("Busted", {"seat": seat, "dice": dice, "lost": state.turn_total}))
+        return self._end_turn(replace(state, turn_total=0), seat, events)
+
+    def _hold(self, state: LudixState, seat: int, events: list[Event]) -> LudixState:
+        reached_before = state.final_round
+        points = state.turn_total
+        totals = list(state.totals)
+        totals[seat] += points
+        state = replace(state, totals=tuple(totals), turn_total=0)
+        events.append(Event("PointsBanked", {"seat": seat, "points": points, "total": totals[seat]}))
+        if state.final_round and not reached_before:
+            events.append(Event("FinalRoundStarted", {"seat": seat, "total": totals[seat], "target": state.target}))
+        return self._end_turn(state, seat, events)
+
+    def _end_turn(self, state: LudixState, seat: int, events: list[Event]) -> LudixState:
+        turns = list(state.turns)
+        turns[seat] += 1
+        state = replace(state, turns=tuple(turns), throw=None, turn_total=0)
+        following = (seat + 1) % state.seats
+        if following == state.first_player and state.final_round:
+            state = replace(state, over=True, current=None)
+            outcome = self.result(state)
+            assert outcome is not None
+            events.append(
+                Event(
+                    "GameEnded",
+                    {"winners": list(outcome.winners), "totals": list(state.totals), "rounds": turns[seat]},
+                )
+            )
+            return state
+        state = replace(state, current=following)
+        events.append(_turn_started(state))
+        return state
+
+    # -- reading ----------------------------------------------------------------------------
+    def view(self, state: LudixState, seat: int | None) -> JSON:
+        numerals = state.pending_numerals()
+        return {
+            "seat": seat,
+            "phase": state.phase,
+            "target": state.target,
+            "totals": list(state.totals),
+            "turns": list(state.turns),
+            "first_player": state.first_player,
+            "current": state.current,
+            "round": state.round,
+            "final_round": state.final_round,
+            "turn_total": state.turn_total,
+            "throw": None
+            if state.throw is None
+            else {
+                "dice": state.throw,
+                "multiset": canonical(state.throw),
+                "numerals": [{"numeral": n.text, "value": n.value} for n in numerals],
+            },
+        }
+
+    def result(self, state: LudixState) -> GameResult | None:
+        if not state.over:
+            return None
+        best = max(state.totals)
+        winners = tuple(s for s, t in enumerate(state.totals) if t == best)
+        return GameResult(
+            winners=winners,
+            scores=tuple(float(t) for t in state.totals),
+            summary={
+                "totals": list(state.totals),
+                "target": state.target,
+                "first_player": state.first_player,
+                "rounds": max(state.turns),
+            },
+        )
+
+    # -- codec ------------------------------------------------------------------------------
+    def dump(self, state: LudixState) -> JSON:
+        return {
+            "players": list(state.players),
+            "target": state.target,
+            "rng": state.rng.dump(),
+            "totals": list(state.totals),
+            "turns": list(state.turns),
+            "first_player": state.first_player,
+            "current": state.current,
+            "turn_total": state.turn_total,
+            "throw": state.throw,
+            "over": state.over,
+        }
+
+    def load(self, data: Mapping[str, Any]) -> LudixState:
+        return LudixState(
+            players=tuple(str(p) for p in data["players"]),
+            target=int(data["target"]),
+            rng=Rng.load(dict(data["rng"])),
+            totals=tuple(int(t) for t in data["totals"]),
+            turns=tuple(int(t) for t in data["turns"]),
+            first_player=None if data["first_player"] is None else int(data["first_player"]),
+            current=None if data["current"] is None else int(data["current"]),
+            turn_total=int(data["turn_total"]),
+            throw=None if data["throw"] is None else str(data["throw"]),
+            over=bool(data["over"]),
+        )
+
+
+def _turn_started(state: LudixState) -> Event:
+    return Event("TurnStarted", {"seat": state.current, "round": state.round})
