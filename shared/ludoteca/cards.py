@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Union
 
 
 class Color(str, Enum):
@@ -153,7 +152,7 @@ class SpecialCard:
         return self.code
 
 
-Card = Union[FrenchCard, SpanishCard, Joker, SpecialCard]
+Card = FrenchCard | SpanishCard | Joker | SpecialCard
 
 
 def french_deck(jokers: int = 0, suits: Iterable[FrenchSuit] = tuple(FrenchSuit),

@@ -34,7 +34,7 @@ def commitment(seed: str) -> str:
 class Rng:
     """Deterministic generator over ``HMAC-SHA256(seed, counter)``."""
 
-    __slots__ = ("seed", "counter", "_key")
+    __slots__ = ("_key", "counter", "seed")
 
     def __init__(self, seed: str, counter: int = 0) -> None:
         key = bytes.fromhex(seed)

