@@ -56,8 +56,8 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
                 "description": "The seat token returned once by POST /games or POST /games/{id}/players"}}},
         },
     )
-    app.extensions["ludoteca"] = {"service": service, "definition": definition}
     api = ProblemApi(app)
+    app.extensions["ludoteca"] = {"service": service, "definition": definition, "api": api}
     api.ma_plugin.converter.add_attribute_function(action_ref_to_property)
     schemas = game_schemas(definition)
     _register_actions(api, definition, schemas.action_component)

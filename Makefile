@@ -1,0 +1,48 @@
+# Ludoteca: `make run` starts everything, `make test` runs the whole suite (fresh machine: only
+# Python 3.11 and pip needed; Redis is embedded unless REDIS_URL is set).
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: install policy run test test-fast lint openapi bench bench-api bench-bots clean
+
+$(STAMP): requirements.txt requirements-dev.txt shared/pyproject.toml $(wildcard services/*/pyproject.toml)
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -r requirements-dev.txt
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Precompute the bots' tables once (cached under $$LUDOTECA_CACHE or ~/.cache/ludoteca).
+policy: install
+	$(BIN)/python -m ludix.policy build
+
+run: install policy
+	$(BIN)/python -m ludoteca.devstack --root .
+
+test: install policy
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-fast: install
+	$(BIN)/python -m pytest -m "not integration and not slow" $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check shared services tests
+	$(BIN)/mypy shared/ludoteca services/ludix/ludix services/ludic/ludic services/speculation/speculation services/ludor/ludor
+
+openapi: install
+	$(BIN)/python -m ludoteca.openapi openapi
+
+bench: bench-api bench-bots
+
+bench-api: install policy
+	$(BIN)/python tests/bench/bench_api.py
+
+bench-bots: install policy
+	@for f in tests/bench/bench_*_bots.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf var .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,111 @@
+"""Shared fixtures: a real Redis (``REDIS_URL``, or an embedded redis-server started here), Flask
+test clients of any game over it, and a real Celery worker process for integration tests.
+
+Every process started here is stopped at the end of the session, failures included.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from flask.testing import FlaskClient
+
+from ludoteca import registry
+from ludoteca.config import Settings
+from ludoteca.devstack import Supervisor, embedded_redis
+from ludoteca.hosting import create_app
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def supervisor() -> Iterator[Supervisor]:
+    sup = Supervisor()
+    try:
+        yield sup
+    finally:
+        sup.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_url(supervisor: Supervisor, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    url = os.environ.get("REDIS_URL")
+    if url:
+        yield url
+        return
+    with embedded_redis(supervisor, tmp_path_factory.mktemp("redis")) as url:
+        os.environ["REDIS_URL"] = url  # for anything importing the worker module later
+        yield url
+
+
+@pytest.fixture(scope="session")
+def redis_client(redis_url: str) -> redis.Redis:
+    return redis.Redis.from_url(redis_url)
+
+
+@pytest.fixture(scope="session")
+def settings(redis_url: str) -> Settings:
+    return Settings.from_env(redis_url=redis_url)
+
+
+@pytest.fixture(scope="session")
+def app_factory(settings: Settings) -> Callable[[str], Any]:
+    apps: dict[str, Any] = {}
+
+    def make(game: str) -> Any:
+        if game not in apps:
+            app = create_app(registry.game(game), settings)
+            app.config["TESTING"] = True
+            apps[game] = app
+        return apps[game]
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def client_factory(app_factory: Callable[[str], Any]) -> Callable[[str], FlaskClient]:
+    """``client_factory("ludix")``: a Flask test client of that game over the real Redis."""
+    return lambda game: app_factory(game).test_client()
+
+
+@pytest.fixture(scope="session")
+def worker(supervisor: Supervisor, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A real Celery worker consuming every game's queue. Yields its log file."""
+    log = tmp_path_factory.mktemp("worker") / "worker.log"
+    argv = [sys.executable, "-m", "celery", "-A", "ludoteca.worker", "worker", "-Q", ",".join(registry.names()),
+            "--concurrency", "2", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
+            "--without-heartbeat", "-n", f"test-{os.getpid()}@%h"]
+    proc = supervisor.start("worker", argv, env={"REDIS_URL": redis_url, "LUDOTECA_VISIBILITY_TIMEOUT": "10"},
+                            cwd=ROOT, log=log)
+    deadline = time.monotonic() + 120
+    while "ready." not in (log.read_text() if log.exists() else ""):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError("the Celery worker did not start:\n" + (log.read_text() if log.exists() else ""))
+        time.sleep(0.2)
+    yield log
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = 60.0, interval: float = 0.1) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return predicate()
+
+
+@pytest.fixture()
+def wait() -> Callable[..., bool]:
+    return wait_until
+
+
+def run(cmd: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, capture_output=True, text=True, check=False, **kwargs)
