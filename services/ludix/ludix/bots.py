@@ -1,0 +1,120 @@
+"""Ludix bots: pure functions of a seat's view (never the state).
+
+- ``random``: any legal action, uniformly.
+- ``steady``: holds once its turn total (best numeral counted) reaches :func:`steady_threshold`,
+  the threshold that maximizes the expected points of a turn, whatever the scores.
+- ``expert``: maximizes its chance of winning with the solved two-player game
+  (:mod:`ludix.policy`), the last round's completion included. With more than two seats it plays
+  the two-player table against the strongest opponent (see :func:`expert_rolls`).
+
+Every bot calls "Alea jacta est" when it may, takes the best numeral (the solve proves no other
+numeral is ever strictly better for the expert), and answers with one of its legal actions.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+from ludoteca.engine import JSON, Bot
+
+from ludix.engine import CALL, DEFAULT_TARGET, HOLD, ROLL
+from ludix.numerals import odds
+from ludix.policy import Policy, has_table, table
+
+View = Mapping[str, Any]
+
+
+# -- steady ---------------------------------------------------------------------------------
+@cache
+def steady_threshold() -> int:
+    """The turn total at which holding maximizes the expected points of a turn.
+
+    One more throw at turn total ``k`` gains ``E - p k`` on average (``E = 836/27`` expected
+    points of a throw, ``p = 23/81`` the bust chance). The gain falls as ``k`` grows and ``k``
+    only grows within a turn, so this is a monotone stopping problem: the one-step rule "roll
+    while ``E - p k > 0``" is optimal (the tests also check it against every other threshold).
+    ``E / p = 2508/23 = 109.04``: roll up to 109, hold from 110. Ties (none here) would hold.
+    """
+    limit = odds().expected_points / odds().bust_probability
+    return math.ceil(limit)
+
+
+def expected_turn_points(threshold: int) -> Fraction:
+    """Exact expected points banked in one turn by "roll until the turn total reaches
+    ``threshold``, best numeral each time"."""
+    throws = [(t.probability, t.best.value) for t in odds().valid if t.best]
+    value: dict[int, Fraction] = {}
+    for k in range(threshold + 80, -1, -1):
+        if k >= threshold and k > 0:
+            value[k] = Fraction(k)
+        else:
+            value[k] = sum((p * value[k + v] for p, v in throws), Fraction(0))
+    return value[0]
+
+
+# -- expert ---------------------------------------------------------------------------------
+@cache
+def expert_table(target: int) -> tuple[Policy, int]:
+    """The table the expert plays with for a game to ``target`` and the shift from game scores
+    to table scores.
+
+    The game to ``T`` from scores ``(i, j)`` is exactly the game to 300 from ``(i + 300 - T,
+    j + 300 - T)`` (only the distance to the target and the difference of totals matter), so
+    for ``T <= 300`` the default table is exact. Without the default table on disk a smaller
+    target gets its own (fast) solve. Above 300 the shift is negative and scores are clamped at 0:
+    an approximation (distances to the target beyond 300 are played as 300)."""
+    if target >= DEFAULT_TARGET or has_table(DEFAULT_TARGET):
+        return table(DEFAULT_TARGET), DEFAULT_TARGET - target
+    return table(target), 0
+
+
+def expert_rolls(view: View, turn_total: int) -> bool:
+    """Whether the expert rolls at ``turn_total`` (the pending throw's numeral counted).
+
+    Two seats: exact. More seats: the opponent is the strongest other seat (highest total); the
+    expert is the "second player" when its turn closes the round (the next seat is the first
+    player) and the "first player" otherwise; in the last round it plays to beat the leader."""
+    seat = int(view["seat"])
+    totals = [int(t) for t in view["totals"]]
+    own = totals[seat]
+    other = max(t for s, t in enumerate(totals) if s != seat)
+    policy, shift = expert_table(int(view["target"]))
+    if view["final_round"]:
+        return policy.final_rolls(other - own - turn_total)
+    own, other = max(0, own + shift), max(0, other + shift)
+    if (seat + 1) % len(totals) == view["first_player"]:
+        return policy.second_rolls(own, other, turn_total)
+    return policy.first_rolls(own, other, turn_total)
+
+
+# -- the bots -------------------------------------------------------------------------------
+def random_bot(view: JSON, legal: Sequence[JSON], rnd: random.Random) -> JSON:
+    return rnd.choice(list(legal))
+
+
+def _playing_bot(rolls: Callable[[View, int], bool]) -> Bot:
+    """A bot that calls when it may, rolls to start a turn and, after a valid throw, takes the
+    best numeral and rolls when ``rolls(view, turn_total_with_that_numeral)``."""
+
+    def bot(view: JSON, legal: Sequence[JSON], rnd: random.Random) -> JSON:
+        types = {a["type"] for a in legal}
+        if CALL in types:
+            return {"type": CALL}
+        throw = view.get("throw")
+        if not throw:
+            return {"type": ROLL}
+        turn_total = int(view["turn_total"]) + int(throw["numerals"][0]["value"])
+        return {"type": ROLL if rolls(view, turn_total) else HOLD}
+
+    return bot
+
+
+steady_bot = _playing_bot(lambda view, turn_total: turn_total < steady_threshold())
+expert_bot = _playing_bot(expert_rolls)
+
+BOTS: dict[str, Bot] = {"random": random_bot, "steady": steady_bot, "expert": expert_bot}
