@@ -1,0 +1,413 @@
+"""Speculation's rules as pure functions: two hidden boards, tiered one-value guesses, the joker.
+
+Phases, each played with actions:
+
+1. ``clothing``: each seat reports how many items of clothing it wears (``report_clothing``).
+   Reports are sealed until both are in; bots report only once no human still has to. The most
+   items guesses first.
+2. ``race`` (only on a tie): the first tied seat to declare another item put on
+   (``put_on_item``) guesses first. Bots may declare only when no human is in the race.
+3. ``guessing``: the guesser attacks the lowest tier of the opponent's board not yet cleared
+   (jacks, queens, kings). ``guess`` names one value: "yes" reveals one unfound card of that
+   value in the tier and the guesser goes again; "no" passes the turn. Once the kings are down,
+   ``guess_joker`` names four values; the answer is how many are right (multiset intersection)
+   and the turn passes unless all four are right, which wins.
+4. ``over``: both boards and the cards set aside are revealed.
+
+The server answers for the defender (truthfully, at once). When two unfound cards of the guessed
+value lie in the tier, the game's RNG picks which one is revealed (the defender's free choice in
+the text); the draw happens on every "yes", so the RNG counter follows public facts only.
+See ``services/speculation/RULES.md`` for every call made where the text is open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
+from typing import Any
+
+from ludoteca.engine import JSON, Event, GameResult
+from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
+from ludoteca.rng import Rng
+
+from speculation.board import FACES, RECORD_FACES, VALUES, Board, Tier, value_of
+from speculation.joker import ALL_GUESSES, JOKER_SIZE, is_hand, normalize, score
+from speculation.record import record_of
+
+SEATS = (0, 1)
+MAX_ITEMS = 30
+"""The most items of clothing a seat may report (legal actions list every count up to it)."""
+
+
+class Phase(str, Enum):
+    CLOTHING = "clothing"
+    RACE = "race"
+    GUESSING = "guessing"
+    OVER = "over"
+
+
+class FirstGuesser(str, Enum):
+    """How the first guesser is chosen (game option ``first_guesser``)."""
+
+    CLOTHING = "clothing"  # the text's rule: most clothing, a race on a tie
+    RANDOM = "random"  # the game's RNG (for play where clothing cannot be checked)
+
+
+class JokerGuesses(str, Enum):
+    """Which four-value guesses are allowed at the joker (game option ``joker_guesses``)."""
+
+    ANY = "any"  # any four values (715 multisets)
+    HANDS = "hands"  # only possible hands: no value more than twice (615)
+
+
+@dataclass(frozen=True)
+class Options:
+    first_guesser: FirstGuesser = FirstGuesser.CLOTHING
+    joker_guesses: JokerGuesses = JokerGuesses.ANY
+
+    @classmethod
+    def load(cls, data: Mapping[str, Any]) -> Options:
+        try:
+            return cls(FirstGuesser(data.get("first_guesser", "clothing")),
+                       JokerGuesses(data.get("joker_guesses", "any")))
+        except ValueError as err:
+            raise FieldValidationError(str(err), errors={"options": [str(err)]}) from None
+
+    def dump(self) -> JSON:
+        return {"first_guesser": self.first_guesser.value, "joker_guesses": self.joker_guesses.value}
+
+
+@dataclass(frozen=True)
+class Guess:
+    """One guess and its answer, as recorded in the history.
+
+    A tier guess has one value; ``card`` is the card it found (``None``: the answer was "no").
+    A joker guess has four values and ``right`` (how many were right).
+    """
+
+    seat: int
+    tier: Tier
+    values: tuple[int, ...]
+    card: str | None = None
+    right: int | None = None
+
+    @property
+    def answer(self) -> str | None:
+        if self.tier is Tier.JOKER:
+            return None
+        return "yes" if self.card is not None else "no"
+
+    def dump(self) -> JSON:
+        return {"seat": self.seat, "tier": self.tier.value, "values": list(self.values),
+                "answer": self.answer, "card": self.card, "right": self.right}
+
+    @classmethod
+    def load(cls, data: Mapping[str, Any]) -> Guess:
+        return cls(int(data["seat"]), Tier(data["tier"]), tuple(int(v) for v in data["values"]),
+                   data.get("card"), data.get("right"))
+
+
+@dataclass(frozen=True)
+class State:
+    """A whole game. ``boards[s]`` is seat ``s``'s own board (the one its opponent attacks)."""
+
+    players: tuple[str, ...]
+    options: Options
+    boards: tuple[Board, ...]
+    rng: Rng
+    phase: Phase = Phase.CLOTHING
+    items: tuple[int | None, ...] = (None, None)
+    tied: tuple[int, ...] = ()
+    first_guesser: int | None = None
+    decided_by: str | None = None
+    guesser: int | None = None
+    history: tuple[Guess, ...] = ()
+    winner: int | None = None
+
+    def is_bot(self, seat: int) -> bool:
+        return self.players[seat] != "human"
+
+
+def opponent(seat: int) -> int:
+    return 1 - seat
+
+
+def _humans_first(state: State, seats: Sequence[int]) -> frozenset[int]:
+    """Of ``seats``, the humans if there are any, else the bots (bots act only when no human can)."""
+    humans = [s for s in seats if not state.is_bot(s)]
+    return frozenset(humans or seats)
+
+
+def _int(action: Mapping[str, Any], key: str, lo: int, hi: int) -> int | None:
+    value = action.get(key)
+    if isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi:
+        return value
+    return None
+
+
+class SpeculationEngine:
+    """The :class:`ludoteca.engine.Engine` of Speculation."""
+
+    min_seats = 2
+    max_seats = 2
+
+    # -- setup --------------------------------------------------------------------------------
+    def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> State:
+        if len(players) != len(SEATS):
+            raise FieldValidationError("Speculation is for exactly two players.",
+                                       errors={"seats": ["Exactly two seats."]})
+        opts = Options.load(options)
+        rng = Rng(rng.seed, rng.counter)
+        boards = tuple(Board.deal(rng) for _ in SEATS)
+        state = State(tuple(players), opts, boards, rng)
+        if opts.first_guesser is FirstGuesser.RANDOM:
+            first = rng.randbelow(len(SEATS))
+            state = replace(state, phase=Phase.GUESSING, first_guesser=first, guesser=first,
+                            decided_by="random", rng=rng)
+        return state
+
+    # -- who acts, what is legal ----------------------------------------------------------------
+    def to_act(self, state: State) -> frozenset[int]:
+        if state.phase is Phase.CLOTHING:
+            return _humans_first(state, [s for s in SEATS if state.items[s] is None])
+        if state.phase is Phase.RACE:
+            return _humans_first(state, state.tied)
+        if state.phase is Phase.GUESSING and state.guesser is not None:
+            return frozenset({state.guesser})
+        return frozenset()
+
+    def legal_actions(self, state: State, seat: int) -> list[JSON]:
+        if seat not in self.to_act(state):
+            return []
+        if state.phase is Phase.CLOTHING:
+            return [{"type": "report_clothing", "items": n} for n in range(MAX_ITEMS + 1)]
+        if state.phase is Phase.RACE:
+            return [{"type": "put_on_item"}]
+        if self.target(state, seat) is Tier.JOKER:
+            allowed = (g for g in ALL_GUESSES
+                       if state.options.joker_guesses is JokerGuesses.ANY or is_hand(g))
+            return [{"type": "guess_joker", "values": list(g)} for g in allowed]
+        return [{"type": "guess", "value": v} for v in VALUES]
+
+    def action_templates(self, state: State, seat: int) -> list[JSON]:
+        return []
+
+    @staticmethod
+    def target(state: State, seat: int) -> Tier:
+        """The tier ``seat`` attacks now on its opponent's board."""
+        return state.boards[opponent(seat)].target
+
+    # -- playing ------------------------------------------------------------------------------
+    def apply(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
+        if state.phase is Phase.OVER:
+            raise GameOverError("The game is over.")
+        waiting = self.to_act(state)
+        if seat not in waiting:
+            why = " (bots act once no human can)" if seat in SEATS and state.phase in (
+                Phase.CLOTHING, Phase.RACE) and state.is_bot(seat) else ""
+            raise NotYourTurnError(f"Seat {seat} is not to act now{why}.", to_act=sorted(waiting))
+        kind = action.get("type") if isinstance(action, Mapping) else None
+        handler = self._handlers().get((state.phase, kind))
+        if handler is None:
+            raise self._illegal(state, seat, f"{kind!r} is not an action of the {state.phase.value} phase.")
+        return handler(state, seat, action)
+
+    def _handlers(self) -> dict[tuple[Phase, Any], Callable[[State, int, Mapping[str, Any]],
+                                                           tuple[State, list[Event]]]]:
+        return {
+            (Phase.CLOTHING, "report_clothing"): self._report_clothing,
+            (Phase.RACE, "put_on_item"): self._put_on_item,
+            (Phase.GUESSING, "guess"): self._guess,
+            (Phase.GUESSING, "guess_joker"): self._guess_joker,
+        }
+
+    def _illegal(self, state: State, seat: int, detail: str) -> IllegalActionError:
+        return IllegalActionError(detail, legal=self.legal_actions(state, seat))
+
+    def _report_clothing(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
+        n = _int(action, "items", 0, MAX_ITEMS)
+        if n is None:
+            raise self._illegal(state, seat, f"'items' must be a whole number from 0 to {MAX_ITEMS}.")
+        items = list(state.items)
+        items[seat] = n
+        state = replace(state, items=tuple(items))
+        events = [Event("ClothingReported", {"seat": seat})]
+        counts = [c for c in items if c is not None]
+        if len(counts) < len(SEATS):
+            return state, events
+        most = max(counts)
+        leaders = [s for s in SEATS if items[s] == most]
+        events.append(Event("ClothingCompared", {"items": counts, "leaders": leaders}))
+        if len(leaders) == 1:
+            return self._start(state, leaders[0], "clothing", events)
+        state = replace(state, phase=Phase.RACE, tied=tuple(leaders))
+        events.append(Event("DressingRaceStarted", {"seats": leaders}))
+        return state, events
+
+    def _put_on_item(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
+        items = list(state.items)
+        items[seat] = (items[seat] or 0) + 1
+        state = replace(state, items=tuple(items), tied=())
+        return self._start(state, seat, "race", [Event("ItemPutOn", {"seat": seat})])
+
+    @staticmethod
+    def _start(state: State, seat: int, by: str, events: list[Event]) -> tuple[State, list[Event]]:
+        state = replace(state, phase=Phase.GUESSING, first_guesser=seat, guesser=seat, decided_by=by)
+        events.append(Event("FirstGuesserChosen", {"seat": seat, "by": by}))
+        return state, events
+
+    def _guess(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
+        tier = self.target(state, seat)
+        if tier is Tier.JOKER:
+            raise self._illegal(state, seat, "The kings are down: guess the joker's four values (guess_joker).")
+        value = _int(action, "value", VALUES[0], VALUES[-1])
+        if value is None:
+            raise self._illegal(state, seat, f"'value' must be a card value from {VALUES[0]} to {VALUES[-1]}.")
+        owner = opponent(seat)
+        board = state.boards[owner]
+        matches = board.unfound_slots(tier, value)
+        if not matches:
+            entry = Guess(seat, tier, (value,))
+            events = [Event("ValueGuessed", {"seat": seat, "tier": tier.value, "value": value, "answer": "no"}),
+                      Event("TurnPassed", {"seat": owner})]
+            return replace(state, history=(*state.history, entry), guesser=owner), events
+        rng = Rng(state.rng.seed, state.rng.counter)
+        slot = matches[rng.randbelow(len(matches))]
+        card = board.card_at(slot)
+        board = board.reveal([slot])
+        face = FACES[slot[0]]
+        events = [Event("ValueGuessed", {"seat": seat, "tier": tier.value, "value": value, "answer": "yes",
+                                         "card": card, "face": face.card, "position": slot[1]})]
+        if board.is_down(slot[0]):
+            events.append(Event("FaceCardDowned", {"seat": owner, "face": face.card}))
+        if board.is_cleared(tier):
+            events.append(Event("TierCleared", {"seat": owner, "tier": tier.value, "by": seat}))
+        boards = tuple(board if s == owner else b for s, b in enumerate(state.boards))
+        entry = Guess(seat, tier, (value,), card=card)
+        return replace(state, boards=boards, rng=rng, history=(*state.history, entry)), events
+
+    def _guess_joker(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
+        if self.target(state, seat) is not Tier.JOKER:
+            raise self._illegal(state, seat, "The joker can be guessed only once both kings are down.")
+        raw = action.get("values")
+        if not (isinstance(raw, list | tuple) and len(raw) == JOKER_SIZE
+                and all(isinstance(v, int) and not isinstance(v, bool) and v in VALUES for v in raw)):
+            raise self._illegal(state, seat, f"'values' must be {JOKER_SIZE} card values from 1 to 10.")
+        values = normalize(raw)
+        if state.options.joker_guesses is JokerGuesses.HANDS and not is_hand(values):
+            raise self._illegal(state, seat, "No board holds a value more than twice (joker_guesses: hands).")
+        owner = opponent(seat)
+        board = state.boards[owner]
+        right = score(values, board.tier_values(Tier.JOKER))
+        entry = Guess(seat, Tier.JOKER, values, right=right)
+        state = replace(state, history=(*state.history, entry))
+        events = [Event("JokerGuessed", {"seat": seat, "values": list(values), "right": right})]
+        if right < JOKER_SIZE:
+            events.append(Event("TurnPassed", {"seat": owner}))
+            return replace(state, guesser=owner), events
+        board = board.reveal(list(board.slots(Tier.JOKER)))
+        boards = tuple(board if s == owner else b for s, b in enumerate(state.boards))
+        state = replace(state, boards=boards, phase=Phase.OVER, guesser=None, winner=seat)
+        events.append(Event("GameWon", {"seat": seat}))
+        events.append(Event("BoardsRevealed", {"boards": [self._board_view(state, s, None) for s in SEATS]}))
+        return state, events
+
+    # -- what a seat sees -----------------------------------------------------------------------
+    def view(self, state: State, seat: int | None) -> JSON:
+        return {
+            "phase": state.phase.value,
+            "seat": seat,
+            "clothing": self._clothing_view(state, seat),
+            "first_guesser": state.first_guesser,
+            "guesser": state.guesser,
+            "winner": state.winner,
+            "boards": [self._board_view(state, s, seat) for s in SEATS],
+            "records": [self._record_view(state, s) for s in SEATS],
+            "history": [g.dump() for g in state.history],
+        }
+
+    @staticmethod
+    def _clothing_view(state: State, seat: int | None) -> JSON:
+        sealed = state.phase is Phase.CLOTHING
+        return {
+            "reported": [c is not None for c in state.items],
+            "items": [c if not sealed or s == seat else None for s, c in enumerate(state.items)],
+            "tied": list(state.tied),
+            "decided_by": state.decided_by,
+        }
+
+    def _board_view(self, state: State, owner: int, seat: int | None) -> JSON:
+        """``owner``'s board as ``seat`` sees it: in full for its owner, found cards only for the
+        others; everything (set-aside cards included) once the game is over."""
+        board = state.boards[owner]
+        over = state.phase is Phase.OVER
+        full = over or seat == owner
+        faces = []
+        for i, face in enumerate(FACES):
+            cards = []
+            for p, card in enumerate(board.cards[i]):
+                found = board.found[i][p]
+                shown = card if full or found else None
+                cards.append({"card": shown, "value": None if shown is None else value_of(shown), "found": found})
+            faces.append({"card": face.card, "tier": face.tier.value, "down": board.is_down(i), "cards": cards})
+        return {"owner": owner, "target": board.target.value, "faces": faces,
+                "set_aside": list(board.set_aside) if over else None}
+
+    @staticmethod
+    def _record_view(state: State, keeper: int) -> JSON:
+        """The record ``keeper`` keeps of the opponent's board (public: it mirrors found cards)."""
+        record = record_of(state.boards[opponent(keeper)])
+        return {"keeper": keeper,
+                "faces": [{"card": f.card, "tier": f.tier.value, "cards": list(record.cards[i])}
+                          for i, f in enumerate(RECORD_FACES)],
+                "hand": list(record.hand)}
+
+    # -- the end ------------------------------------------------------------------------------
+    def result(self, state: State) -> GameResult | None:
+        if state.winner is None:
+            return None
+        questions = [sum(1 for g in state.history if g.seat == s and g.tier is not Tier.JOKER) for s in SEATS]
+        jokers = [sum(1 for g in state.history if g.seat == s and g.tier is Tier.JOKER) for s in SEATS]
+        return GameResult(
+            winners=(state.winner,),
+            scores=tuple(1.0 if s == state.winner else 0.0 for s in SEATS),
+            summary={"winner": state.winner, "first_guesser": state.first_guesser,
+                     "tier_guesses": questions, "joker_guesses": jokers},
+        )
+
+    # -- codec --------------------------------------------------------------------------------
+    def dump(self, state: State) -> JSON:
+        return {
+            "players": list(state.players),
+            "options": state.options.dump(),
+            "boards": [b.dump() for b in state.boards],
+            "rng": state.rng.dump(),
+            "phase": state.phase.value,
+            "items": list(state.items),
+            "tied": list(state.tied),
+            "first_guesser": state.first_guesser,
+            "decided_by": state.decided_by,
+            "guesser": state.guesser,
+            "history": [g.dump() for g in state.history],
+            "winner": state.winner,
+        }
+
+    def load(self, data: Mapping[str, Any]) -> State:
+        return State(
+            players=tuple(str(p) for p in data["players"]),
+            options=Options.load(data["options"]),
+            boards=tuple(Board.load(b) for b in data["boards"]),
+            rng=Rng.load(dict(data["rng"])),
+            phase=Phase(data["phase"]),
+            items=tuple(None if c is None else int(c) for c in data["items"]),
+            tied=tuple(int(s) for s in data["tied"]),
+            first_guesser=data["first_guesser"],
+            decided_by=data["decided_by"],
+            guesser=data["guesser"],
+            history=tuple(Guess.load(g) for g in data["history"]),
+            winner=data["winner"],
+        )
+
+
+engine = SpeculationEngine()

@@ -1,0 +1,45 @@
+"""A player's record of the opponent's board: the red face cards with red value cards beneath.
+
+In the text, when a guess is right the guesser "puts a red 5 from their hand beneath one of the
+red jacks on their own board". The record is therefore a mirror of what has been found on the
+opponent's board, kept with the guesser's own red cards (hearts and diamonds, Ace to 10: two of
+each value, exactly enough since a board holds each value at most twice). The red cards not
+placed yet are the guesser's "hand".
+
+The record is built from public facts only (the found cards), so every seat may see both records.
+For a value found twice the heart goes down first, then the diamond (board order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ludoteca.cards import FrenchCard
+
+from speculation.board import FACES, RED, RED_VALUE_CARDS, Board, value_of
+
+
+@dataclass(frozen=True)
+class Record:
+    """``cards[face][position]``: the red card placed there, ``None`` while nothing is found."""
+
+    cards: tuple[tuple[str | None, ...], ...]
+    hand: tuple[str, ...]
+
+
+def record_of(opponent: Board) -> Record:
+    """The record a player keeps of ``opponent`` (the board they attack)."""
+    used: set[str] = set()
+    cards: list[tuple[str | None, ...]] = []
+    for i, face in enumerate(FACES):
+        row: list[str | None] = []
+        for p in range(face.size):
+            red = None
+            if opponent.found[i][p]:
+                value = value_of(opponent.cards[i][p])
+                red = next(c for c in (FrenchCard(value, s).code for s in RED) if c not in used)
+                used.add(red)
+            row.append(red)
+        cards.append(tuple(row))
+    return Record(tuple(cards), tuple(c for c in RED_VALUE_CARDS if c not in used))
+
