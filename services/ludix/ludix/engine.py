@@ -184,7 +184,7 @@ class LudixEngine:
                     "seat": seat,
                     "dice": dice,
                     "multiset": canonical(dice),
-                    "numerals": [{"numeral": n.text, "value": n.value} for n in numerals],
+                    "numerals": [n.to_json() for n in numerals],
                     "turn_total": state.turn_total,
                 },
             )
@@ -245,7 +245,7 @@ class LudixEngine:
             else {
                 "dice": state.throw,
                 "multiset": canonical(state.throw),
-                "numerals": [{"numeral": n.text, "value": n.value} for n in numerals],
+                "numerals": [n.to_json() for n in numerals],
             },
         }
 

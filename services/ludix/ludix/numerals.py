@@ -47,6 +47,9 @@ class Numeral:
     text: str
     value: int
 
+    def to_json(self) -> dict[str, str | int]:
+        return {"numeral": self.text, "value": self.value}
+
 
 def to_roman(n: int) -> str:
     """The canonical standard Roman numeral of ``n`` (1..3999)."""

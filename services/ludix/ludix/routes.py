@@ -1,0 +1,72 @@
+"""Ludix's REST extras: ``GET /numerals?dice=LXVI`` and ``GET /odds``.
+
+Both are pure reads of :mod:`ludix.numerals`; probabilities go out as exact fractions with their
+decimals. A bad dice string is a 422 problem (field ``dice``), like every validation error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from ludoteca.errors import FieldValidationError
+
+from ludix.numerals import FACES, ThrowOdds, odds, parse_throw
+from ludix.schemas import NumeralsQuerySchema, NumeralsSchema, OddsSchema, exact
+
+
+def throw_odds_json(throw: ThrowOdds) -> dict[str, Any]:
+    return {
+        "multiset": throw.multiset,
+        "probability": exact(throw.probability),
+        "numerals": [n.to_json() for n in throw.numerals],
+        "best": throw.best.to_json() if throw.best else None,
+    }
+
+
+def numerals_json(dice: str) -> dict[str, Any]:
+    """Everything about one throw: its valid numerals, best first, and how likely it is."""
+    try:
+        multiset = parse_throw(dice)
+    except ValueError as err:
+        raise FieldValidationError(str(err), errors={"dice": [str(err)]}) from err
+    throw = next(t for t in odds().throws if t.multiset == multiset)
+    return {"dice": dice, "valid": not throw.is_bust, **throw_odds_json(throw)}
+
+
+def odds_json() -> dict[str, Any]:
+    """The exact distribution of one throw."""
+    table = odds()
+    return {
+        "faces": list(FACES),
+        "multisets": len(table.throws),
+        "valid": [throw_odds_json(t) for t in table.valid],
+        "busts": [throw_odds_json(t) for t in table.busts],
+        "bust": exact(table.bust_probability),
+        "expected_points": exact(table.expected_points),
+        "expected_points_given_valid": exact(table.expected_points_given_valid),
+    }
+
+
+def extras() -> Blueprint:
+    blp = Blueprint("ludix", __name__, url_prefix="/", description="Ludix's numerals and odds.")
+
+    @blp.route("/numerals")
+    class Numerals(MethodView):
+        @blp.arguments(NumeralsQuerySchema, location="query")
+        @blp.response(200, NumeralsSchema)
+        @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+        def get(self, query: dict[str, Any]) -> dict[str, Any]:
+            """Every valid numeral of a throw (four symbols in any order), best first."""
+            return numerals_json(query["dice"])
+
+    @blp.route("/odds")
+    class Odds(MethodView):
+        @blp.response(200, OddsSchema)
+        def get(self) -> dict[str, Any]:
+            """The exact distribution of a throw: 14 scoring multisets, bust 23/81, expected
+            points."""
+            return odds_json()
+
+    return blp
