@@ -1,0 +1,544 @@
+"""Ludor's rules as a pure engine (see ``services/ludor/RULES.md`` for every rule and call).
+
+A game is a series of rounds. Each round deals every card of the deck; in rounds after the first
+the titles of the previous round trade cards; then tricks are played until one seat alone holds
+cards. The finishing order gives the titles (and points) of the round, and a vote decides
+whether another round is played.
+
+Phases: ``exchange`` (only with the ``choose`` exchange option: the Presidente and the
+Vicepresidente choose what they give back), ``play``, ``vote``, ``over``.
+
+Actions (bodies):
+
+- ``{"type": "play", "cards": [codes]}``: in turn, a set (or straight) that answers the table.
+- ``{"type": "pass"}``: in turn, on a trick someone has opened: out of this trick.
+- ``{"type": "play_autoplim", "declare_plim": bool}``: the holder of the Autoplim, at any moment
+  of the play, in turn or not.
+- ``{"type": "give_back", "cards": [codes]}``: the exchange's return leg (``choose`` option).
+- ``{"type": "vote", "end": bool}``: after a round, to end the game (true) or play on.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import chain, combinations, product
+from typing import Any
+
+from ludoteca.engine import JSON, Event, GameResult
+from ludoteca.errors import (
+    FieldValidationError,
+    GameOverError,
+    IllegalActionError,
+    NotYourTurnError,
+)
+from ludoteca.rng import Rng
+
+from ludor import trick as flow
+from ludor.combos import AUTOPLIM_COMBO, KIND_NAMES, Combo, answers, can_match, classify, is_plim, plays
+from ludor.hierarchy import (
+    AUTOPLIM_NAME,
+    POWER_OF,
+    RANK_NAMES,
+    THREE_OF_OROS_CODE,
+    TWO_OF_OROS_CODE,
+    best,
+    build_deck,
+    counts_of,
+    sorted_cards,
+    worst,
+)
+from ludor.options import CHOOSE, FORTY_DECK, PLIM_ALWAYS, PLIM_OFF, Options
+from ludor.trick import Trick
+
+MIN_SEATS, MAX_SEATS = 3, 6
+EXCHANGE, PLAY, VOTE, OVER = "exchange", "play", "vote", "over"
+PHASES = (EXCHANGE, PLAY, VOTE, OVER)
+
+PRESIDENTE, VICEPRESIDENTE, NEUTRO, VICE_CULO, CULO = (
+    "presidente", "vicepresidente", "neutro", "vice_culo", "culo")
+TITLES = (PRESIDENTE, VICEPRESIDENTE, NEUTRO, VICE_CULO, CULO)
+
+TRADES: tuple[tuple[str, str, int], ...] = ((CULO, PRESIDENTE, 2), (VICE_CULO, VICEPRESIDENTE, 1))
+"""(giver of its best cards, receiver who gives back as many of its worst, how many)."""
+
+PLAY_MOVE, PASS_MOVE, AUTOPLIM_MOVE = "play", "pass", "play_autoplim"
+
+
+def titles_for(n: int) -> tuple[str, ...]:
+    """The titles by finishing position: 1st Presidente, 2nd Vicepresidente, the penultimate
+    Vice-culo, the last Culo, Neutros between; with 3 players Presidente, Neutro, Culo."""
+    if n == 3:
+        return (PRESIDENTE, NEUTRO, CULO)
+    return (PRESIDENTE, VICEPRESIDENTE, *([NEUTRO] * (n - 4)), VICE_CULO, CULO)
+
+
+def combo_view(combo: Combo) -> JSON:
+    return {"kind": KIND_NAMES[combo.kind], "rank": RANK_NAMES[combo.power], "count": combo.size}
+
+
+@dataclass
+class LudorState:
+    """The whole game. ``pile``: the cards played this round; ``leftover``: the cards the last
+    seat still held when the round ended; with the hands they make the whole deck."""
+
+    players: list[str]
+    options: Options
+    rng: Rng
+    phase: str = PLAY
+    round: int = 0
+    dealer: int = 0
+    hands: list[list[str]] = field(default_factory=list)
+    pile: list[str] = field(default_factory=list)
+    leftover: list[str] = field(default_factory=list)
+    titles: list[str | None] = field(default_factory=list)
+    finished: list[int] = field(default_factory=list)
+    trick: Trick | None = None
+    moves: list[JSON] = field(default_factory=list)
+    tricks: list[JSON] = field(default_factory=list)
+    exchange: list[JSON] = field(default_factory=list)
+    to_give: list[int] = field(default_factory=list)
+    votes: list[bool | None] = field(default_factory=list)
+    points: list[int] = field(default_factory=list)
+    rounds: list[JSON] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return len(self.players)
+
+    @property
+    def sizes(self) -> list[int]:
+        return [len(h) for h in self.hands]
+
+    def seat_titled(self, title: str) -> int | None:
+        return self.titles.index(title) if title in self.titles else None
+
+
+def _event(kind: str, audience: Sequence[int] | None = None, **data: Any) -> Event:
+    return Event(kind, data, None if audience is None else frozenset(audience))
+
+
+class LudorEngine:
+    """The :class:`ludoteca.engine.Engine` of Ludor."""
+
+    min_seats = MIN_SEATS
+    max_seats = MAX_SEATS
+
+    # -- setup ---------------------------------------------------------------------------------
+    def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> LudorState:
+        if not MIN_SEATS <= len(players) <= MAX_SEATS:
+            raise FieldValidationError(
+                f"Ludor is played by {MIN_SEATS} to {MAX_SEATS} players",
+                errors={"seats": [f"Must have {MIN_SEATS} to {MAX_SEATS} seats."]})
+        n = len(players)
+        state = LudorState(list(players), Options.load(options), rng, titles=[None] * n,
+                           votes=[None] * n, points=[0] * n)
+        self._deal(state, rng.randbelow(n), [])
+        holder = next(s for s, hand in enumerate(state.hands) if THREE_OF_OROS_CODE in hand)
+        self._start_play(state, holder, [])
+        return state
+
+    # -- the shell's questions -----------------------------------------------------------------
+    def to_act(self, state: LudorState) -> frozenset[int]:
+        if state.phase == PLAY:
+            assert state.trick is not None
+            return frozenset((state.trick.turn,))
+        if state.phase == EXCHANGE:
+            return frozenset(state.to_give)
+        if state.phase == VOTE:
+            waiting = [s for s in range(state.n) if state.votes[s] is None]
+            humans = [s for s in waiting if state.players[s] == "human"]
+            return frozenset(humans or waiting)
+        return frozenset()
+
+    def legal_actions(self, state: LudorState, seat: int) -> list[JSON]:
+        if not 0 <= seat < state.n:
+            return []
+        if state.phase == PLAY:
+            return self._legal_plays(state, seat)
+        if state.phase == EXCHANGE and seat in state.to_give:
+            k = self._return_count(state, seat)
+            return [{"type": "give_back", "cards": list(c)}
+                    for c in combinations(sorted_cards(state.hands[seat]), k)]
+        if state.phase == VOTE and state.votes[seat] is None:
+            return [{"type": "vote", "end": True}, {"type": "vote", "end": False}]
+        return []
+
+    def _legal_plays(self, state: LudorState, seat: int) -> list[JSON]:
+        trick = state.trick
+        assert trick is not None
+        hand = state.hands[seat]
+        out: list[JSON] = []
+        if seat == trick.turn:
+            for _, take in plays(counts_of(hand), trick.top, state.options.rules):
+                out.extend({"type": "play", "cards": cards} for cards in _realize(hand, take))
+            if trick.top is not None:
+                out.append({"type": "pass"})
+        if AUTOPLIM_NAME in hand:
+            out.append({"type": "play_autoplim", "declare_plim": False})
+            if trick.top is not None and state.options.autoplim_plim != PLIM_OFF:
+                out.append({"type": "play_autoplim", "declare_plim": True})
+        return out
+
+    def action_templates(self, state: LudorState, seat: int) -> list[JSON]:
+        return []
+
+    # -- apply ---------------------------------------------------------------------------------
+    def apply(self, state: LudorState, seat: int,
+              action: Mapping[str, Any]) -> tuple[LudorState, list[Event]]:
+        if state.phase == OVER:
+            raise GameOverError("the game is over")
+        if not isinstance(seat, int) or not 0 <= seat < state.n:
+            raise IllegalActionError(f"there is no seat {seat!r} in this game")
+        kind = action.get("type") if isinstance(action, Mapping) else None
+        handler = {
+            "play": self._play, "pass": self._pass, "play_autoplim": self._play_autoplim,
+            "give_back": self._give_back, "vote": self._vote,
+        }.get(kind if isinstance(kind, str) else "")
+        if handler is None:
+            raise self._illegal(state, seat, f"unknown action type {kind!r}")
+        events: list[Event] = []
+        new_state = handler(state, seat, action, events)
+        return new_state, events
+
+    def _illegal(self, state: LudorState, seat: int, message: str) -> IllegalActionError:
+        return IllegalActionError(message, legal=self.legal_actions(state, seat))
+
+    def _require_phase(self, state: LudorState, seat: int, phase: str, what: str) -> None:
+        if state.phase != phase:
+            raise self._illegal(state, seat, f"no {what} now: the game is in its {state.phase} phase")
+
+    def _require_turn(self, state: LudorState, seat: int, what: str) -> Trick:
+        self._require_phase(state, seat, PLAY, what)
+        assert state.trick is not None
+        if seat != state.trick.turn:
+            raise NotYourTurnError(f"it is seat {state.trick.turn}'s turn, not seat {seat}'s",
+                                   to_act=[state.trick.turn])
+        return state.trick
+
+    def _cards(self, state: LudorState, seat: int, action: Mapping[str, Any]) -> list[str]:
+        cards = action.get("cards")
+        if (not isinstance(cards, list) or not cards or len(set(map(repr, cards))) != len(cards)
+                or not all(isinstance(c, str) for c in cards)):
+            raise self._illegal(state, seat, "cards must be a non-empty list of distinct card codes")
+        missing = [c for c in cards if c not in state.hands[seat]]
+        if missing:
+            raise self._illegal(state, seat, f"not in your hand: {', '.join(missing)}")
+        return sorted_cards(cards)
+
+    def _play(self, state: LudorState, seat: int, action: Mapping[str, Any],
+              events: list[Event]) -> LudorState:
+        trick = self._require_turn(state, seat, "play")
+        cards = self._cards(state, seat, action)
+        combo = classify(counts_of(cards), state.options.rules)
+        if combo is None:
+            hint = " (the Autoplim has its own action, play_autoplim)" if AUTOPLIM_NAME in cards else ""
+            raise self._illegal(state, seat, f"{' '.join(cards)} is not a playable combination{hint}")
+        if not answers(trick.top, combo):
+            raise self._illegal(state, seat, "that play does not answer the table: the same number "
+                                             "of cards of equal or higher rank is needed")
+        s = copy.deepcopy(state)
+        assert s.trick is not None
+        plim = is_plim(s.trick.top, combo)
+        self._remove(s, seat, cards)
+        blocked = flow.play(s.trick, seat, combo, s.sizes)
+        view = combo_view(combo)
+        s.moves.append(_move(seat, PLAY_MOVE, cards, view, plim=plim, blocked=blocked))
+        events.append(_event("CardsPlayed", seat=seat, cards=cards, combo=view, plim=plim))
+        if blocked is not None:
+            events.append(_event("PlayerBlocked", seat=blocked, by=seat))
+        self._after_move(s, seat, events)
+        return s
+
+    def _pass(self, state: LudorState, seat: int, action: Mapping[str, Any],
+              events: list[Event]) -> LudorState:
+        trick = self._require_turn(state, seat, "pass")
+        if trick.top is None:
+            raise self._illegal(state, seat, "the leader of a trick must play, not pass")
+        s = copy.deepcopy(state)
+        assert s.trick is not None
+        flow.pass_turn(s.trick, seat, s.sizes)
+        s.moves.append(_move(seat, PASS_MOVE, [], None))
+        events.append(_event("TurnPassed", seat=seat))
+        self._after_move(s, seat, events)
+        return s
+
+    def _play_autoplim(self, state: LudorState, seat: int, action: Mapping[str, Any],
+                       events: list[Event]) -> LudorState:
+        self._require_phase(state, seat, PLAY, "Autoplim")
+        assert state.trick is not None
+        if AUTOPLIM_NAME not in state.hands[seat]:
+            if seat != state.trick.turn:
+                raise NotYourTurnError(f"it is seat {state.trick.turn}'s turn, not seat {seat}'s "
+                                       "(only the Autoplim may be played out of turn)",
+                                       to_act=[state.trick.turn])
+            raise self._illegal(state, seat, "you do not hold the Autoplim")
+        declare = action.get("declare_plim", False)
+        if not isinstance(declare, bool):
+            raise self._illegal(state, seat, "declare_plim must be true or false")
+        under = state.trick.top
+        if declare and (under is None or state.options.autoplim_plim == PLIM_OFF):
+            raise self._illegal(state, seat, "no PLIM to declare: nothing lies under the Autoplim"
+                                if under is None else "the Autoplim's PLIM is off in this game")
+        s = copy.deepcopy(state)
+        assert s.trick is not None
+        out_of_turn = seat != s.trick.turn
+        self._remove(s, seat, [AUTOPLIM_NAME])
+        target = flow.plim_target(s.trick, seat, s.sizes) if declare else None
+        hit = target is not None and under is not None and (
+            s.options.autoplim_plim == PLIM_ALWAYS
+            or can_match(counts_of(s.hands[target]), under, s.options.rules))
+        blocked = target if hit else None
+        flow.autoplim(s.trick, seat, s.sizes, blocked, TWO_OF_OROS_CODE in s.pile)
+        s.moves.append(_move(seat, AUTOPLIM_MOVE, [AUTOPLIM_NAME], combo_view(AUTOPLIM_COMBO),
+                             plim=hit, blocked=blocked, declared_plim=declare, out_of_turn=out_of_turn))
+        events.append(_event("AutoplimPlayed", seat=seat, out_of_turn=out_of_turn,
+                             declared_plim=declare, target=target, blocked=blocked))
+        if blocked is not None:
+            events.append(_event("PlayerBlocked", seat=blocked, by=seat))
+        self._after_move(s, seat, events)
+        return s
+
+    def _give_back(self, state: LudorState, seat: int, action: Mapping[str, Any],
+                   events: list[Event]) -> LudorState:
+        self._require_phase(state, seat, EXCHANGE, "exchange")
+        if seat not in state.to_give:
+            raise NotYourTurnError(f"seat {seat} has nothing to give back",
+                                   to_act=sorted(state.to_give))
+        cards = self._cards(state, seat, action)
+        k = self._return_count(state, seat)
+        if len(cards) != k:
+            raise self._illegal(state, seat, f"give back exactly {k} card{'s' if k > 1 else ''}")
+        s = copy.deepcopy(state)
+        receiver = self._trade_partner(s, seat)
+        self._transfer(s, seat, receiver, cards, events)
+        s.to_give.remove(seat)
+        if not s.to_give:
+            self._start_play(s, self._culo(s), events)
+        return s
+
+    def _vote(self, state: LudorState, seat: int, action: Mapping[str, Any],
+              events: list[Event]) -> LudorState:
+        self._require_phase(state, seat, VOTE, "vote")
+        if state.votes[seat] is not None:
+            raise self._illegal(state, seat, "you have already voted")
+        end = action.get("end")
+        if not isinstance(end, bool):
+            raise self._illegal(state, seat, "end must be true or false")
+        s = copy.deepcopy(state)
+        s.votes[seat] = end
+        events.append(_event("VoteCast", seat=seat, end=end))
+        ends = sum(1 for v in s.votes if v is True)
+        stays = sum(1 for v in s.votes if v is False)
+        if 2 * ends > s.n:
+            events.append(_event("VoteDecided", end=True, votes=list(s.votes)))
+            self._end_game(s, events)
+        elif 2 * (s.n - stays) <= s.n:
+            events.append(_event("VoteDecided", end=False, votes=list(s.votes)))
+            self._next_round(s, events)
+        return s
+
+    # -- the round's course --------------------------------------------------------------------
+    def _remove(self, s: LudorState, seat: int, cards: Sequence[str]) -> None:
+        for c in cards:
+            s.hands[seat].remove(c)
+        s.pile.extend(cards)
+
+    def _after_move(self, s: LudorState, seat: int, events: list[Event]) -> None:
+        assert s.trick is not None
+        if not s.hands[seat] and seat not in s.finished:
+            s.finished.append(seat)
+            events.append(_event("PlayerFinished", seat=seat, position=len(s.finished)))
+        if sum(1 for h in s.hands if h) <= 1:
+            self._end_round(s, events)
+        elif s.trick.closed:
+            self._close_trick(s, events)
+
+    def _record_trick(self, s: LudorState) -> None:
+        assert s.trick is not None
+        s.tricks.append({"leader": s.trick.leader, "winner": s.trick.winner,
+                         "closed_by": s.trick.closed_by, "moves": s.moves})
+        s.moves = []
+
+    def _close_trick(self, s: LudorState, events: list[Event]) -> None:
+        assert s.trick is not None and s.trick.winner is not None
+        winner = s.trick.winner
+        events.append(_event("TrickWon", seat=winner, closed_by=s.trick.closed_by))
+        self._record_trick(s)
+        leader = flow.next_with_cards(winner, s.sizes, include_self=True)
+        assert leader is not None
+        self._start_play(s, leader, events)
+
+    def _start_play(self, s: LudorState, leader: int, events: list[Event]) -> None:
+        s.phase = PLAY
+        s.trick = Trick(leader, leader)
+        events.append(_event("TrickStarted", leader=leader))
+
+    def _end_round(self, s: LudorState, events: list[Event]) -> None:
+        assert s.trick is not None
+        last = next(seat for seat, hand in enumerate(s.hands) if hand) if any(s.hands) else None
+        if last is not None:
+            s.finished.append(last)
+            s.leftover = s.hands[last]
+            s.hands[last] = []
+        if not s.trick.closed:
+            s.trick.winner, s.trick.closed_by = s.trick.last, flow.ROUND_OVER
+        self._record_trick(s)
+        s.trick = None
+        by_position = titles_for(s.n)
+        titles: list[str | None] = [None] * s.n
+        for position, seat in enumerate(s.finished):
+            titles[seat] = by_position[position]
+            s.points[seat] += s.n - 1 - position
+        s.titles = titles
+        s.rounds.append({"round": s.round, "order": list(s.finished), "titles": list(titles)})
+        events.append(_event("RoundEnded", round=s.round, order=list(s.finished), titles=list(titles),
+                             points=list(s.points)))
+        limit = s.options.round_limit
+        if limit is not None and s.round >= limit:
+            self._end_game(s, events)
+        else:
+            s.phase = VOTE
+            s.votes = [None] * s.n
+            events.append(_event("VotingStarted", round=s.round))
+
+    def _end_game(self, s: LudorState, events: list[Event]) -> None:
+        s.phase = OVER
+        result = self.result(s)
+        assert result is not None
+        events.append(_event("GameEnded", winners=list(result.winners), points=list(s.points)))
+
+    def _next_round(self, s: LudorState, events: list[Event]) -> None:
+        culo = self._culo(s)
+        self._deal(s, culo, events)
+        for giver_title, receiver_title, k in TRADES:
+            giver, receiver = s.seat_titled(giver_title), s.seat_titled(receiver_title)
+            if giver is None or receiver is None:
+                continue
+            self._transfer(s, giver, receiver, best(s.hands[giver], k), events)
+            if s.options.exchange == CHOOSE:
+                s.to_give.append(receiver)
+            else:
+                self._transfer(s, receiver, giver, worst(s.hands[receiver], k), events)
+        if s.to_give:
+            s.phase = EXCHANGE
+            events.append(_event("ExchangeStarted", to_give=list(s.to_give)))
+        else:
+            self._start_play(s, culo, events)
+
+    def _deal(self, s: LudorState, dealer: int, events: list[Event]) -> None:
+        deck = build_deck(s.options.deck == FORTY_DECK)
+        s.rng.shuffle(deck)
+        s.round += 1
+        s.dealer = dealer
+        s.hands = [sorted_cards(deck[(seat - dealer - 1) % s.n::s.n]) for seat in range(s.n)]
+        s.pile, s.leftover, s.finished, s.tricks, s.moves = [], [], [], [], []
+        s.exchange, s.to_give, s.votes, s.trick = [], [], [None] * s.n, None
+        events.append(_event("RoundStarted", round=s.round, dealer=dealer, hand_counts=s.sizes))
+        for seat, hand in enumerate(s.hands):
+            events.append(_event("CardsDealt", [seat], seat=seat, cards=list(hand)))
+
+    def _transfer(self, s: LudorState, giver: int, receiver: int, cards: Sequence[str],
+                  events: list[Event]) -> None:
+        for c in cards:
+            s.hands[giver].remove(c)
+        s.hands[receiver] = sorted_cards([*s.hands[receiver], *cards])
+        s.exchange.append({"giver": giver, "receiver": receiver, "cards": list(cards)})
+        events.append(_event("CardsGiven", [giver, receiver], giver=giver, receiver=receiver,
+                             cards=list(cards)))
+        events.append(_event("CardsExchanged", giver=giver, receiver=receiver, count=len(cards)))
+
+    def _culo(self, s: LudorState) -> int:
+        culo = s.seat_titled(CULO)
+        assert culo is not None
+        return culo
+
+    def _trade_partner(self, s: LudorState, receiver: int) -> int:
+        """The seat that gave its best cards to ``receiver`` (who gives back to it)."""
+        return next(e["giver"] for e in s.exchange if e["receiver"] == receiver)
+
+    def _return_count(self, s: LudorState, receiver: int) -> int:
+        return next(len(e["cards"]) for e in s.exchange if e["receiver"] == receiver)
+
+    # -- what a seat sees ----------------------------------------------------------------------
+    def view(self, state: LudorState, seat: int | None) -> JSON:
+        trick = state.trick
+        return {
+            "seat": seat,
+            "phase": state.phase,
+            "round": state.round,
+            "options": state.options.dump(),
+            "players": list(state.players),
+            "dealer": state.dealer,
+            "hand": list(state.hands[seat]) if seat is not None and 0 <= seat < state.n else [],
+            "hand_counts": state.sizes,
+            "titles": list(state.titles),
+            "finished": list(state.finished),
+            "trick": None if trick is None else {
+                "leader": trick.leader, "turn": trick.turn,
+                "top": None if trick.top is None else combo_view(trick.top),
+                "last_player": trick.last, "passed": sorted(trick.passed),
+                "blocked": sorted(trick.blocked), "moves": copy.deepcopy(state.moves),
+            },
+            "tricks": copy.deepcopy(state.tricks),
+            "two_of_oros_played": TWO_OF_OROS_CODE in state.pile,
+            "exchange": [
+                {"giver": e["giver"], "receiver": e["receiver"], "count": len(e["cards"]),
+                 "cards": list(e["cards"]) if seat in (e["giver"], e["receiver"]) else None}
+                for e in state.exchange
+            ],
+            "to_give": list(state.to_give),
+            "votes": list(state.votes),
+            "points": list(state.points),
+            "rounds": copy.deepcopy(state.rounds),
+        }
+
+    def result(self, state: LudorState) -> GameResult | None:
+        if state.phase != OVER:
+            return None
+        top = max(state.points)
+        winners = tuple(s for s, p in enumerate(state.points) if p == top)
+        return GameResult(winners, tuple(float(p) for p in state.points), {
+            "rounds": len(state.rounds), "points": list(state.points),
+            "titles": list(state.titles), "orders": [r["order"] for r in state.rounds],
+        })
+
+    # -- codec ---------------------------------------------------------------------------------
+    def dump(self, state: LudorState) -> JSON:
+        return {
+            "players": list(state.players), "options": state.options.dump(), "rng": state.rng.dump(),
+            "phase": state.phase, "round": state.round, "dealer": state.dealer,
+            "hands": copy.deepcopy(state.hands), "pile": list(state.pile),
+            "leftover": list(state.leftover), "titles": list(state.titles),
+            "finished": list(state.finished),
+            "trick": None if state.trick is None else state.trick.dump(),
+            "moves": copy.deepcopy(state.moves), "tricks": copy.deepcopy(state.tricks),
+            "exchange": copy.deepcopy(state.exchange), "to_give": list(state.to_give),
+            "votes": list(state.votes), "points": list(state.points),
+            "rounds": copy.deepcopy(state.rounds),
+        }
+
+    def load(self, data: Mapping[str, Any]) -> LudorState:
+        d = copy.deepcopy(dict(data))
+        return LudorState(
+            players=d["players"], options=Options.load(d["options"]), rng=Rng.load(d["rng"]),
+            phase=d["phase"], round=d["round"], dealer=d["dealer"], hands=d["hands"],
+            pile=d["pile"], leftover=d["leftover"], titles=d["titles"], finished=d["finished"],
+            trick=None if d["trick"] is None else Trick.load(d["trick"]), moves=d["moves"],
+            tricks=d["tricks"], exchange=d["exchange"], to_give=d["to_give"], votes=d["votes"],
+            points=d["points"], rounds=d["rounds"],
+        )
+
+
+def _move(seat: int, action: str, cards: list[str], combo: JSON | None, *, plim: bool = False,
+          blocked: int | None = None, declared_plim: bool = False, out_of_turn: bool = False) -> JSON:
+    return {"seat": seat, "action": action, "cards": cards, "combo": combo, "plim": plim,
+            "blocked": blocked, "declared_plim": declared_plim, "out_of_turn": out_of_turn}
+
+
+def _realize(hand: Sequence[str], take: Sequence[int]) -> Iterator[list[str]]:
+    """Every choice of cards from ``hand`` that uses ``take`` (counts per power)."""
+    parts = [combinations([c for c in hand if POWER_OF[c] == p], k) for p, k in enumerate(take) if k]
+    for choice in product(*parts):
+        yield sorted_cards(chain.from_iterable(choice))

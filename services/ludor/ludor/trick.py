@@ -1,0 +1,135 @@
+"""The flow of one trick ("baza"): whose turn it is, passes, PLIM blocks, and who wins it.
+
+Shared by the engine and by the bots' simulator, so both follow exactly the same rules. The
+functions take ``sizes``: the number of cards each seat holds *after* the move (a seat with none
+has finished the round and takes no further part).
+
+- The trick's *contenders* are the seats with cards that have neither passed nor been blocked,
+  other than the author of the last play. The turn goes clockwise to the next contender; when
+  there is none, the trick closes and the last play wins it.
+- A PLIM (a play matching the one under it) blocks the next contender for the rest of the trick.
+- The 2 de Oros wins the trick at once.
+- The Autoplim clears the table: the cards are swept, passes and blocks are lifted and the
+  Autoplim lies alone; only the 2 de Oros beats it, so when that has already been played the
+  trick closes at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ludor.combos import AUTOPLIM_COMBO, TWO_OF_OROS_PLAY, Combo, is_plim
+
+PASSES, TWO_OF_OROS_WIN, AUTOPLIM_WIN, ROUND_OVER = "passes", "two_of_oros", "autoplim", "round_over"
+CLOSINGS = (PASSES, TWO_OF_OROS_WIN, AUTOPLIM_WIN, ROUND_OVER)
+"""How a trick can close."""
+
+
+@dataclass
+class Trick:
+    leader: int
+    turn: int
+    top: Combo | None = None
+    last: int | None = None
+    passed: set[int] = field(default_factory=set)
+    blocked: set[int] = field(default_factory=set)
+    winner: int | None = None
+    closed_by: str | None = None
+
+    @property
+    def closed(self) -> bool:
+        return self.closed_by is not None
+
+    def dump(self) -> dict[str, Any]:
+        return {
+            "leader": self.leader, "turn": self.turn,
+            "top": None if self.top is None else list(self.top), "last": self.last,
+            "passed": sorted(self.passed), "blocked": sorted(self.blocked),
+            "winner": self.winner, "closed_by": self.closed_by,
+        }
+
+    @classmethod
+    def load(cls, data: Mapping[str, Any]) -> Trick:
+        top = data["top"]
+        return cls(int(data["leader"]), int(data["turn"]), None if top is None else Combo(*top),
+                   data["last"], set(data["passed"]), set(data["blocked"]), data["winner"],
+                   data["closed_by"])
+
+
+def next_contender(trick: Trick, after: int, sizes: Sequence[int]) -> int | None:
+    """The first contender clockwise after seat ``after``, or None."""
+    n = len(sizes)
+    for i in range(1, n + 1):
+        s = (after + i) % n
+        if s != trick.last and sizes[s] and s not in trick.passed and s not in trick.blocked:
+            return s
+    return None
+
+
+def next_with_cards(seat: int, sizes: Sequence[int], include_self: bool = False) -> int | None:
+    """The first seat clockwise after ``seat`` (or ``seat`` itself) that still holds cards."""
+    n = len(sizes)
+    for i in range(0 if include_self else 1, n):
+        s = (seat + i) % n
+        if sizes[s]:
+            return s
+    return None
+
+
+def _close(trick: Trick, winner: int, how: str) -> None:
+    trick.winner, trick.closed_by = winner, how
+
+
+def _advance(trick: Trick, after: int, sizes: Sequence[int]) -> None:
+    nxt = next_contender(trick, after, sizes)
+    if nxt is None:
+        assert trick.last is not None
+        _close(trick, trick.last, PASSES)
+    else:
+        trick.turn = nxt
+
+
+def play(trick: Trick, seat: int, combo: Combo, sizes: Sequence[int]) -> int | None:
+    """``seat`` plays ``combo`` in turn; returns the seat its PLIM blocked, if any."""
+    plim = is_plim(trick.top, combo)
+    trick.top, trick.last = combo, seat
+    if combo.kind == TWO_OF_OROS_PLAY:
+        _close(trick, seat, TWO_OF_OROS_WIN)
+        return None
+    blocked = next_contender(trick, seat, sizes) if plim else None
+    if blocked is not None:
+        trick.blocked.add(blocked)
+    _advance(trick, seat, sizes)
+    return blocked
+
+
+def pass_turn(trick: Trick, seat: int, sizes: Sequence[int]) -> None:
+    """``seat`` passes: it is out of this trick."""
+    trick.passed.add(seat)
+    _advance(trick, seat, sizes)
+
+
+def plim_target(trick: Trick, seat: int, sizes: Sequence[int]) -> int | None:
+    """The "next player" of the Autoplim's PLIM clause: the seat whose turn it was when the
+    Autoplim came out of turn; when played in turn, the next seat with cards after its player."""
+    if seat != trick.turn:
+        return trick.turn
+    return next_with_cards(seat, sizes)
+
+
+def autoplim(trick: Trick, seat: int, sizes: Sequence[int], block: int | None,
+             two_of_oros_played: bool) -> None:
+    """``seat`` puts down the Autoplim (in turn or not): the table is cleared, ``block`` (the
+    victim of a successful PLIM declaration, if any) is blocked, and the trick goes on only if
+    the 2 de Oros may still come."""
+    trick.passed.clear()
+    trick.blocked.clear()
+    trick.top, trick.last = AUTOPLIM_COMBO, seat
+    if block is not None:
+        trick.blocked.add(block)
+    if two_of_oros_played:
+        _close(trick, seat, AUTOPLIM_WIN)
+    else:
+        _advance(trick, seat, sizes)
