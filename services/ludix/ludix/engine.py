@@ -87,6 +87,16 @@ class LudixState:
         """Someone has reached the target: the round in progress is the last."""
         return not self.over and any(t >= self.target for t in self.totals)
 
+    def still_to_play(self, seat: int) -> list[int]:
+        """The seats after ``seat`` in the round in progress (the round ends before the first
+        player's next turn)."""
+        out: list[int] = []
+        following = (seat + 1) % self.seats
+        while following != self.first_player and self.first_player is not None:
+            out.append(following)
+            following = (following + 1) % self.seats
+        return out
+
     def pending_numerals(self) -> tuple[Numeral, ...]:
         return numerals_of(canonical(self.throw)) if self.throw else ()
 
@@ -202,16 +212,16 @@ class LudixEngine:
         totals[seat] += points
         state = replace(state, totals=tuple(totals), turn_total=0)
         events.append(Event("PointsBanked", {"seat": seat, "points": points, "total": totals[seat]}))
-        if state.final_round and not reached_before:
-            events.append(Event("FinalRoundStarted", {"seat": seat, "total": totals[seat], "target": state.target}))
+        remaining = state.still_to_play(seat)
+        if state.final_round and not reached_before and remaining:
+            events.append(Event("FinalRoundStarted", {"seat": seat, "total": totals[seat], "remaining": remaining}))
         return self._end_turn(state, seat, events)
 
     def _end_turn(self, state: LudixState, seat: int, events: list[Event]) -> LudixState:
         turns = list(state.turns)
         turns[seat] += 1
         state = replace(state, turns=tuple(turns), throw=None, turn_total=0)
-        following = (seat + 1) % state.seats
-        if following == state.first_player and state.final_round:
+        if state.final_round and not state.still_to_play(seat):
             state = replace(state, over=True, current=None)
             outcome = self.result(state)
             assert outcome is not None
@@ -222,7 +232,7 @@ class LudixEngine:
                 )
             )
             return state
-        state = replace(state, current=following)
+        state = replace(state, current=(seat + 1) % state.seats)
         events.append(_turn_started(state))
         return state
 
