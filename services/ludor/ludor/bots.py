@@ -1,0 +1,99 @@
+"""Ludor's bots: ``random``, ``greedy`` and ``expert``. Each is a pure function of its seat's view
+and legal actions (never the state), and returns one of the legal actions.
+
+- ``random``: any legal action, uniformly.
+- ``greedy``: :func:`ludor.policy.greedy`: sheds its lowest cards, keeps 2s, jokers and the
+  2 de Oros for control, PLIMs when that wins the trick, plays the Autoplim when nothing can
+  beat it.
+- ``expert``: determinized Monte Carlo (:func:`ludor.simulation.search`): it deals the cards it
+  has not seen at random among the other hands (as many as each holds, the cards it knows from
+  its exchange placed), plays every candidate move on the same deal followed by greedy play from
+  everyone, and picks the move with the best mean finishing reward; at most
+  :data:`EXPERT_ROLLOUTS` simulations or :data:`EXPERT_SECONDS` per decision.
+
+Outside the play all levels vote alike (:func:`vote`) and give back their worst cards.
+Bots act only when the game waits on them, so they play the Autoplim in turn only.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ludoteca.engine import JSON, Bot
+
+from ludor.hierarchy import POWER_OF, worst
+from ludor.knowledge import Knowledge
+from ludor.policy import AUTOPLIM_MOVE, PASS, Choice, greedy
+from ludor.simulation import search
+
+EXPERT_ROLLOUTS = 600
+EXPERT_SECONDS = 0.25
+
+
+def body(choice: Choice, hand: Sequence[str]) -> JSON:
+    """The action body of an abstract choice (for a play: the weakest suits of each rank)."""
+    if choice.kind == PASS:
+        return {"type": "pass"}
+    if choice.kind == AUTOPLIM_MOVE:
+        return {"type": "play_autoplim", "declare_plim": choice.plim}
+    assert choice.take is not None
+    need = list(choice.take)
+    cards = []
+    for c in hand:
+        if need[POWER_OF[c]]:
+            need[POWER_OF[c]] -= 1
+            cards.append(c)
+    return {"type": "play", "cards": cards}
+
+
+def vote(view: Mapping[str, Any]) -> bool:
+    """Bots go along with the humans: they vote to end when at least half of the humans' votes
+    cast do (humans vote first). With no human at the table they end the game unless a round
+    limit is set (the limit will end it)."""
+    humans = [v for v, kind in zip(view["votes"], view["players"], strict=True) if kind == "human"]
+    if not humans:
+        return view["options"]["round_limit"] is None
+    cast = [v for v in humans if v is not None]
+    return bool(cast) and 2 * sum(cast) >= len(cast)
+
+
+def _outside_play(view: Mapping[str, Any], legal: Sequence[JSON]) -> JSON | None:
+    """The vote and the exchange, the same for every level (None: a play decision)."""
+    kinds = {a["type"] for a in legal}
+    if "vote" in kinds:
+        return {"type": "vote", "end": vote(view)}
+    if "give_back" in kinds:
+        k = len(legal[0]["cards"])
+        return {"type": "give_back", "cards": sorted(worst(view["hand"], k), key=view["hand"].index)}
+    return None
+
+
+def _chosen(decide: Callable[[Knowledge, random.Random], Choice]) -> Bot:
+    def bot(view: JSON, legal: Sequence[JSON], rng: random.Random) -> JSON:
+        fixed = _outside_play(view, legal)
+        if fixed is not None:
+            return fixed if fixed in legal else rng.choice(list(legal))
+        action = body(decide(Knowledge.from_view(view), rng), view["hand"])
+        return action if action in legal else rng.choice(list(legal))
+    return bot
+
+
+def random_bot(view: JSON, legal: Sequence[JSON], rng: random.Random) -> JSON:
+    return rng.choice(list(legal))
+
+
+def _greedy(k: Knowledge, rng: random.Random) -> Choice:
+    return greedy(k.counts, k.trick, k.seat, k.sizes, k.two_of_oros_played, k.rules, k.plim_on)
+
+
+def make_expert(rollouts: int = EXPERT_ROLLOUTS, seconds: float = EXPERT_SECONDS) -> Bot:
+    """An expert bot with its own simulation budget."""
+    return _chosen(lambda k, rng: search(k, rng, rollouts, seconds))
+
+
+greedy_bot = _chosen(_greedy)
+expert_bot = make_expert()
+
+BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot, "expert": expert_bot}

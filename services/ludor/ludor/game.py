@@ -1,0 +1,39 @@
+"""Ludor as the shell hosts it: the engine, its schemas and its bots."""
+
+from __future__ import annotations
+
+from ludoteca.engine import GameDefinition
+
+from ludor.bots import BOTS
+from ludor.engine import LudorEngine
+from ludor.schemas import ACTION_SCHEMAS, OptionsSchema, ViewSchema
+
+DESCRIPTION = """\
+Ludor: the Spanish climbing game of Presidentes and Culos, for 3 to 6 players.
+
+All 51 cards (the Spanish deck, two jokers and the Autoplim) are dealt. Power, high to low:
+2 de Oros > Autoplim > Jokers > 2 > As > Rey > Caballo > Sota > 9 > ... > 3. The holder of the
+3 de Oros leads the first round, the Culo the later ones. `play` opens a trick with one or more
+cards of one rank (jokers complete sets) or answers with as many cards of equal or higher rank;
+matching the rank is a PLIM and blocks the next player for the trick. `pass` leaves the trick.
+The 2 de Oros wins any trick at once, whatever the count. The Autoplim (`play_autoplim`) may be
+played by its holder at any moment, even out of turn: it clears the table and only the 2 de Oros
+beats it; `declare_plim` blocks the next player if he holds cards matching the covered play.
+The finishing order gives the titles (Presidente, Vicepresidente, Neutros, Vice-culo, Culo) and
+points (n-1 for the first down to 0); before the next round the Culo gives his two best cards to
+the Presidente, who gives back his two worst (one card between Vice-culo and Vicepresidente).
+After each round everyone votes (`vote`); a majority ends the game.
+Options: straights, a 40-card deck, a round limit, choosing the cards given back, the reading of
+the Autoplim's PLIM. Bots: `random`, `greedy`, `expert` (determinized Monte Carlo)."""
+
+definition = GameDefinition(
+    name="ludor",
+    title="Ludor",
+    engine=LudorEngine(),
+    options_schema=OptionsSchema,
+    action_schemas=ACTION_SCHEMAS,
+    view_schema=ViewSchema,
+    bots=BOTS,
+    extras=None,
+    description=DESCRIPTION,
+)

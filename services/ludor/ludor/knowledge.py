@@ -1,0 +1,104 @@
+"""What one seat knows during the play, read from its view only, and the hidden hands it may
+imagine ("determinizations") for the expert bot's simulations.
+
+A seat knows its own hand, the others' card counts, every card played this round, the trick on
+the table, and the cards of its own exchange: a card it gave away that it has not seen played or
+come back is still in the receiver's hand. Every other card not seen is equally likely to be in
+any other hand, in proportion to the room left in it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ludor.combos import KIND_NAMES, Combo, Ruleset
+from ludor.hierarchy import POWER_OF, POWERS, RANK_NAMES, counts_of, deck_counts
+from ludor.options import FORTY_DECK, PLIM_OFF, Options
+from ludor.trick import Trick
+
+
+def combo_from_view(data: Mapping[str, Any]) -> Combo:
+    return Combo(KIND_NAMES.index(data["kind"]), RANK_NAMES.index(data["rank"]), int(data["count"]))
+
+
+def trick_from_view(data: Mapping[str, Any]) -> Trick:
+    top = data["top"]
+    return Trick(data["leader"], data["turn"], None if top is None else combo_from_view(top),
+                 data["last_player"], set(data["passed"]), set(data["blocked"]))
+
+
+def played_cards(view: Mapping[str, Any]) -> list[str]:
+    """Every card played this round, in order."""
+    tricks = [*view["tricks"], *([view["trick"]] if view["trick"] else [])]
+    return [c for t in tricks for m in t["moves"] for c in m["cards"]]
+
+
+@dataclass
+class Knowledge:
+    seat: int
+    hand: list[str]
+    counts: list[int]
+    sizes: list[int]
+    trick: Trick
+    finished: list[int]
+    two_of_oros_played: bool
+    rules: Ruleset
+    plim_mode: str
+    known: dict[int, list[int]]
+    """Powers of cards known to be in another seat's hand."""
+    unseen: list[int]
+    """Counts per power of the other cards in the others' hands."""
+
+    @property
+    def n(self) -> int:
+        return len(self.sizes)
+
+    @property
+    def plim_on(self) -> bool:
+        return self.plim_mode != PLIM_OFF
+
+    @classmethod
+    def from_view(cls, view: Mapping[str, Any]) -> Knowledge:
+        seat = view["seat"]
+        options = Options.load(view["options"])
+        hand = list(view["hand"])
+        played = played_cards(view)
+        out_of_sight = set(played) | set(hand)
+        known: dict[int, list[int]] = {}
+        for e in view["exchange"]:
+            if e["giver"] == seat and e["cards"]:
+                known.setdefault(e["receiver"], []).extend(
+                    POWER_OF[c] for c in e["cards"] if c not in out_of_sight)
+        unseen = deck_counts(options.deck == FORTY_DECK)
+        for c in [*played, *hand]:
+            unseen[POWER_OF[c]] -= 1
+        for powers in known.values():
+            for p in powers:
+                unseen[p] -= 1
+        return cls(seat, hand, counts_of(hand), list(view["hand_counts"]), trick_from_view(view["trick"]),
+                   list(view["finished"]), bool(view["two_of_oros_played"]), options.rules,
+                   options.autoplim_plim, known, unseen)
+
+    def sample(self, rng: random.Random) -> list[list[int]]:
+        """Every seat's hand as counts: its own as it is, the others dealt at random from the
+        unseen cards (after the cards known to be there)."""
+        pool = [p for p in range(POWERS) for _ in range(self.unseen[p])]
+        rng.shuffle(pool)
+        hands = []
+        at = 0
+        for s in range(self.n):
+            if s == self.seat:
+                hands.append(list(self.counts))
+                continue
+            hand = [0] * POWERS
+            for p in self.known.get(s, ()):
+                hand[p] += 1
+            room = self.sizes[s] - sum(hand)
+            for p in pool[at:at + room]:
+                hand[p] += 1
+            at += room
+            hands.append(hand)
+        return hands

@@ -1,0 +1,130 @@
+"""What a seat can do in a trick, abstractly, and the ``greedy`` policy.
+
+Bots reason on hands as 15 counts (one per power, see :mod:`ludor.hierarchy`): suits never matter
+in play. A :class:`Choice` is a move in that form; :mod:`ludor.bots` turns it into the action body.
+The greedy policy is both the ``greedy`` bot and the rollout policy of the ``expert``'s
+simulations, so it is written to be cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from ludor.combos import TWO_OF_OROS_PLAY, Combo, Ruleset, Take, is_plim, plays, unit
+from ludor.hierarchy import AUTOPLIM, JOKER, POWERS, TWO, TWO_OF_OROS
+from ludor.trick import Trick
+
+PLAY, PASS, AUTOPLIM_MOVE = "play", "pass", "play_autoplim"
+CONTROL = (TWO, JOKER, AUTOPLIM, TWO_OF_OROS)
+"""The cards a greedy player keeps to win tricks late: 2s, jokers, the Autoplim, the 2 de Oros."""
+
+ENDGAME_PLAIN_CARDS = 3
+"""With this few non-control cards left, greedy spends control cards to take the lead."""
+
+
+class Choice(NamedTuple):
+    """A move: play ``take`` (counts per power), pass, or put down the Autoplim (``plim``: declare)."""
+
+    kind: str
+    take: Take | None = None
+    plim: bool = False
+
+
+PASS_CHOICE = Choice(PASS)
+
+
+def uses_control(take: Sequence[int]) -> bool:
+    return any(take[p] for p in CONTROL)
+
+
+def autoplim_choice(trick: Trick, plim_mode_on: bool) -> Choice:
+    """Declaring the PLIM costs nothing, so a bot declares it whenever there is a play under it."""
+    return Choice(AUTOPLIM_MOVE, None, plim_mode_on and trick.top is not None)
+
+
+def lead_sets(counts: Sequence[int]) -> list[Choice]:
+    """One lead per rank held: all the natural cards of that rank (no jokers)."""
+    out = []
+    for p in range(JOKER):
+        if counts[p]:
+            take = [0] * POWERS
+            take[p] = counts[p]
+            out.append(Choice(PLAY, tuple(take)))
+    return out
+
+
+def candidates(counts: Sequence[int], trick: Trick, rules: Ruleset, plim_mode_on: bool) -> list[Choice]:
+    """The moves worth considering in turn: undominated answers (or, leading, each rank's whole
+    set, jokers alone, the 2 de Oros), passing, and the Autoplim."""
+    if trick.top is None:
+        out = lead_sets(counts)
+        out.extend(Choice(PLAY, t) for c, t in plays(counts, None, rules, complete=False) if c.power >= JOKER)
+    else:
+        out = [Choice(PLAY, t) for _, t in plays(counts, trick.top, rules, complete=False)]
+        out.append(PASS_CHOICE)
+    if counts[AUTOPLIM]:
+        out.append(autoplim_choice(trick, plim_mode_on))
+    return out
+
+
+def _wins_by_plim(trick: Trick, seat: int, sizes: Sequence[int]) -> bool:
+    """Would a PLIM by ``seat`` now leave nobody else in the trick?"""
+    n = len(sizes)
+    contenders = sum(1 for s in range(n)
+                     if s != seat and sizes[s] and s not in trick.passed and s not in trick.blocked)
+    return contenders <= 1
+
+
+def greedy(counts: Sequence[int], trick: Trick, seat: int, sizes: Sequence[int], two_of_oros_played: bool,
+           rules: Ruleset, plim_mode_on: bool) -> Choice:
+    """Shed the lowest cards; keep 2s, jokers and the 2 de Oros for control (spent once few other
+    cards are left); PLIM when that wins the trick; the Autoplim when nothing can beat it."""
+    total = sizes[seat]
+    top = trick.top
+    options = plays(counts, top, rules, complete=False)
+    for _, take in options:
+        if sum(take) == total:
+            return Choice(PLAY, take)
+    has_autoplim = counts[AUTOPLIM] > 0
+    if has_autoplim and total == 1:
+        return autoplim_choice(trick, plim_mode_on)
+    plain = total - sum(counts[p] for p in CONTROL)
+    sure_autoplim = has_autoplim and (two_of_oros_played or counts[TWO_OF_OROS] > 0)
+    if top is None:
+        return _lead(counts, plain, sure_autoplim, trick, plim_mode_on, options)
+    answers = [(c, t) for c, t in options if c.kind != TWO_OF_OROS_PLAY]
+    if _wins_by_plim(trick, seat, sizes):
+        for c, t in answers:
+            if is_plim(top, c):
+                return Choice(PLAY, t)
+    for _, t in answers:
+        if not uses_control(t):
+            return Choice(PLAY, t)
+    if sure_autoplim:
+        return autoplim_choice(trick, plim_mode_on)
+    if plain <= ENDGAME_PLAIN_CARDS:
+        if answers:
+            return Choice(PLAY, answers[0][1])
+        if counts[TWO_OF_OROS]:
+            return Choice(PLAY, unit(TWO_OF_OROS))
+    return PASS_CHOICE
+
+
+def _lead(counts: Sequence[int], plain: int, sure_autoplim: bool, trick: Trick, plim_mode_on: bool,
+          options: list[tuple[Combo, Take]]) -> Choice:
+    if plain:
+        return lead_sets(counts)[0]
+    if counts[TWO_OF_OROS]:
+        return Choice(PLAY, unit(TWO_OF_OROS))
+    if sure_autoplim:
+        return autoplim_choice(trick, plim_mode_on)
+    if options:
+        return Choice(PLAY, _biggest_set(options))
+    return autoplim_choice(trick, plim_mode_on)
+
+
+def _biggest_set(options: list[tuple[Combo, Take]]) -> Take:
+    """The lowest rank's largest set (control cards only: the 2s, then the jokers)."""
+    low = options[0][0].power
+    return max((t for c, t in options if c.power == low), key=sum)

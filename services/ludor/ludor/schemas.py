@@ -1,0 +1,195 @@
+"""Marshmallow schemas of Ludor: options, one schema per action, and the view.
+
+The view schema documents exactly what :meth:`ludor.engine.LudorEngine.view` returns (mobile apps
+are generated from it); the action schemas validate bodies before the engine judges legality.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import RAISE, Schema, fields, validate
+
+from ludor.combos import KIND_NAMES
+from ludor.engine import MAX_SEATS, PHASES, TITLES
+from ludor.hierarchy import RANK_NAMES, build_deck, sorted_cards
+from ludor.options import (
+    AUTOMATIC,
+    AUTOPLIM_PLIMS,
+    DECKS,
+    EXCHANGES,
+    FULL_DECK,
+    MAX_ROUND_LIMIT,
+    PLIM_MATCH,
+)
+from ludor.trick import CLOSINGS
+
+CARD_CODES = sorted_cards(build_deck())
+"""Every card code, weakest first: ``3O`` .. ``2B``, ``JK1``, ``JK2``, ``Autoplim``, ``2O``."""
+
+SEAT = validate.Range(min=0, max=MAX_SEATS - 1)
+
+
+def _card(**kwargs: Any) -> fields.String:
+    return fields.String(validate=validate.OneOf(CARD_CODES), metadata={
+        "description": "A card code: rank then suit (O Oros, C Copas, E Espadas, B Bastos; 10 Sota, "
+                       "11 Caballo, 12 Rey, 1 As), JK1/JK2 for the jokers, Autoplim.",
+        "example": "7C"}, **kwargs)
+
+
+def _seat(**kwargs: Any) -> fields.Integer:
+    return fields.Integer(validate=SEAT, **kwargs)
+
+
+def _seats(description: str) -> fields.List:
+    return fields.List(_seat(), required=True, metadata={"description": description})
+
+
+class _Strict(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+# -- options --------------------------------------------------------------------------------
+class OptionsSchema(_Strict):
+    straights = fields.Boolean(load_default=False, metadata={
+        "description": "Straights (escaleras) of 3+ consecutive single cards may be played."})
+    deck = fields.String(load_default=FULL_DECK, validate=validate.OneOf(DECKS), metadata={
+        "description": "full: the 48-card Spanish deck (51 cards with the 2 jokers and the Autoplim); "
+                       "forty: the 40-card deck without 8s and 9s (43 cards)."})
+    round_limit = fields.Integer(load_default=None, allow_none=True,
+                                 validate=validate.Range(min=1, max=MAX_ROUND_LIMIT), metadata={
+        "description": "End the game after this many rounds even if no majority votes to end."})
+    exchange = fields.String(load_default=AUTOMATIC, validate=validate.OneOf(EXCHANGES), metadata={
+        "description": "automatic: the Presidente and Vicepresidente give back their worst cards; "
+                       "choose: they choose which cards to give back."})
+    autoplim_plim = fields.String(load_default=PLIM_MATCH, validate=validate.OneOf(AUTOPLIM_PLIMS), metadata={
+        "description": "The Autoplim's PLIM clause. match: a declared PLIM blocks the next player if he "
+                       "holds cards matching the covered play; always: it always blocks; off: no PLIM."})
+
+
+# -- actions --------------------------------------------------------------------------------
+class _CardsAction(_Strict):
+    cards = fields.List(_card(), required=True, validate=validate.Length(min=1, max=len(CARD_CODES)))
+
+
+class PlaySchema(_CardsAction):
+    """In turn: lead a trick, or answer it with as many cards of equal or higher rank (equal: PLIM)."""
+
+    type = fields.String(required=True, validate=validate.Equal("play"))
+
+
+class PassSchema(_Strict):
+    """In turn, on an opened trick: stay out of the rest of this trick."""
+
+    type = fields.String(required=True, validate=validate.Equal("pass"))
+
+
+class PlayAutoplimSchema(_Strict):
+    """The Autoplim's holder, at any moment of the play, even out of turn: clears the table."""
+
+    type = fields.String(required=True, validate=validate.Equal("play_autoplim"))
+    declare_plim = fields.Boolean(load_default=False, metadata={
+        "description": "Declare PLIM on the covered play: blocks the next player for this trick "
+                       "(see the autoplim_plim option)."})
+
+
+class GiveBackSchema(_CardsAction):
+    """Exchange (option exchange=choose): the Presidente gives back 2 cards, the Vicepresidente 1."""
+
+    type = fields.String(required=True, validate=validate.Equal("give_back"))
+
+
+class VoteSchema(_Strict):
+    """After a round: vote to end the game (true) or play another round (false)."""
+
+    type = fields.String(required=True, validate=validate.Equal("vote"))
+    end = fields.Boolean(required=True)
+
+
+ACTION_SCHEMAS: dict[str, type[Schema]] = {
+    "play": PlaySchema, "pass": PassSchema, "play_autoplim": PlayAutoplimSchema,
+    "give_back": GiveBackSchema, "vote": VoteSchema,
+}
+
+
+# -- view -----------------------------------------------------------------------------------
+class ComboSchema(Schema):
+    kind = fields.String(required=True, validate=validate.OneOf(KIND_NAMES))
+    rank = fields.String(required=True, validate=validate.OneOf(RANK_NAMES), metadata={
+        "description": "The set's rank (a straight's highest)", "example": "caballo"})
+    count = fields.Integer(required=True, metadata={"description": "Number of cards"})
+
+
+class MoveSchema(Schema):
+    seat = _seat(required=True)
+    action = fields.String(required=True, validate=validate.OneOf(["play", "pass", "play_autoplim"]))
+    cards = fields.List(_card(), required=True)
+    combo = fields.Nested(ComboSchema, required=True, allow_none=True)
+    plim = fields.Boolean(required=True, metadata={"description": "The play matched the one under it (PLIM)"})
+    blocked = _seat(required=True, allow_none=True, metadata={"description": "Seat the PLIM blocked"})
+    declared_plim = fields.Boolean(required=True, metadata={"description": "Autoplim played declaring PLIM"})
+    out_of_turn = fields.Boolean(required=True)
+
+
+class TrickSchema(Schema):
+    leader = _seat(required=True)
+    turn = _seat(required=True, metadata={"description": "Seat to play or pass"})
+    top = fields.Nested(ComboSchema, required=True, allow_none=True, metadata={
+        "description": "The play to answer (null: the leader opens)"})
+    last_player = _seat(required=True, allow_none=True)
+    passed = _seats("Seats that passed in this trick")
+    blocked = _seats("Seats blocked by a PLIM for the rest of this trick")
+    moves = fields.List(fields.Nested(MoveSchema), required=True)
+
+
+class ClosedTrickSchema(Schema):
+    leader = _seat(required=True)
+    winner = _seat(required=True, allow_none=True)
+    closed_by = fields.String(required=True, validate=validate.OneOf(CLOSINGS))
+    moves = fields.List(fields.Nested(MoveSchema), required=True)
+
+
+class TransferSchema(Schema):
+    giver = _seat(required=True)
+    receiver = _seat(required=True)
+    count = fields.Integer(required=True)
+    cards = fields.List(_card(), required=True, allow_none=True, metadata={
+        "description": "Only shown to the giver and the receiver"})
+
+
+def _title(**kwargs: Any) -> fields.String:
+    return fields.String(validate=validate.OneOf(TITLES), **kwargs)
+
+
+class RoundSchema(Schema):
+    round = fields.Integer(required=True)
+    order = _seats("Finishing order, first to last")
+    titles = fields.List(_title(), required=True)
+
+
+class ViewSchema(Schema):
+    seat = _seat(required=True, allow_none=True, metadata={"description": "Your seat (null: spectator)"})
+    phase = fields.String(required=True, validate=validate.OneOf(PHASES))
+    round = fields.Integer(required=True, metadata={"description": "Round number, from 1"})
+    options = fields.Nested(OptionsSchema, required=True)
+    players = fields.List(fields.String(), required=True, metadata={"description": "human or bot:<level>"})
+    dealer = _seat(required=True)
+    hand = fields.List(_card(), required=True, metadata={"description": "Your cards, weakest first"})
+    hand_counts = fields.List(fields.Integer(), required=True, metadata={"description": "Cards held per seat"})
+    titles = fields.List(_title(allow_none=True), required=True, metadata={
+        "description": "Titles in force this round, from the previous round (null in the first)"})
+    finished = _seats("Seats out of cards this round, in finishing order")
+    trick = fields.Nested(TrickSchema, required=True, allow_none=True, metadata={
+        "description": "The trick on the table (null outside the play)"})
+    tricks = fields.List(fields.Nested(ClosedTrickSchema), required=True, metadata={
+        "description": "This round's closed tricks, oldest first"})
+    two_of_oros_played = fields.Boolean(required=True)
+    exchange = fields.List(fields.Nested(TransferSchema), required=True, metadata={
+        "description": "This round's card exchange"})
+    to_give = _seats("Seats that must still give cards back (exchange=choose)")
+    votes = fields.List(fields.Boolean(allow_none=True), required=True, metadata={
+        "description": "Votes to end the game (true), to go on (false), not cast (null)"})
+    points = fields.List(fields.Integer(), required=True, metadata={
+        "description": "Points per seat: each round gives n-1 to the Presidente down to 0 to the Culo"})
+    rounds = fields.List(fields.Nested(RoundSchema), required=True, metadata={"description": "Finished rounds"})
