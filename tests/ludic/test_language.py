@@ -1,0 +1,240 @@
+"""The rule language: the text's examples, error positions, ambiguity, and truth tables checked
+against an independent brute-force oracle over the 576 sets."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from ludic.language import RuleError, parse, render
+from ludic.rules import InitialSets, accept_guess, accept_rule, check
+from ludic.tables import table_of
+from ludic.universe import ALL, SETS, TWINS, CardType, set_of_codes, split_set
+
+# The diagram of the text is lost; these initial sets are the only ones consistent with all its
+# examples (deduced in RULES.md): 'obey' = queen of hearts over 4 of spades, 'break' = jack of
+# spades over 3 of hearts.
+DIAGRAM = InitialSets(set_of_codes("QH", "4S"), set_of_codes("JS", "3H"))
+
+TEXT_RULES = [
+    "The bottom card is black",
+    "the top card is red",
+    "the top card is even",
+    "the bottom card is even",
+    "both cards are even",
+    "The total is 15 or more",
+    "The total is a multiple of 4",
+    "the total is not 14",
+    "The top card is divisible by the bottom card",
+    "A red card outranks a black card",
+    "neither card is prime",
+]
+
+TEXT_COUNTEREXAMPLES = [
+    ("The top card is a face card", "illegal", "the 'break' column obeys"),
+    ("The difference between the cards is 6", "illegal", "the 'obey' column breaks"),
+    ("The bottom card is red", "illegal", "'obey' breaks, 'break' obeys"),
+    ("The top card in the 'obey' column is greater than the top card in the 'break' column",
+     "external", "external relationship"),
+]
+
+
+def _prime(n: int) -> bool:
+    return n > 1 and all(n % d for d in range(2, n))
+
+
+Oracle = Callable[[CardType, CardType], bool]
+ORACLES: dict[str, Oracle] = {
+    "The bottom card is black": lambda t, b: not b.red,
+    "the top card is red": lambda t, b: t.red,
+    "both cards are even": lambda t, b: t.rank % 2 == 0 and b.rank % 2 == 0,
+    "The total is 15 or more": lambda t, b: t.rank + b.rank >= 15,
+    "The total is a multiple of 4": lambda t, b: (t.rank + b.rank) % 4 == 0,
+    "the total is not 14": lambda t, b: t.rank + b.rank != 14,
+    "The top card is divisible by the bottom card": lambda t, b: t.rank % b.rank == 0,
+    "A red card outranks a black card": lambda t, b: (t.red and not b.red and t.rank > b.rank)
+    or (b.red and not t.red and b.rank > t.rank),
+    "neither card is prime": lambda t, b: not _prime(t.rank) and not _prime(b.rank),
+    "The difference between the cards is 6": lambda t, b: abs(t.rank - b.rank) == 6,
+    "exactly one card is a face card": lambda t, b: (t.rank > 10) != (b.rank > 10),
+    "the cards have different ranks and the high card is red": lambda t, b: t.rank != b.rank
+    and (t.red if t.rank > b.rank else b.red),
+    "some card outranks the other card": lambda t, b: t.rank != b.rank,
+    "every red card is odd": lambda t, b: (not t.red or t.rank % 2 == 1) and (not b.red or b.rank % 2 == 1),
+    "no black card is greater than 9": lambda t, b: not ((not t.red and t.rank > 9) or (not b.red and b.rank > 9)),
+    "the remainder of the top card divided by 3 is the bottom card mod 3": lambda t, b: t.rank % 3 == b.rank % 3,
+    "the product is odd or the difference is at most 2": lambda t, b: (t.rank * b.rank) % 2 == 1
+    or abs(t.rank - b.rank) <= 2,
+    "if the top card is red then the bottom card is a king": lambda t, b: not t.red or b.rank == 13,
+    "the top card is a red 7 or the bottom card is a black queen": lambda t, b: (t.red and t.rank == 7)
+    or (not b.red and b.rank == 12),
+    "the top card has the same color as the bottom card": lambda t, b: t.red == b.red,
+    "the bottom card divides 12": lambda t, b: 12 % b.rank == 0,
+    "the top card is between 4 and 8": lambda t, b: 4 <= t.rank <= 8,
+    "the sum is prime": lambda t, b: _prime(t.rank + b.rank),
+    "some card is a perfect square": lambda t, b: t.rank in (4, 9) or b.rank in (4, 9),
+    "the top card * 2 > the bottom card + 5": lambda t, b: t.rank * 2 > b.rank + 5,
+    "the cards have the same parity": lambda t, b: t.rank % 2 == b.rank % 2,
+    "the top card outranks every card": lambda t, b: t.rank > b.rank,
+    "the sum is greater than every card": lambda t, b: True,
+    "at least one card is a face card and (the cards have the same rank or the low card is a pip card)":
+    lambda t, b: (t.rank > 10 or b.rank > 10) and (t.rank == b.rank or min(t.rank, b.rank) <= 10),
+}
+
+
+def oracle_mask(oracle: Oracle) -> int:
+    mask = 0
+    for s in range(SETS):
+        top, bottom = (CardType.from_index(t) for t in split_set(s))
+        if oracle(top, bottom):
+            mask |= 1 << s
+    return mask
+
+
+class TestUniverse:
+    def test_576_sets_24_twins(self) -> None:
+        assert ALL.bit_count() == 576 and TWINS.bit_count() == 24
+
+    def test_set_index_of_codes(self) -> None:
+        top, bottom = split_set(set_of_codes("QH", "4S"))
+        assert CardType.from_index(top) == CardType(12, True)
+        assert CardType.from_index(bottom) == CardType(4, False)
+
+
+class TestTextExamples:
+    @pytest.mark.parametrize("text", TEXT_RULES)
+    def test_every_example_rule_is_accepted(self, text: str) -> None:
+        table = accept_rule(text, DIAGRAM)
+        assert not table.is_ambiguous
+
+    @pytest.mark.parametrize(("text", "reason", "why"), TEXT_COUNTEREXAMPLES)
+    def test_every_rule_that_would_not_work_is_rejected_with_the_text_reason(
+            self, text: str, reason: str, why: str) -> None:
+        with pytest.raises(RuleError) as caught:
+            accept_rule(text, DIAGRAM)
+        assert caught.value.reason == reason
+        assert why in str(caught.value)
+
+    def test_the_external_rule_error_points_at_the_outside_word(self) -> None:
+        with pytest.raises(RuleError) as caught:
+            parse(TEXT_COUNTEREXAMPLES[3][0])
+        assert (caught.value.line, caught.value.column) == (1, 22)
+
+    def test_suits_are_refused(self) -> None:
+        with pytest.raises(RuleError) as caught:
+            parse("the top card is a heart")
+        assert caught.value.reason == "suit"
+
+
+class TestTruthTables:
+    @pytest.mark.parametrize("text", sorted(ORACLES))
+    def test_table_matches_brute_force_oracle(self, text: str) -> None:
+        table = table_of(text)
+        assert not table.is_ambiguous
+        assert table.obey == oracle_mask(ORACLES[text])
+
+    @pytest.mark.parametrize("text", sorted(ORACLES) + TEXT_RULES)
+    def test_render_parses_back_to_the_same_table(self, text: str) -> None:
+        assert table_of(render(parse(text))) == table_of(text)
+
+    @pytest.mark.parametrize(("a", "b"), [
+        ("the top card is red", "the top card is not black"),
+        ("the top card is red", "not (the top card is black)"),
+        ("The total is 15 or more", "top + bottom > 14"),
+        ("the sum >= 15", "it is not the case that the total is less than 15"),
+        ("exactly one card is red", "the cards are different colors"),
+        ("both cards are red", "every card is red"),
+        ("both cards are red", "the top card is red and the bottom card is red"),
+        ("neither card is a face card", "no card is a face card"),
+        ("neither card is a face card", "both cards are pip cards"),
+        ("some card outranks some card", "the cards do not have the same rank"),
+        ("the top card is divisible by the bottom card", "the bottom card divides the top card"),
+        ("the top card is outranked by the bottom card", "the bottom card outranks the top card"),
+        ("the cards have different ranks and the value of the high card is the top card",
+         "the top card outranks the bottom card"),
+    ])
+    def test_equivalent_wordings(self, a: str, b: str) -> None:
+        assert table_of(a).is_equivalent(table_of(b))
+
+    @pytest.mark.parametrize(("text", "count"), [
+        ("the top card is red", 288), ("both cards are even", 144), ("the cards have the same rank", 48),
+        ("The difference between the cards is 6", 2 * 6 * 4), ("the top card is a face card", 144),
+    ])
+    def test_counts(self, text: str, count: int) -> None:
+        assert table_of(text).count == count
+
+
+class TestAmbiguity:
+    @pytest.mark.parametrize("text", [
+        "the high card is red",
+        "the high card is even",
+        "the low card is a pip card or the top card is red",
+        "the top card mod (the top card - the bottom card) is 0",
+        "the sum is divisible by the difference",
+    ])
+    def test_ambiguous(self, text: str) -> None:
+        assert table_of(text).is_ambiguous
+        with pytest.raises(RuleError) as caught:
+            accept_guess(text)
+        assert caught.value.reason == "ambiguous" and "clarification" in str(caught.value)
+
+    @pytest.mark.parametrize("text", [
+        "the cards have different ranks and the high card is red",
+        "the cards have the same rank or the high card is red",
+        "if the cards have different ranks then the low card is black",
+        "the top card is red or the top card is black or the high card is red",
+    ])
+    def test_guarded_high_and_low_are_defined(self, text: str) -> None:
+        assert not table_of(text).is_ambiguous
+
+    def test_high_is_undefined_exactly_on_equal_ranks(self) -> None:
+        assert table_of("the high card is red").undefined == table_of("the cards have the same rank").obey
+
+
+class TestErrors:
+    @pytest.mark.parametrize(("text", "line", "column", "expects"), [
+        ("top is purple", 1, 8, "'red'"),
+        ("the top card is", 1, 16, "a number"),
+        ("the top card is red\nand bottom is greenish", 2, 15, "'black'"),
+        ("top is red the bottom", 1, 12, "'and'"),
+        ("the sum is more 3", 1, 12, "'greater than'"),
+    ])
+    def test_line_column_and_expected(self, text: str, line: int, column: int, expects: str) -> None:
+        with pytest.raises(RuleError) as caught:
+            parse(text)
+        error = caught.value
+        assert (error.line, error.column) == (line, column)
+        assert expects in error.expected
+        assert f"line {line}, column {column}" in str(error)
+
+    @pytest.mark.parametrize(("text", "words"), [
+        ("the sum is red", "describes a card"),
+        ("the sum is greater than the other card", "needs a card"),
+        ("the sum has the same color as the top card", "only cards have a color"),
+        ("some card has the same color", "the cards"),
+        ("the top card is 5000", "numbers above"),
+    ])
+    def test_words_that_do_not_fit_together(self, text: str, words: str) -> None:
+        with pytest.raises(RuleError) as caught:
+            parse(text)
+        assert caught.value.reason == "type" and words in str(caught.value)
+
+    def test_empty_rule(self) -> None:
+        with pytest.raises(RuleError):
+            parse("   ")
+
+
+class TestChecker:
+    def test_report_of_a_legal_rule(self) -> None:
+        report = check("A red card outranks a black card", DIAGRAM)
+        assert report["valid"] and report["legal"] and report["ambiguous"] is False
+        assert report["obeying_sets"] == 132
+
+    def test_report_of_an_illegal_rule(self) -> None:
+        report = check("The bottom card is red", DIAGRAM)
+        assert not report["valid"] and report["legal"] is False
+        assert report["errors"][0]["reason"] == "illegal"
+
+    def test_report_of_a_syntax_error(self) -> None:
+        report = check("top is purple")
+        assert report["errors"][0]["column"] == 8 and report["obeying_sets"] is None
