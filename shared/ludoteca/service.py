@@ -266,7 +266,7 @@ class GameService:
         stored = self._load(game_id)
         doc = stored.doc
         if doc["status"] != FINISHED:
-            raise ConflictError("The replay opens when the game is over.", status=doc["status"])
+            raise ConflictError("The replay opens when the game is over.", game_status=doc["status"])
         log = self.store.action_log(game_id)
         events = [rec for _, rec in self.store.events_after(game_id, 0, count=1_000_000)]
         state = self.engine.load(doc["state"])

@@ -39,8 +39,8 @@ def problem_response(status: int, slug: str, title: str, detail: str | None = No
         body["detail"] = detail
     if has_request_context():
         body["instance"] = request.path
-    if extra:
-        body.update(extra)
+    if extra:  # extension members never override the standard ones
+        body.update({k: v for k, v in extra.items() if k not in ("type", "title", "status", "detail", "instance")})
     resp = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
     for k, v in (headers or {}).items():
         resp.headers[k] = v

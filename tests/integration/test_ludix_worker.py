@@ -1,0 +1,55 @@
+"""A real Celery worker plays Ludix bot seats through the real Redis, to the end of a game."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from api_client import Api
+from conftest import wait_until
+from ludoteca.worker import service_for
+
+pytestmark = pytest.mark.integration
+
+
+def finished(api: Api, gid: str) -> bool:
+    return api.view(gid)["status"] == "finished"
+
+
+def test_bots_play_a_whole_game_and_the_result_is_recorded_once(
+        client_factory: Any, worker: Path, redis_url: str) -> None:
+    api = Api(client_factory("ludix"))
+    _, stats_before, _ = api.call("GET", "/stats")
+    status, data, _ = api.call("POST", "/games", body={"seats": ["bot:steady", "bot:random", "bot:expert"]})
+    assert status == 201 and data["token"] is None
+    gid = data["game"]["id"]
+    assert wait_until(lambda: finished(api, gid), timeout=240), worker.read_text()[-3000:]
+    view = api.view(gid)
+    assert max(view["state"]["totals"]) >= 300
+    assert len(set(view["state"]["turns"])) == 1  # the last round was completed
+    assert wait_until(lambda: api.call("GET", "/stats")[1]["games"] >= stats_before["games"] + 1, timeout=60)
+    # recording again (a redelivered task) changes nothing
+    assert service_for("ludix").record_result(gid) is False
+    _, replay, _ = api.call("GET", f"/games/{gid}/replay")
+    assert {entry["seat"] for entry in replay["actions"]} == {0, 1, 2}
+
+
+def test_a_human_plays_against_the_expert(client_factory: Any, worker: Path) -> None:
+    api = Api(client_factory("ludix"))
+    gid, token = api.create(["human", "bot:expert"], name="ana")
+    assert token is not None
+    assert api.play(gid, token, {"type": "alea_jacta_est"})[0] == 200
+    for _ in range(3000):
+        assert wait_until(lambda: (v := api.view(gid))["status"] == "finished" or v["to_act"] == [0], timeout=60)
+        view = api.view(gid, token)
+        if view["status"] == "finished":
+            break
+        state = view["state"]
+        action = {"type": "hold"} if state["throw"] and state["turn_total"] >= 40 else {"type": "roll"}
+        status, data, _ = api.play(gid, token, action, If_Match=f'"{view["version"]}"')
+        assert status == 200, data
+    final = api.view(gid)
+    assert final["status"] == "finished" and final["result"]["winners"]
+    _, replay, _ = api.call("GET", f"/games/{gid}/replay")
+    assert any(entry["seat"] == 1 for entry in replay["actions"])
