@@ -134,8 +134,11 @@ class LudixEngine:
         assert state.current is not None
         return frozenset({state.current})
 
+    def may_act(self, state: LudixState, seat: int) -> bool:
+        return isinstance(seat, int) and seat in self.to_act(state)
+
     def legal_actions(self, state: LudixState, seat: int) -> list[JSON]:
-        if seat not in self.to_act(state):
+        if not self.may_act(state, seat):
             return []
         if state.first_player is None:
             return [{"type": CALL}]
@@ -153,7 +156,7 @@ class LudixEngine:
     def apply(self, state: LudixState, seat: int, action: Mapping[str, Any]) -> tuple[LudixState, list[Event]]:
         if state.over:
             raise GameOverError("the game is over")
-        if seat not in self.to_act(state):
+        if not self.may_act(state, seat):
             raise NotYourTurnError(f"seat {seat} may not act now", to_act=sorted(self.to_act(state)))
         legal = self.legal_actions(state, seat)
         if not isinstance(action, Mapping) or dict(action) not in legal:

@@ -11,7 +11,8 @@ What is stored (0.7 MB compressed for the target 300):
   at turn total ``k`` (``k <= cap``; above, A holds);
 - ``roll_second``: packed bits ``[j, i, k]``, the same for the second player (B), ``k < T - j``
   (at ``j + k >= T`` B holds and wins);
-- ``win_first``/``win_second``: float32 win chances at the start of a turn (for reports);
+- ``win_first``/``win_second``: win chances at the start of a turn (float64 when solved, float32
+  on disk; for reports);
 - ``final_win``/``final_roll``: B's final turn by deficit (small).
 
 The best numeral is always at least as good as any other (the solve counts the states where
@@ -131,8 +132,8 @@ class Policy:
                     meta=np.array([VERSION, self.target, self.cap, self.exceptions], dtype=np.int64),
                     roll_first=self.roll_first,
                     roll_second=self.roll_second,
-                    win_first=self.win_first,
-                    win_second=self.win_second,
+                    win_first=self.win_first.astype(np.float32),
+                    win_second=self.win_second.astype(np.float32),
                     final_win=self.final_win,
                     final_roll=self.final_roll,
                 )
@@ -183,8 +184,8 @@ def solve(target: int = DEFAULT_TARGET, extra: int = EXTRA) -> Policy:
         cap=cap,
         roll_first=np.packbits(roll_first, axis=-1),
         roll_second=np.packbits(roll_second, axis=-1),
-        win_first=win_first.astype(np.float32),
-        win_second=win_second.astype(np.float32),
+        win_first=win_first,
+        win_second=win_second,
         final_win=final_win,
         final_roll=final_roll,
         exceptions=int(exceptions),
