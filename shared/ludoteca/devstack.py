@@ -113,6 +113,28 @@ def embedded_redis(supervisor: Supervisor, workdir: Path, port: int | None = Non
     yield f"redis://127.0.0.1:{port}/0"
 
 
+def gunicorn_argv(target: str, port: int, root: Path, host: str = "127.0.0.1") -> list[str]:
+    bindir = Path(sys.executable).parent
+    return [str(bindir / "gunicorn"), "-c", str(root / "deploy" / "gunicorn.conf.py"), "-b", f"{host}:{port}", target]
+
+
+def start_service(sup: Supervisor, game: str, port: int, redis_url: str, root: Path,
+                  log: Path | None = None) -> None:
+    """One game service under gunicorn, as the Procfile runs it; returns once it is ready."""
+    sup.start(game, gunicorn_argv("ludoteca.wsgi:make_app()", port, root),
+              env={"LUDOTECA_GAME": game, "REDIS_URL": redis_url}, cwd=root, log=log)
+    if not wait_http(f"http://127.0.0.1:{port}/readyz", 60):
+        raise RuntimeError(f"{game} did not become ready on port {port}")
+
+
+def start_gateway(sup: Supervisor, port: int, routes: Mapping[str, str], root: Path,
+                  log: Path | None = None) -> None:
+    env = {"LUDOTECA_ROUTES": ",".join(f"{g}={u}" for g, u in routes.items())}
+    sup.start("gateway", gunicorn_argv("ludoteca.gateway:make_app()", port, root), env=env, cwd=root, log=log)
+    if not wait_http(f"http://127.0.0.1:{port}/healthz", 60):
+        raise RuntimeError(f"the gateway did not become ready on port {port}")
+
+
 def read_procfile(path: Path) -> dict[str, str]:
     procs = {}
     for line in path.read_text().splitlines():

@@ -77,9 +77,9 @@ class Gateway:
         headers["X-Forwarded-Proto"] = environ.get("wsgi.url_scheme", "http")
         headers["X-Forwarded-Host"] = environ.get("HTTP_HOST", "")
         length = int(environ.get("CONTENT_LENGTH") or 0)
-        body = environ["wsgi.input"].read(length) if length > 0 else None
+        payload: bytes | None = environ["wsgi.input"].read(length) if length > 0 else None
         try:
-            resp = self.http.request(environ["REQUEST_METHOD"], url, body=body, headers=headers,
+            resp = self.http.request(environ["REQUEST_METHOD"], url, body=payload, headers=headers,
                                      redirect=False, preload_content=True)
         except urllib3.exceptions.HTTPError as err:
             return _problem(502, "Bad Gateway", f"The {game} service is not reachable ({type(err).__name__}).",

@@ -129,7 +129,7 @@ class GameStore:
 
     # -- games ------------------------------------------------------------------------------
     def create(self, game_id: str, doc: dict[str, Any], events: Sequence[dict[str, Any]]) -> bool:
-        args = [_dumps(doc), self.ttl, *(_dumps(e) for e in events)]
+        args: list[Any] = [_dumps(doc), self.ttl, *(_dumps(e) for e in events)]
         created = self._create(keys=[self._key(game_id, "game"), self._key(game_id, "events")], args=args)
         return bool(created)
 
