@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 import redis
 from flask.testing import FlaskClient
-
 from ludoteca import registry
 from ludoteca.config import Settings
 from ludoteca.devstack import Supervisor, embedded_redis

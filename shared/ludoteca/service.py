@@ -17,8 +17,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from marshmallow import ValidationError as MaValidationError
-
 from ludoteca import tokens
 from ludoteca.engine import Event, GameDefinition, GameResult
 from ludoteca.errors import (
@@ -35,6 +33,7 @@ from ludoteca.errors import (
 )
 from ludoteca.rng import Rng, commitment, new_seed
 from ludoteca.store import GameMissing, GameStore, Stored
+from marshmallow import ValidationError as MaValidationError
 
 WAITING, ACTIVE, FINISHED = "waiting_for_players", "active", "finished"
 MAX_RETRIES = 8

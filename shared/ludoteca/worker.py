@@ -17,7 +17,6 @@ from functools import cache
 from typing import Any
 
 from celery import Celery
-
 from ludoteca import registry
 from ludoteca.config import Settings
 from ludoteca.service import GameService

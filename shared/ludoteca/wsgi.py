@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 
 from flask import Flask
-
 from ludoteca import registry
 from ludoteca.hosting import create_app
 

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import requests
-
 from ludoteca.devstack import Supervisor, embedded_redis, free_port, start_gateway, start_service
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 import requests
-
 from ludoteca.devstack import Supervisor, free_port, start_gateway, start_service
 
 pytestmark = pytest.mark.integration

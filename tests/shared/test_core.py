@@ -9,7 +9,6 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from ludoteca import tokens
 from ludoteca.cards import (
     CardParseError,

@@ -7,7 +7,6 @@ import threading
 import time
 
 import redis
-
 from ludoteca.store import GameStore
 
 

@@ -11,8 +11,6 @@ from typing import Any
 
 import redis
 from flask import Flask
-from werkzeug.middleware.proxy_fix import ProxyFix
-
 from ludoteca.config import Settings
 from ludoteca.engine import GameDefinition
 from ludoteca.hosting.ops import ops_blueprint
@@ -21,6 +19,7 @@ from ludoteca.hosting.routes import games_blueprint, results_blueprint
 from ludoteca.hosting.schemas import action_ref_to_property, game_schemas
 from ludoteca.service import Dispatcher, GameService
 from ludoteca.store import GameStore
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 API_VERSION = "1.0.0"
 

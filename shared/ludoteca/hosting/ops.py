@@ -10,7 +10,6 @@ from typing import Any
 import redis
 import swagger_ui_bundle
 from flask import Blueprint, Flask, Response, g, request, send_from_directory, url_for
-
 from ludoteca.hosting.problems import problem_response
 
 DOCS_PAGE = """<!doctype html>

@@ -10,9 +10,8 @@ import marshmallow as ma
 from flask import Flask, Response, has_request_context, json, request
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
-from werkzeug.exceptions import HTTPException
-
 from ludoteca.errors import LudotecaError
+from werkzeug.exceptions import HTTPException
 
 PROBLEM_JSON = "application/problem+json"
 TYPE_BASE = "https://ludoteca.dev/problems/"

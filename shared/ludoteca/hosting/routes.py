@@ -9,7 +9,6 @@ from typing import Any
 from flask import Response, current_app, json, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
-
 from ludoteca.errors import AuthenticationError, BadRequestError, NotFoundError
 from ludoteca.hosting.schemas import (
     EventsPageSchema,

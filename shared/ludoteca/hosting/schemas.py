@@ -7,9 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import marshmallow as ma
-from marshmallow import fields, validate
-
 from ludoteca.engine import GameDefinition
+from marshmallow import fields, validate
 
 STATUSES = ["waiting_for_players", "active", "finished"]
 
