@@ -131,20 +131,19 @@ class TestExpert:
         view = _view(seats=4, totals=(5, 30, 12, 7), seat=0, first=1, current=0)  # closes the round
         assert expert_rolls(view, 20) == policy.second_rolls(5 + shift, 30 + shift, 20)
 
-    def test_matches_the_exact_evaluation_through_the_engine(self) -> None:
-        """Expert vs steady at target 50, seats alternating: the engine + bots give the win rate
-        that the exact policy evaluation predicts (within 4 standard errors)."""
+    @pytest.mark.parametrize("expert_seat", [0, 1])
+    def test_matches_the_exact_evaluation_through_the_engine(self, expert_seat: int) -> None:
+        """Expert vs steady at target 50, the expert first or second: the engine + bots win as
+        often as the exact policy evaluation predicts (within 4 standard errors; a model error
+        such as steady holding on reaching the target would be 6 away)."""
         policy, _ = expert_table(50)
-        first, second = versus_threshold(policy, steady_threshold())
-        exact = (first + second) / 2
-        games = 1200
+        exact = versus_threshold(policy, steady_threshold())[expert_seat]
+        games = 2000
+        players = ["bot:expert", "bot:steady"] if expert_seat == 0 else ["bot:steady", "bot:expert"]
         score = 0.0
         for g in range(games):
-            players = ["bot:expert", "bot:steady"] if g % 2 == 0 else ["bot:steady", "bot:expert"]
-            state = play(players, 50, f"{g:064x}", 0, check=False)
-            result = ENGINE.result(state)
+            result = ENGINE.result(play(players, 50, f"{g:064x}", 0, check=False))
             assert result is not None
-            expert_seat = g % 2
             if expert_seat in result.winners:
                 score += 1 / len(result.winners)
         rate = score / games

@@ -209,13 +209,14 @@ def evaluate(
 
 
 def threshold_policy(target: int, cap: int, threshold: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Roll bits and final-turn chances of "hold at turn total ``threshold``" (``steady``)."""
+    """Roll bits and final-turn chances of "hold at turn total ``threshold``" (``steady``),
+    which keeps rolling below the threshold even when holding would win."""
     from ludix import solver
 
     arr = throw_arrays()
     first = np.zeros((target, target, cap + 1), dtype=np.bool_)
     first[:, :, :threshold] = True
-    second = np.zeros((target, target, target), dtype=np.bool_)
+    second = np.zeros((target, target, cap + 1), dtype=np.bool_)  # it rolls on past the target
     second[:, :, :threshold] = True
     final = solver.final_turn_threshold(final_size(cap), threshold, arr.probs, arr.vals, arr.nv)
     return first, second, final

@@ -159,7 +159,9 @@ def solve_game(
     """Solve (``optimize``) or evaluate the two-player game.
 
     ``roll_first[i, j, k]`` (shape ``(T, T, cap + 1)``): A, with ``i`` against ``j``, rolls at
-    turn total ``k``. ``roll_second[j, i, k]`` (shape ``(T, T, T)``): B likewise. Written when
+    turn total ``k``. ``roll_second[j, i, k]``: B likewise, shape ``(T, T, T)`` when solving (B
+    never rolls once its total reaches ``T``: holding wins), ``(T, T, K + 1)`` to evaluate a
+    policy that may roll on past ``T`` up to the total ``K`` (``steady``). Written when
     optimizing, read otherwise. ``final[d]``: B's chance in its final turn at deficit ``d``.
     Returns ``V_A[i, j]`` and ``V_B[j, i]`` at the start of a turn and the numeral exceptions.
     """
@@ -175,7 +177,7 @@ def solve_game(
         for i in range(max(0, s - target + 1), min(s, target - 1) + 1):
             j = s - i
             kmax_a = cap - i
-            kmax_b = target - j - 1
+            kmax_b = roll_second.shape[2] - 1 - j
             for k in range(kmax_a + MAX_POINTS + 1):
                 a = i + k
                 hold_a[k] = 1.0 - (vb[j, a] if a < target else final[a - j])

@@ -1,0 +1,177 @@
+"""Ludix bots: strength and speed, printed (no assertions).
+
+    python tests/bench/bench_ludix_bots.py [--games 200000] [--engine-games 2000] [--seed 1]
+
+Prints, for the target 300 and two seats:
+1. the exact chance that ``expert`` wins against itself from the first seat (solved table, and
+   re-derived in float64 by evaluating the table's policy against itself);
+2. ``expert`` against ``steady`` by exact policy evaluation, per seat and averaged over the seats;
+3. a Monte Carlo simulation of the same match (numba, straight from the rules and the tables,
+   seats alternating) with its standard error and its distance to (2) in standard errors;
+4. the same match played through the engine and the bot functions (fewer games: slower);
+5. the time of one expert decision (the bot called with a view), median and 99th percentile.
+A shared win counts one half everywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import time
+from itertools import product
+
+import numpy as np
+from ludix.bots import BOTS, steady_threshold
+from ludix.engine import LudixEngine, LudixState
+from ludix.numerals import FACES, canonical, numerals_of
+from ludix.policy import Policy, evaluate, table, table_path, versus_threshold
+from ludoteca.rng import Rng
+from numba import njit
+
+TARGET = 300
+
+
+def throw_table() -> np.ndarray:
+    """Best value of each of the 6^4 ordered outcomes of the four dice (-1: bust)."""
+    out = np.full(6**4, -1, dtype=np.int64)
+    for index, faces in enumerate(product(range(6), repeat=4)):
+        numerals = numerals_of(canonical(FACES[f] for f in faces))
+        if numerals:
+            out[index] = numerals[0].value
+    return out
+
+
+@njit(cache=True)
+def _bit(packed: np.ndarray, a: int, b: int, k: int) -> bool:
+    return ((packed[a, b, k >> 3] >> (7 - (k & 7))) & 1) == 1
+
+
+@njit(cache=True)
+def _expert_rolls(
+    mover: int, own: int, other: int, k: int, target: int, cap: int,
+    roll_first: np.ndarray, roll_second: np.ndarray, final_roll: np.ndarray,
+) -> bool:  # fmt: skip
+    if mover == 1 and other >= target:  # the second player's final turn
+        deficit = other - own - k
+        if deficit < 0:
+            return False
+        return deficit >= final_roll.shape[0] or final_roll[deficit]
+    if mover == 0:
+        return own + k <= cap and _bit(roll_first, own, other, k)
+    return own + k < target and _bit(roll_second, own, other, k)
+
+
+@njit(cache=True)
+def simulate(
+    games: int, seed: int, target: int, cap: int, threshold: int, throws: np.ndarray,
+    roll_first: np.ndarray, roll_second: np.ndarray, final_roll: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """Expert vs hold-at-``threshold``; even games the expert is first. Returns the expert's
+    score per game (1 win, 1/2 shared, 0 loss)."""
+    np.random.seed(seed)
+    scores = np.zeros(games)
+    for g in range(games):
+        expert = 0 if g % 2 == 0 else 1  # the expert's position: 0 first, 1 second
+        totals = np.zeros(2, dtype=np.int64)
+        mover = 0
+        while True:
+            own, other = totals[mover], totals[1 - mover]
+            k = 0
+            while True:
+                index = 0
+                for _ in range(4):
+                    index = index * 6 + np.random.randint(0, 6)
+                value = throws[index]
+                if value < 0:
+                    k = 0
+                    break
+                k += value
+                if mover == expert:
+                    rolls = _expert_rolls(mover, own, other, k, target, cap, roll_first, roll_second, final_roll)
+                else:
+                    rolls = k < threshold
+                if not rolls:
+                    break
+            totals[mover] += k
+            if mover == 1 and max(totals[0], totals[1]) >= target:
+                break
+            mover = 1 - mover
+        mine, theirs = totals[expert], totals[1 - expert]
+        scores[g] = 1.0 if mine > theirs else (0.5 if mine == theirs else 0.0)
+    return scores
+
+
+def engine_match(games: int, seed: int) -> tuple[float, float, list[float]]:
+    """Expert vs steady through the engine and the bot functions; also times expert decisions."""
+    engine = LudixEngine()
+    rnd = random.Random(seed)
+    total = 0.0
+    timings: list[float] = []
+    for g in range(games):
+        players = ["bot:expert", "bot:steady"] if g % 2 == 0 else ["bot:steady", "bot:expert"]
+        state: LudixState = engine.new_game(players, {"target": TARGET}, Rng(f"{seed:016x}{g:048x}"))
+        state, _ = engine.apply(state, 0, {"type": "alea_jacta_est"})
+        while (result := engine.result(state)) is None:
+            (seat,) = engine.to_act(state)
+            view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
+            bot = BOTS[players[seat][4:]]
+            start = time.perf_counter()
+            action = bot(view, legal, rnd)
+            if players[seat] == "bot:expert" and view["throw"]:
+                timings.append(time.perf_counter() - start)
+            state, _ = engine.apply(state, seat, action)
+        expert = g % 2
+        if expert in result.winners:
+            total += 1 / len(result.winners)
+    rate = total / games
+    return rate, math.sqrt(rate * (1 - rate) / games), timings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=200_000, help="simulated games (numba)")
+    parser.add_argument("--engine-games", type=int, default=2_000, help="games through the engine")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+
+    start = time.perf_counter()
+    policy: Policy = table(TARGET)
+    print(f"table {table_path(TARGET)} ready in {time.perf_counter() - start:.2f} s (load, or build if absent)")
+    threshold = steady_threshold()
+    print(f"steady holds at turn total {threshold}")
+
+    first, second = policy.unpacked()
+    selfplay = float(evaluate(TARGET, policy.cap, first, second, policy.final_win)[0, 0])
+    print(f"1. expert vs expert, first seat wins: {selfplay:.6f} (table float32: {policy.win_first[0, 0]:.6f}); "
+          f"second seat: {1 - selfplay:.6f}")  # fmt: skip
+
+    as_first, as_second = versus_threshold(policy, threshold)
+    exact = (as_first + as_second) / 2
+    print(f"2. expert vs steady, exact: {as_first:.6f} as first, {as_second:.6f} as second, "
+          f"{exact:.6f} averaged over the seats")  # fmt: skip
+
+    start = time.perf_counter()
+    scores = simulate(args.games, args.seed, TARGET, policy.cap, threshold, throw_table(),
+                      policy.roll_first, policy.roll_second, policy.final_roll)  # fmt: skip
+    seconds = time.perf_counter() - start
+    rate, se = float(scores.mean()), float(scores.std(ddof=1) / math.sqrt(len(scores)))
+    print(f"3. simulation, {args.games} games (seats alternating, {seconds:.1f} s): {rate:.4f} +/- {se:.4f} (1 SE); "
+          f"{(rate - exact) / se:+.2f} SE from the exact value")  # fmt: skip
+
+    start = time.perf_counter()
+    rate, se, timings = engine_match(args.engine_games, args.seed)
+    seconds = time.perf_counter() - start
+    print(f"4. through the engine and the bots, {args.engine_games} games ({seconds:.1f} s): {rate:.4f} +/- {se:.4f}; "
+          f"{(rate - exact) / se:+.2f} SE from the exact value")  # fmt: skip
+
+    timings.sort()
+    p99 = timings[int(0.99 * (len(timings) - 1))]
+    median = statistics.median(timings) * 1e6
+    print(f"5. expert decision (view -> action), {len(timings)} decisions: median {median:.1f} us, "
+          f"p99 {p99 * 1e6:.1f} us")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
