@@ -3,6 +3,7 @@ over a real Redis (no worker: human seats only, except where bots are only liste
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import Any
@@ -315,3 +316,26 @@ class TestOps:
         status, stats, _ = ludix.call("GET", "/stats")
         assert status == 200 and "games" in stats
         assert ludix.call("GET", "/leaderboard?limit=0")[0] == 422
+
+
+def test_writes_over_the_limit_get_429_and_change_nothing(settings: Any) -> None:
+    from dataclasses import replace
+
+    from ludoteca.hosting import create_app
+
+    app = create_app(registry.game("ludix"), replace(settings, rate_limit_per_minute=3))
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = f"10.{os.getpid() % 250}.{int(time.time()) % 250}.7"  # a caller of its own
+    api = Api(client)
+    gid, token = api.create(["human", "human"])
+    assert token is not None
+    api.join(gid)
+    assert api.play(gid, token, {"type": "alea_jacta_est"})[0] == 200
+    status, data, headers = api.play(gid, token, {"type": "roll"})
+    assert status == 200  # a seat's token has its own budget
+    version = api.view(gid)["version"]
+    for _ in range(3):
+        api.play(gid, token, {"type": "roll"})
+    status, data, headers = api.play(gid, token, {"type": "roll"})
+    assert status == 429 and int(headers["Retry-After"]) > 0
+    assert api.view(gid)["version"] <= version + 3

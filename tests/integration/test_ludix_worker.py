@@ -53,3 +53,33 @@ def test_a_human_plays_against_the_expert(client_factory: Any, worker: Path) -> 
     assert final["status"] == "finished" and final["result"]["winners"]
     _, replay, _ = api.call("GET", f"/games/{gid}/replay")
     assert any(entry["seat"] == 1 for entry in replay["actions"])
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, ...]] = []
+
+    def bot_turn(self, game: str, game_id: str, version: int) -> None:
+        self.sent.append(("bot_turn", game_id, str(version)))
+
+    def record_result(self, game: str, game_id: str) -> None:
+        self.sent.append(("record_result", game_id))
+
+
+def test_a_redelivered_bot_turn_is_applied_once(redis_client: Any, settings: Any) -> None:
+    """What a killed worker's redelivered task (late ack) does: the second run finds the game
+    moved on and does nothing."""
+    from ludoteca import registry
+    from ludoteca.service import GameService
+    from ludoteca.store import GameStore
+
+    recorder = _Recorder()
+    store = GameStore(redis_client, "ludix", 60, 60)
+    service = GameService(registry.game("ludix"), store, recorder)
+    envelope, _, _ = service.create(["bot:random", "bot:random"], {"target": 300}, None, None)
+    gid, version = envelope["id"], envelope["version"]
+    assert recorder.sent == [("bot_turn", gid, str(version))]
+    assert service.bot_turn(gid, version) == "played"
+    assert service.bot_turn(gid, version) == "stale"  # the same task, delivered again
+    assert len(store.action_log(gid)) == 1
+    assert recorder.sent[-1] == ("bot_turn", gid, str(version + 1))

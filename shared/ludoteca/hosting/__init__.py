@@ -15,6 +15,7 @@ from ludoteca.config import Settings
 from ludoteca.engine import GameDefinition
 from ludoteca.hosting.ops import ops_blueprint
 from ludoteca.hosting.problems import ProblemApi
+from ludoteca.hosting.ratelimit import install_rate_limit
 from ludoteca.hosting.routes import games_blueprint, results_blueprint
 from ludoteca.hosting.schemas import action_ref_to_property, game_schemas
 from ludoteca.service import Dispatcher, GameService
@@ -65,6 +66,7 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
     if definition.extras is not None:
         api.register_blueprint(definition.extras())
     app.register_blueprint(ops_blueprint(app, definition.name, definition.title, client))
+    install_rate_limit(app, client, definition.name, settings.rate_limit_per_minute)
     return app
 
 

@@ -93,7 +93,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
 
         @blp.arguments(schemas.create)
         @blp.response(201, schemas.created, headers={"Location": {"schema": {"type": "string"}}})
-        @_document(blp, 400, 422)
+        @_document(blp, 400, 422, 429)
         def post(self, body: dict[str, Any]) -> Response:
             """Create a game. Seats are `human` or `bot:<level>`; the creator takes a human seat
             and receives its token (shown once)."""
@@ -126,7 +126,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
     class Players(MethodView):
         @blp.arguments(JoinSchema)
         @blp.response(201, schemas.created)
-        @_document(blp, 400, 404, 409, 422)
+        @_document(blp, 400, 404, 409, 422, 429)
         def post(self, body: dict[str, Any], game_id: str) -> Response:
             """Claim an open human seat; returns its token (shown once)."""
             check_game_id(game_id)
@@ -159,7 +159,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
             return json_response(service.actions(stored, seat), 200, {"ETag": etag(stored.version)})
 
         @blp.response(200, schemas.played, headers={"ETag": {"schema": {"type": "string"}}})
-        @_document(blp, 400, 401, 404, 409, 412, 422)
+        @_document(blp, 400, 401, 404, 409, 412, 422, 429)
         @blp.doc(security=bearer, requestBody=action_body, parameters=action_headers)
         def post(self, game_id: str) -> Response:
             """Play one action."""
