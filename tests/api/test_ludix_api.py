@@ -336,6 +336,6 @@ def test_writes_over_the_limit_get_429_and_change_nothing(settings: Any) -> None
     version = api.view(gid)["version"]
     for _ in range(3):
         api.play(gid, token, {"type": "roll"})
-    status, data, headers = api.play(gid, token, {"type": "roll"})
+    status, _data, headers = api.play(gid, token, {"type": "roll"})
     assert status == 429 and int(headers["Retry-After"]) > 0
     assert api.view(gid)["version"] <= version + 3

@@ -11,7 +11,6 @@ import time
 
 import redis
 from flask import Flask, Response, request
-
 from ludoteca.hosting.problems import problem_response
 from ludoteca.tokens import hash_token
 
