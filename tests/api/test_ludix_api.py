@@ -331,7 +331,7 @@ def test_writes_over_the_limit_get_429_and_change_nothing(settings: Any) -> None
     assert token is not None
     api.join(gid)
     assert api.play(gid, token, {"type": "alea_jacta_est"})[0] == 200
-    status, data, headers = api.play(gid, token, {"type": "roll"})
+    status, _, _ = api.play(gid, token, {"type": "roll"})
     assert status == 200  # a seat's token has its own budget
     version = api.view(gid)["version"]
     for _ in range(3):
