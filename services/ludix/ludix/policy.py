@@ -236,8 +236,8 @@ def highest_rolling_total(policy: Policy) -> int:
     """The highest banked + turn total at which the first player still rolls (must stay well
     below ``cap - 80`` for the cap not to matter)."""
     first, _ = policy.unpacked()
-    i, _j, k = np.nonzero(first[:, :, 1:])
-    return int((i + k + 1).max()) if len(i) else 0
+    i, k = np.nonzero(first.any(axis=1))
+    return int((i + k).max()) if len(i) else 0
 
 
 # -- the cached table -----------------------------------------------------------------------
