@@ -127,3 +127,19 @@ class TestOdds:
         assert len(odds().valid) == 14 and len(odds().busts) == 21
         values = [t.best.value for t in odds().valid if t.best]
         assert values == sorted(values, reverse=True)
+
+
+class TestJson:
+    def test_odds_as_exact_fractions_and_decimals(self) -> None:
+        from ludix.schemas import OddsSchema
+
+        data = odds().to_json()
+        assert OddsSchema().validate(data) == {}
+        assert data["bust"] == {"fraction": "23/81", "decimal": 23 / 81}
+        assert data["expected_points"]["fraction"] == "836/27"
+        assert [t["multiset"] for t in data["valid"]][-1] == "VIII" and data["valid"][0]["best"] == {
+            "numeral": "LXXX",
+            "value": 80,
+        }
+        assert len(data["valid"]) == 14 and len(data["busts"]) == 21 and data["multisets"] == 35
+        assert sum(Fraction(t["probability"]["fraction"]) for t in data["valid"] + data["busts"]) == 1

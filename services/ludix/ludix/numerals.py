@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from itertools import combinations_with_replacement, permutations
+from typing import Any
 
 from ludoteca.dice import Die, multiset_distribution
 
@@ -115,6 +116,12 @@ def all_multisets() -> tuple[str, ...]:
     return tuple("".join(c) for c in combinations_with_replacement(SYMBOLS, len(DICE)))
 
 
+def exact(q: Fraction) -> dict[str, Any]:
+    """An exact number for JSON, as a fraction string and its decimal:
+    ``{"fraction": "23/81", "decimal": 0.2839...}``."""
+    return {"fraction": f"{q.numerator}/{q.denominator}", "decimal": float(q)}
+
+
 @dataclass(frozen=True)
 class ThrowOdds:
     """One multiset of symbols: how likely it is and what it can score."""
@@ -130,6 +137,14 @@ class ThrowOdds:
     @property
     def is_bust(self) -> bool:
         return not self.numerals
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "multiset": self.multiset,
+            "probability": exact(self.probability),
+            "numerals": [n.to_json() for n in self.numerals],
+            "best": self.best.to_json() if self.best else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -159,6 +174,18 @@ class Odds:
     @property
     def expected_points_given_valid(self) -> Fraction:
         return self.expected_points / (1 - self.bust_probability)
+
+    def to_json(self) -> dict[str, Any]:
+        """The distribution with every probability as an exact fraction and its decimal."""
+        return {
+            "faces": list(FACES),
+            "multisets": len(self.throws),
+            "valid": [t.to_json() for t in self.valid],
+            "busts": [t.to_json() for t in self.busts],
+            "bust": exact(self.bust_probability),
+            "expected_points": exact(self.expected_points),
+            "expected_points_given_valid": exact(self.expected_points_given_valid),
+        }
 
 
 @cache

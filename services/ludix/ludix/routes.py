@@ -12,17 +12,8 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from ludoteca.errors import FieldValidationError
 
-from ludix.numerals import FACES, ThrowOdds, odds, parse_throw
-from ludix.schemas import NumeralsQuerySchema, NumeralsSchema, OddsSchema, exact
-
-
-def throw_odds_json(throw: ThrowOdds) -> dict[str, Any]:
-    return {
-        "multiset": throw.multiset,
-        "probability": exact(throw.probability),
-        "numerals": [n.to_json() for n in throw.numerals],
-        "best": throw.best.to_json() if throw.best else None,
-    }
+from ludix.numerals import odds, parse_throw
+from ludix.schemas import NumeralsQuerySchema, NumeralsSchema, OddsSchema
 
 
 def numerals_json(dice: str) -> dict[str, Any]:
@@ -32,21 +23,7 @@ def numerals_json(dice: str) -> dict[str, Any]:
     except ValueError as err:
         raise FieldValidationError(str(err), errors={"dice": [str(err)]}) from err
     throw = next(t for t in odds().throws if t.multiset == multiset)
-    return {"dice": dice, "valid": not throw.is_bust, **throw_odds_json(throw)}
-
-
-def odds_json() -> dict[str, Any]:
-    """The exact distribution of one throw."""
-    table = odds()
-    return {
-        "faces": list(FACES),
-        "multisets": len(table.throws),
-        "valid": [throw_odds_json(t) for t in table.valid],
-        "busts": [throw_odds_json(t) for t in table.busts],
-        "bust": exact(table.bust_probability),
-        "expected_points": exact(table.expected_points),
-        "expected_points_given_valid": exact(table.expected_points_given_valid),
-    }
+    return {"dice": dice, "valid": not throw.is_bust, **throw.to_json()}
 
 
 def extras() -> Blueprint:
@@ -67,6 +44,6 @@ def extras() -> Blueprint:
         def get(self) -> dict[str, Any]:
             """The exact distribution of a throw: 14 scoring multisets, bust 23/81, expected
             points."""
-            return odds_json()
+            return odds().to_json()
 
     return blp

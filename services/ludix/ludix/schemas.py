@@ -6,9 +6,6 @@ are generated from it); the action schemas validate bodies before the engine jud
 
 from __future__ import annotations
 
-from fractions import Fraction
-from typing import Any
-
 from marshmallow import RAISE, Schema, fields, validate
 
 from ludix.engine import CALL, DEFAULT_TARGET, HOLD, MAX_SEATS, MAX_TARGET, MIN_TARGET, ROLL
@@ -100,11 +97,6 @@ class ViewSchema(Schema):
 
 
 # -- extras ---------------------------------------------------------------------------------
-def exact(q: Fraction) -> dict[str, Any]:
-    """An exact number for JSON: ``{"fraction": "23/81", "decimal": 0.2839...}``."""
-    return {"fraction": f"{q.numerator}/{q.denominator}", "decimal": float(q)}
-
-
 class ExactSchema(Schema):
     fraction = fields.String(required=True, metadata={"example": "23/81"})
     decimal = fields.Float(required=True, metadata={"example": 0.2839506172839506})
