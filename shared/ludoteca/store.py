@@ -231,6 +231,9 @@ class GameStore:
         keys = [self._board("scored"), self._board("wins"), self._board("players"), self._board("stats")]
         return bool(self._record(keys=keys, args=args))
 
+    def is_recorded(self, game_id: str) -> bool:
+        return bool(self.r.sismember(self._board("scored"), game_id))
+
     def leaderboard(self, limit: int) -> list[dict[str, Any]]:
         top = self.r.zrevrange(self._board("wins"), 0, limit - 1, withscores=True)
         names = [n.decode() if isinstance(n, bytes) else n for n, _ in top]

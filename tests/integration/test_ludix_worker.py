@@ -28,9 +28,13 @@ def test_bots_play_a_whole_game_and_the_result_is_recorded_once(
     view = api.view(gid)
     assert max(view["state"]["totals"]) >= 300
     assert len(set(view["state"]["turns"])) == 1  # the last round was completed
-    assert wait_until(lambda: api.call("GET", "/stats")[1]["games"] >= stats_before["games"] + 1, timeout=60)
+    service = service_for("ludix")
+    assert wait_until(lambda: service.store.is_recorded(gid), timeout=60)
+    assert api.call("GET", "/stats")[1]["games"] >= stats_before["games"] + 1
     # recording again (a redelivered task) changes nothing
-    assert service_for("ludix").record_result(gid) is False
+    games = api.call("GET", "/stats")[1]["games"]
+    assert service.record_result(gid) is False
+    assert api.call("GET", "/stats")[1]["games"] == games
     _, replay, _ = api.call("GET", f"/games/{gid}/replay")
     assert {entry["seat"] for entry in replay["actions"]} == {0, 1, 2}
 
