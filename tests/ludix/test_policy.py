@@ -6,11 +6,12 @@ not needed here (see test_policy_table.py)."""
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
 from ludix.numerals import odds
-from ludix.policy import Policy, evaluate, highest_rolling_total, solve
+from ludix.policy import Policy, evaluate, has_table, highest_rolling_total, solve, table, table_path
 
 TARGET = 40
 EXTRA = 100
@@ -114,3 +115,30 @@ class TestModel:
         first, second = small.unpacked()
         values = evaluate(TARGET, small.cap, first, second, small.final_win)
         assert np.abs(values - small.win_first).max() < 1e-12
+
+
+class TestCache:
+    def test_written_once_then_read(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("LUDOTECA_CACHE", str(tmp_path))
+        table.cache_clear()
+        try:
+            built = table(TARGET)
+            assert table_path(TARGET).exists() and table(TARGET) is built
+            read = Policy.read(table_path(TARGET))
+            assert (
+                np.array_equal(read.roll_first, built.roll_first)
+                and read.final_roll.tolist() == built.final_roll.tolist()
+            )
+            assert np.abs(read.win_first - built.win_first).max() < 1e-7  # float32 on disk
+        finally:
+            table.cache_clear()
+
+    def test_an_unwritable_cache_still_gives_a_table(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        blocker = tmp_path / "file"
+        blocker.write_text("not a directory")
+        monkeypatch.setenv("LUDOTECA_CACHE", str(blocker / "cache"))
+        table.cache_clear()
+        try:
+            assert table(TARGET).target == TARGET and not has_table(TARGET)
+        finally:
+            table.cache_clear()

@@ -23,6 +23,7 @@ needs no numeral choices: the expert takes the best numeral and reads one bit.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -241,28 +242,38 @@ def highest_rolling_total(policy: Policy) -> int:
 
 
 # -- the cached table -----------------------------------------------------------------------
-def build(target: int = DEFAULT_TARGET) -> Policy:
-    """Solve, check and write the table for ``target``."""
+def checked_solve(target: int = DEFAULT_TARGET) -> Policy:
+    """Solve and check what the expert relies on: the best numeral is never beaten and the cap on
+    the first player's total never binds."""
     policy = solve(target)
     if policy.exceptions:
         raise RuntimeError(f"{policy.exceptions} states prefer a numeral other than the best")
     if highest_rolling_total(policy) > policy.cap - 80:
         raise RuntimeError("the first player's cap binds: raise EXTRA")
+    return policy
+
+
+def build(target: int = DEFAULT_TARGET) -> Policy:
+    """Solve, check and write the table for ``target``."""
+    policy = checked_solve(target)
     policy.save(table_path(target))
     return policy
 
 
 @cache
 def table(target: int = DEFAULT_TARGET) -> Policy:
-    """The table for ``target``: read from the cache, built (and cached) if absent. Once per
-    process."""
+    """The table for ``target``, once per process: read from the cache; if absent (or stale),
+    solved and written there (kept in memory only if the cache dir is not writable)."""
     path = table_path(target)
     if path.exists():
         try:
             return Policy.read(path)
         except (OSError, ValueError, KeyError):
-            pass  # stale or damaged: rebuild below
-    return build(target)
+            pass  # stale or damaged: solve again below
+    policy = checked_solve(target)
+    with contextlib.suppress(OSError):
+        policy.save(path)
+    return policy
 
 
 def has_table(target: int = DEFAULT_TARGET) -> bool:
