@@ -17,9 +17,9 @@ spades + hearts is *the hintbook*, so each pile holds exactly one card of each o
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import Enum
 
 import numpy as np
 import numpy.typing as npt
@@ -42,13 +42,14 @@ BREAK_ACE = "AH"
 """The red Ace heading the 'break' column (the Ace of diamonds lies under it, out of play)."""
 
 
-class Column(str, Enum):
-    OBEY = "obey"
-    BREAK = "break"
+OBEY = "obey"
+BREAK = "break"
+COLUMNS = (OBEY, BREAK)
 
-    @classmethod
-    def of(cls, obeys: bool) -> Column:
-        return cls.OBEY if obeys else cls.BREAK
+
+def column_of(obeys: bool) -> str:
+    """The column a set belongs in: 'obey' or 'break'."""
+    return OBEY if obeys else BREAK
 
 
 @dataclass(frozen=True, order=True)
@@ -84,6 +85,7 @@ def card_type(code: str) -> CardType:
     return CardType(card.rank, card.color is Color.RED)
 
 
+@functools.lru_cache(maxsize=128)
 def type_index(code: str) -> int:
     return card_type(code).index
 

@@ -1,0 +1,546 @@
+"""The whole game of 2-card Ludic as pure functions (see RULES.md for every call made).
+
+Phases: ``cut`` (everyone cuts, low card is the first Vexer) -> per round: ``rule`` (the Vexer
+writes the secret rule) -> ``turn`` (a Seeker queries, plays or draws) / ``guess`` (after a
+correct play: guess or pass) / ``final`` (every Seeker is out of cards: guess or pass, one flip
+per column each time) / ``choose`` (only with the ``vexer_choices`` option: the Vexer picks a
+flip or a hint) -> the round ends (a correct guess, or an initial set flipped) -> scoring, next
+Vexer, next round ... -> ``over`` when a ludic player becomes Vexer again (or the round limit).
+
+Work the Vexer owes after an action (place a set, flip a set when a column is full, deal, hint,
+end the turn) is queued as :class:`~ludic.state.Step` s and run in order; a step with a choice
+pauses the game for the Vexer only when the option asks for it.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ludoteca.engine import JSON, Event, GameResult
+from ludoteca.errors import (
+    FieldValidationError,
+    GameOverError,
+    IllegalActionError,
+    NotYourTurnError,
+)
+from ludoteca.rng import Rng
+
+from ludic.hints import HintOption, hint_options
+from ludic.language import RuleError
+from ludic.rules import InitialSets, accept_guess, accept_rule
+from ludic.state import Hint, LudicState, PlacedSet, Round, Step, copy_state, dump_state, load_state
+from ludic.universe import (
+    BREAK,
+    BREAK_ACE,
+    COLUMNS,
+    OBEY,
+    OBEY_ACE,
+    card_type,
+    column_of,
+    deck_pile,
+    hintbook_pile,
+    set_of_codes,
+)
+
+HAND = 4
+MAX_FACE_UP = 5
+DEFAULT_OPTIONS: dict[str, Any] = {"short_game": False, "round_limit": 0, "vexer_choices": False,
+                                   "turn_initial_sets": True}
+RULE_TEMPLATE = "<rule>"
+
+
+def _audience(*seats: int) -> frozenset[int]:
+    return frozenset(seats)
+
+
+class LudicEngine:
+    """The Engine of 2-card Ludic for 3 to 5 seats."""
+
+    min_seats = 3
+    max_seats = 5
+
+    # ---- setup -----------------------------------------------------------------------------------
+    def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> LudicState:
+        if not self.min_seats <= len(players) <= self.max_seats:
+            raise FieldValidationError("Ludic is played by 3 to 5 players",
+                                       errors={"seats": ["Ludic is played by 3 to 5 players"]})
+        merged = {**DEFAULT_OPTIONS, **{k: v for k, v in options.items() if k in DEFAULT_OPTIONS}}
+        state = LudicState(players=list(players), options=merged, rng=rng, scores=[0] * len(players))
+        state.cut_deck = rng.shuffled(deck_pile())
+        state.cut_pending = list(range(len(players)))
+        return state
+
+    # ---- who acts, what is legal -------------------------------------------------------------------
+    def to_act(self, state: LudicState) -> frozenset[int]:
+        if state.phase == "over":
+            return frozenset()
+        if state.phase == "cut":
+            return frozenset(state.cut_pending)
+        assert state.round is not None
+        if state.phase in ("rule", "choose"):
+            return frozenset({state.round.vexer})
+        return frozenset({state.round.turn}) if state.round.turn is not None else frozenset()
+
+    def legal_actions(self, state: LudicState, seat: int) -> list[JSON]:
+        if seat not in self.to_act(state):
+            return []
+        if state.phase == "cut":
+            return [{"type": "cut"}]
+        rnd = state.round
+        assert rnd is not None
+        if state.phase == "choose":
+            return [self._choice_body(rnd, option) for option in self._step_options(state, rnd.steps[0])]
+        if state.phase in ("guess", "final"):
+            return [{"type": "pass"}]
+        if state.phase != "turn":
+            return []
+        hand = rnd.hands[seat]
+        actions: list[JSON] = []
+        pairs = [(a, b) for a in hand for b in hand if a != b]
+        if rnd.deck:
+            actions += [{"type": "query", "top": a, "bottom": b} for a, b in pairs]
+        actions += [{"type": "play", "top": a, "bottom": b, "column": c} for a, b in pairs for c in COLUMNS]
+        if rnd.deck and len(hand) < HAND:
+            actions.append({"type": "draw"})
+        return actions
+
+    def action_templates(self, state: LudicState, seat: int) -> list[JSON]:
+        if seat not in self.to_act(state):
+            return []
+        if state.phase == "rule":
+            template: JSON = {"type": "write_rule", "rule": RULE_TEMPLATE}
+            if state.options["turn_initial_sets"]:
+                template |= {"turn_obey": False, "turn_break": False}
+            return [template]
+        if state.phase in ("guess", "final"):
+            return [{"type": "guess", "rule": RULE_TEMPLATE}]
+        return []
+
+    # ---- apply -----------------------------------------------------------------------------------------
+    def apply(self, state: LudicState, seat: int, action: Mapping[str, Any]) -> tuple[LudicState, list[Event]]:
+        if state.phase == "over":
+            raise GameOverError("the game is over")
+        if seat not in self.to_act(state):
+            raise NotYourTurnError("it is not this seat's turn", to_act=sorted(self.to_act(state)))
+        kind = action.get("type") if isinstance(action, Mapping) else None
+        handler = {
+            "cut": self._cut, "write_rule": self._write_rule, "query": self._query, "play": self._play,
+            "draw": self._draw, "guess": self._guess, "pass": self._pass,
+            "choose_flip": self._choose, "choose_hint": self._choose,
+        }.get(kind if isinstance(kind, str) else "")
+        if handler is None:
+            raise self._illegal(state, seat, f"unknown action type {kind!r}")
+        new = copy_state(state)
+        events: list[Event] = []
+        handler(new, seat, action, events)
+        return new, events
+
+    def _illegal(self, state: LudicState, seat: int, message: str) -> IllegalActionError:
+        return IllegalActionError(message, legal=self.legal_actions(state, seat),
+                                  templates=self.action_templates(state, seat))
+
+    def _require_phase(self, state: LudicState, seat: int, *phases: str) -> Round:
+        if state.phase not in phases:
+            raise self._illegal(state, seat, f"not allowed in the {state.phase!r} phase")
+        assert state.round is not None
+        return state.round
+
+    # ---- the cut -----------------------------------------------------------------------------------------
+    def _cut(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
+        if state.phase != "cut":
+            raise self._illegal(state, seat, "the cut is over")
+        card = state.cut_deck.pop(state.rng.randbelow(len(state.cut_deck)))
+        attempt = state.cut_attempt
+        state.cuts.append({"seat": seat, "card": card, "attempt": attempt})
+        state.cut_pending.remove(seat)
+        events.append(Event("CardCut", {"seat": seat, "card": card}))
+        if state.cut_pending:
+            return
+        current = [c for c in state.cuts if c["attempt"] == attempt]
+        low = min(card_type(c["card"]).rank for c in current)
+        lowest = sorted(c["seat"] for c in current if card_type(c["card"]).rank == low)
+        if len(lowest) > 1:
+            state.cut_pending = lowest
+            state.cut_attempt += 1
+            state.cut_deck = state.rng.shuffled(deck_pile())
+            events.append(Event("CutTied", {"seats": lowest}))
+            return
+        state.vexer = lowest[0]
+        state.token = (lowest[0] + 1) % state.seats
+        state.cut_deck = []
+        events.append(Event("VexerChosen", {"vexer": state.vexer, "token": state.token}))
+        self._start_round(state, events)
+
+    # ---- a round ---------------------------------------------------------------------------------------
+    def _start_round(self, state: LudicState, events: list[Event]) -> None:
+        assert state.vexer is not None
+        deck = state.rng.shuffled(deck_pile())
+        seekers = state.seekers()
+        hands: dict[int, list[str]] = {s: [] for s in seekers}
+        for _ in range(HAND):
+            for s in seekers:
+                hands[s].append(deck.pop(0))
+        obey = PlacedSet(deck.pop(0), deck.pop(0), "initial", None)
+        broken = PlacedSet(deck.pop(0), deck.pop(0), "initial", None)
+        state.round = Round(number=len(state.rounds) + 1, vexer=state.vexer, deck=deck,
+                            hintbook=hintbook_pile(), hands=hands,
+                            columns={OBEY: [obey], BREAK: [broken]}, hints={s: [] for s in seekers})
+        state.phase = "rule"
+        events.append(Event("RoundStarted", {
+            "round": state.round.number, "vexer": state.vexer, "token": state.token,
+            "initial_sets": {OBEY: {"top": obey.top, "bottom": obey.bottom},
+                             BREAK: {"top": broken.top, "bottom": broken.bottom}},
+            "hand_counts": {str(s): len(h) for s, h in hands.items()}, "deck_count": len(deck)}))
+        for s, hand in hands.items():
+            events.append(Event("HandDealt", {"seat": s, "cards": list(hand)}, _audience(s)))
+
+    def _write_rule(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
+        rnd = self._require_phase(state, seat, "rule")
+        text = action.get("rule")
+        turns = {OBEY: action.get("turn_obey", False), BREAK: action.get("turn_break", False)}
+        if not isinstance(text, str) or not all(isinstance(v, bool) for v in turns.values()):
+            raise self._illegal(state, seat, "write_rule needs a rule text (and booleans turn_obey, turn_break)")
+        if any(turns.values()) and not state.options["turn_initial_sets"]:
+            raise self._illegal(state, seat, "this game does not let the Vexer turn the initial sets")
+        initial = {c: rnd.initial(c) for c in COLUMNS}
+        oriented = {c: (s.bottom, s.top) if turns[c] else (s.top, s.bottom) for c, s in initial.items()}
+        sets = InitialSets(set_of_codes(*oriented[OBEY]), set_of_codes(*oriented[BREAK]))
+        try:
+            table = accept_rule(text, sets)
+        except RuleError as error:
+            raise FieldValidationError(str(error), errors={"rule": [str(error)]}, rule_error=error.as_json()) from None
+        for c, (top, bottom) in oriented.items():
+            initial[c].top, initial[c].bottom = top, bottom
+        rnd.rule, rnd.rule_obey = text, format(table.obey, "x")
+        events.append(Event("RuleWritten", {"turned": [c for c in COLUMNS if turns[c]],
+                                            "initial_sets": {c: {"top": t, "bottom": b}
+                                                             for c, (t, b) in oriented.items()}}))
+        events.append(Event("RuleRecorded", {"rule": text}, _audience(seat)))
+        rnd.turn = state.seekers()[0]
+        state.phase = "turn"
+
+    # ---- a Seeker's turn -------------------------------------------------------------------------------
+    def _take_pair(self, state: LudicState, seat: int, action: Mapping[str, Any]) -> tuple[str, str]:
+        rnd = self._require_phase(state, seat, "turn")
+        top, bottom = action.get("top"), action.get("bottom")
+        hand = rnd.hands[seat]
+        if not (isinstance(top, str) and isinstance(bottom, str) and top in hand and bottom in hand
+                and top != bottom):
+            raise self._illegal(state, seat, "a set is built from two different cards of your hand")
+        hand.remove(top)
+        hand.remove(bottom)
+        return top, bottom
+
+    def _query(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
+        rnd = self._require_phase(state, seat, "turn")
+        if not rnd.deck:
+            raise self._illegal(state, seat, "no queries once the deck has run out: play to a column")
+        top, bottom = self._take_pair(state, seat, action)
+        column = column_of(bool(rnd.obey_mask >> set_of_codes(top, bottom) & 1))
+        rnd.log.append({"event": "query", "seat": seat, "top": top, "bottom": bottom, "column": column})
+        events.append(Event("SetQueried", {"seat": seat, "top": top, "bottom": bottom, "column": column}))
+        rnd.steps = [Step("place", seat, column, top, bottom, "query"), Step("deal", seat), Step("end_turn")]
+        self._run(state, events)
+
+    def _play(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
+        rnd = self._require_phase(state, seat, "turn")
+        chosen = action.get("column")
+        if chosen not in COLUMNS:
+            raise self._illegal(state, seat, "play to the 'obey' or the 'break' column")
+        top, bottom = self._take_pair(state, seat, action)
+        column = column_of(bool(rnd.obey_mask >> set_of_codes(top, bottom) & 1))
+        correct = chosen == column
+        rnd.log.append({"event": "play", "seat": seat, "top": top, "bottom": bottom, "column": column,
+                        "correct": correct})
+        events.append(Event("SetPlayed", {"seat": seat, "top": top, "bottom": bottom, "chosen": chosen,
+                                          "column": column, "correct": correct}))
+        if correct:
+            rnd.steps = [Step("place", seat, column, top, bottom, "play"), Step("deal", seat),
+                         Step("may_guess", seat)]
+        else:
+            rnd.steps = [Step("place", seat, column, top, bottom, "misplay"), Step("end_turn")]
+        self._run(state, events)
+
+    def _draw(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
+        rnd = self._require_phase(state, seat, "turn")
+        if not rnd.deck or len(rnd.hands[seat]) >= HAND:
+            raise self._illegal(state, seat, "you may pass and draw only with fewer than 4 cards, while the "
+                                "deck lasts")
+        rnd.log.append({"event": "draw", "seat": seat})
+        rnd.steps = [Step("deal", seat), Step("end_turn")]
+        self._run(state, events)
+
+    def _guess(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
+        rnd = self._require_phase(state, seat, "guess", "final")
+        text = action.get("rule")
+        if not isinstance(text, str):
+            raise self._illegal(state, seat, "a guess is a rule text")
+        try:
+            guess = accept_guess(text)
+        except RuleError as error:
+            raise FieldValidationError(str(error), errors={"rule": [str(error)]}, rule_error=error.as_json()) from None
+        correct = guess.obey == rnd.obey_mask
+        rnd.log.append({"event": "guess", "seat": seat, "rule": text, "correct": correct})
+        events.append(Event("GuessMade", {"seat": seat, "rule": text, "correct": correct}))
+        if correct:
+            self._end_round(state, events, guesser=seat, guess=text)
+            return
+        hint = Step("hint", seat, guess=text, guess_obey=format(guess.obey, "x"))
+        rnd.steps = [*self._last_phase_flips(state), hint, Step("end_turn")]
+        self._run(state, events)
+
+    def _pass(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
+        rnd = self._require_phase(state, seat, "guess", "final")
+        rnd.log.append({"event": "pass", "seat": seat})
+        events.append(Event("GuessPassed", {"seat": seat}))
+        if state.phase == "final":
+            rnd.steps = [*self._last_phase_flips(state), Step("hint", seat), Step("end_turn")]
+        else:
+            rnd.steps = [Step("end_turn")]
+        self._run(state, events)
+
+    @staticmethod
+    def _last_phase_flips(state: LudicState) -> list[Step]:
+        return [Step("flip", column=c) for c in COLUMNS] if state.phase == "final" else []
+
+    def _choose(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
+        rnd = self._require_phase(state, seat, "choose")
+        options = self._step_options(state, rnd.steps[0])
+        body = {k: action.get(k) for k in ("type", "column", "top", "bottom") if k in action}
+        picked = next((o for o in options if self._choice_body(rnd, o) == body), None)
+        if picked is None:
+            raise self._illegal(state, seat, "choose one of the listed options")
+        self._run(state, events, picked)
+
+    # ---- the Vexer's work queue ----------------------------------------------------------------------
+    def _step_options(self, state: LudicState, step: Step) -> list[Any]:
+        """The choices a step offers (empty when it has none)."""
+        rnd = state.round
+        assert rnd is not None
+        if step.do in ("place", "flip"):
+            assert step.column is not None
+            face_up = rnd.face_up(step.column)
+            if step.do == "place" and len(face_up) < MAX_FACE_UP:
+                return []
+            return [(step.column, s) for s in face_up if not s.is_initial]
+        if step.do == "hint":
+            return hint_options(rnd, int(step.guess_obey, 16) if step.guess_obey else None)
+        return []
+
+    @staticmethod
+    def _choice_body(rnd: Round, option: Any) -> JSON:
+        if isinstance(option, HintOption):
+            return {"type": "choose_hint", "top": option.top, "bottom": option.bottom}
+        column, placed = option
+        return {"type": "choose_flip", "column": column, "top": placed.top, "bottom": placed.bottom}
+
+    def _run(self, state: LudicState, events: list[Event], chosen: Any = None) -> None:
+        """Do the queued steps in order, pausing for the Vexer when the option asks for it."""
+        rnd = state.round
+        assert rnd is not None
+        while rnd.steps and state.round is rnd:
+            step = rnd.steps[0]
+            options = self._step_options(state, step)
+            choice = chosen
+            chosen = None
+            if choice is None and len(options) > 1 and state.options["vexer_choices"]:
+                state.phase = "choose"
+                events.append(Event("VexerChoosing", {"kind": "hint" if step.do == "hint" else "flip"}))
+                return
+            if choice is None and options:
+                choice = state.rng.choice(options) if step.do == "hint" else options[0]
+            rnd.steps.pop(0)
+            self._do(state, step, choice, events)
+
+    def _do(self, state: LudicState, step: Step, choice: Any, events: list[Event]) -> None:
+        rnd = state.round
+        assert rnd is not None
+        if step.do == "place":
+            assert step.column and step.top and step.bottom and step.kind
+            if choice is not None:
+                self._flip(rnd, choice, events)
+            rnd.columns[step.column].append(PlacedSet(step.top, step.bottom, step.kind, step.seat))
+        elif step.do == "flip":
+            assert step.column is not None
+            if choice is None:
+                self._flip(rnd, (step.column, rnd.initial(step.column)), events)
+                self._end_round(state, events)
+            else:
+                self._flip(rnd, choice, events)
+        elif step.do == "deal":
+            assert step.seat is not None
+            cards = [rnd.deck.pop(0) for _ in range(min(2, len(rnd.deck)))]
+            rnd.hands[step.seat].extend(cards)
+            if cards:
+                events.append(Event("CardsDealt", {"seat": step.seat, "count": len(cards),
+                                                   "deck_count": len(rnd.deck)}))
+                events.append(Event("CardsReceived", {"seat": step.seat, "cards": cards}, _audience(step.seat)))
+        elif step.do == "hint":
+            assert step.seat is not None
+            self._hint(rnd, step, choice, events)
+        elif step.do == "may_guess":
+            state.phase = "guess"
+        else:
+            self._end_turn(state)
+
+    @staticmethod
+    def _flip(rnd: Round, choice: tuple[str, PlacedSet], events: list[Event]) -> None:
+        column, placed = choice
+        target = next(s for s in rnd.columns[column] if s.face_up and s.top == placed.top
+                      and s.bottom == placed.bottom)
+        target.face_up = False
+        rnd.log.append({"event": "flip", "column": column, "top": target.top, "bottom": target.bottom})
+        events.append(Event("SetFlipped", {"column": column, "top": target.top, "bottom": target.bottom,
+                                           "initial": target.is_initial}))
+
+    @staticmethod
+    def _hint(rnd: Round, step: Step, option: HintOption, events: list[Event]) -> None:
+        assert step.seat is not None
+        seat = step.seat
+        rnd.hints.setdefault(seat, []).append(Hint(option.source, option.top, option.bottom, option.obeys,
+                                                   step.guess))
+        if option.source == "hintbook":
+            rnd.hintbook.remove(option.top)
+            rnd.hintbook.remove(option.bottom)
+        if option.source == "column":
+            rnd.log.append({"event": "hint", "seat": seat, "source": "column", "column": option.column,
+                            "top": option.top, "bottom": option.bottom})
+            events.append(Event("HintPointed", {"seat": seat, "column": option.column, "top": option.top,
+                                                "bottom": option.bottom}))
+            return
+        rnd.log.append({"event": "hint", "seat": seat, "source": option.source})
+        events.append(Event("HintGiven", {"seat": seat, "source": option.source}))
+        events.append(Event("HintReceived", {"seat": seat, "source": option.source, "top": option.top,
+                                             "bottom": option.bottom, "obeys": option.obeys}, _audience(seat)))
+
+    def _end_turn(self, state: LudicState) -> None:
+        rnd = state.round
+        assert rnd is not None and rnd.turn is not None
+        seekers = state.seekers()
+        at = seekers.index(rnd.turn)
+        order = seekers[at + 1:] + seekers[: at + 1]
+        if not rnd.deck and not any(rnd.hands[s] for s in seekers):
+            rnd.last_phase = True
+            state.phase = "final"
+            rnd.turn = order[0]
+        elif not rnd.deck:
+            state.phase = "turn"
+            rnd.turn = next(s for s in order if rnd.hands[s])
+        else:
+            state.phase = "turn"
+            rnd.turn = order[0]
+
+    # ---- end of a round ----------------------------------------------------------------------------------
+    def _end_round(self, state: LudicState, events: list[Event], guesser: int | None = None,
+                   guess: str | None = None) -> None:
+        rnd = state.round
+        assert rnd is not None and state.vexer is not None
+        vexer = state.vexer
+        zero_reason = None
+        if guesser is None:
+            zero_reason = "an initial set was flipped"
+        elif any(len(rnd.columns[c]) == 1 for c in COLUMNS):
+            zero_reason = "a column holds nothing but its initial set"
+        points = 0 if zero_reason else sum(len(rnd.face_up(c)) for c in COLUMNS)
+        state.scores[vexer] += points
+        became_ludic = state.scores[vexer] >= state.target and vexer not in state.ludic
+        if became_ludic:
+            state.ludic.append(vexer)
+        if guesser is not None:
+            new_vexer = guesser
+            if state.token == guesser:
+                state.token = (guesser + 1) % state.seats
+        else:
+            assert state.token is not None
+            new_vexer = state.token
+            state.token = (new_vexer + 1) % state.seats
+        summary = {
+            "round": rnd.number, "vexer": vexer, "rule": rnd.rule, "ended_by": "guess" if guesser is not None
+            else "flip", "guesser": guesser, "guess": guess, "points": points, "zero_reason": zero_reason,
+            "columns": {c: [{"top": s.top, "bottom": s.bottom, "face_up": s.face_up, "initial": s.is_initial}
+                            for s in rnd.columns[c]] for c in COLUMNS},
+            "next_vexer": new_vexer,
+        }
+        state.rounds.append(summary)
+        rnd.steps = []
+        events.append(Event("RoundEnded", summary))
+        if became_ludic:
+            events.append(Event("PlayerBecameLudic", {"seat": vexer, "score": state.scores[vexer]}))
+        state.vexer = new_vexer
+        limit = state.options["round_limit"]
+        if new_vexer in state.ludic:
+            self._finish(state, [new_vexer], events)
+        elif limit and len(state.rounds) >= limit:
+            best = max(state.scores)
+            self._finish(state, [s for s in range(state.seats) if state.scores[s] == best], events)
+        else:
+            self._start_round(state, events)
+
+    @staticmethod
+    def _finish(state: LudicState, winners: list[int], events: list[Event]) -> None:
+        state.phase = "over"
+        state.winners = winners
+        state.round = None
+        events.append(Event("GameWon", {"winners": winners, "scores": list(state.scores)}))
+
+    # ---- views -------------------------------------------------------------------------------------------
+    def view(self, state: LudicState, seat: int | None) -> JSON:
+        rnd = state.round
+        role = "spectator" if seat is None else ("vexer" if seat == state.vexer else "seeker")
+        view: JSON = {
+            "phase": state.phase, "you": seat, "role": role, "vexer": state.vexer, "token": state.token,
+            "round": rnd.number if rnd else len(state.rounds), "target": state.target,
+            "scores": list(state.scores), "ludic": sorted(state.ludic), "winners": list(state.winners),
+            "cuts": [dict(c) for c in state.cuts], "turn": rnd.turn if rnd else None,
+            "aces": {OBEY: OBEY_ACE, BREAK: BREAK_ACE},
+            "deck_count": len(rnd.deck) if rnd else 0, "hintbook_count": len(rnd.hintbook) if rnd else 0,
+            "hand": None, "hand_counts": [0] * state.seats, "columns": {OBEY: [], BREAK: []},
+            "hints": [], "hint_counts": [0] * state.seats, "log": [], "rule": None, "pending": None,
+            "last_phase": bool(rnd and rnd.last_phase), "rounds": copy.deepcopy(state.rounds),
+        }
+        if rnd is None:
+            return view
+        for s, hand in rnd.hands.items():
+            view["hand_counts"][s] = len(hand)
+        for s, hints in rnd.hints.items():
+            view["hint_counts"][s] = len(hints)
+        if seat is not None and seat in rnd.hands:
+            view["hand"] = list(rnd.hands[seat])
+            view["hints"] = [{"source": h.source, "top": h.top, "bottom": h.bottom, "obeys": h.obeys,
+                              "guess": h.guess} for h in rnd.hints.get(seat, [])]
+        view["columns"] = {c: [_placed_view(s) for s in rnd.columns[c]] for c in COLUMNS}
+        view["log"] = [dict(e) for e in rnd.log]
+        if seat is not None and seat == rnd.vexer:
+            view["rule"] = rnd.rule
+        if state.phase == "choose":
+            step = rnd.steps[0]
+            pending: JSON = {"kind": "hint" if step.do == "hint" else "flip", "seat": step.seat,
+                             "options": None}
+            if seat == rnd.vexer:
+                pending["options"] = [self._choice_body(rnd, o) for o in self._step_options(state, step)]
+            view["pending"] = pending
+        return view
+
+    # ---- result & codec -------------------------------------------------------------------------------
+    def result(self, state: LudicState) -> GameResult | None:
+        if state.phase != "over":
+            return None
+        return GameResult(tuple(state.winners), tuple(float(s) for s in state.scores),
+                          {"scores": list(state.scores), "ludic": sorted(state.ludic),
+                           "rounds": len(state.rounds)})
+
+    def dump(self, state: LudicState) -> JSON:
+        return dump_state(state)
+
+    def load(self, data: Mapping[str, Any]) -> LudicState:
+        return load_state(dict(data))
+
+
+def _placed_view(placed: PlacedSet) -> JSON:
+    if not placed.face_up:
+        return {"face_up": False, "initial": placed.is_initial, "top": None, "bottom": None, "kind": None,
+                "seat": None}
+    return {"face_up": True, "initial": placed.is_initial, "top": placed.top, "bottom": placed.bottom,
+            "kind": placed.kind, "seat": placed.seat}

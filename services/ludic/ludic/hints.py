@@ -1,0 +1,44 @@
+"""Hints: a set that proves a guess wrong, found exactly from the two truth tables.
+
+The text's order: a contradicting set already visible in a column is pointed to; otherwise the
+Vexer builds one from the hintbook's cards (they leave the hintbook); if none can be built, it is
+written on a paper slip. After a *pass* in the last phase there is no guess to contradict: the
+hint is then any set, from the hintbook when possible, else on a slip.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ludic.state import Round
+from ludic.universe import ALL, COLUMNS, codes_for_set, members, set_of_codes
+
+
+@dataclass(frozen=True)
+class HintOption:
+    source: str
+    top: str
+    bottom: str
+    obeys: bool
+    column: str | None = None
+
+    def as_json(self) -> dict[str, object]:
+        return {"source": self.source, "top": self.top, "bottom": self.bottom}
+
+
+def hint_options(rnd: Round, guess_obey: int | None) -> list[HintOption]:
+    """Every hint the Vexer may give now, all of the first kind available (never empty: a guess
+    that no set contradicts is equivalent to the rule, and was accepted)."""
+    rule = rnd.obey_mask
+    wrong = ALL if guess_obey is None else rule ^ guess_obey
+    if guess_obey is not None:
+        visible = [HintOption("column", placed.top, placed.bottom, bool(rule >> placed.index & 1), column)
+                   for column in COLUMNS for placed in rnd.face_up(column) if wrong >> placed.index & 1]
+        if visible:
+            return visible
+    book = [HintOption("hintbook", top, bottom, bool(rule >> s & 1))
+            for top in rnd.hintbook for bottom in rnd.hintbook
+            if top != bottom and wrong >> (s := set_of_codes(top, bottom)) & 1]
+    if book:
+        return book
+    return [HintOption("slip", *codes_for_set(s), obeys=bool(rule >> s & 1)) for s in members(wrong)]

@@ -1,0 +1,168 @@
+"""The state of a Ludic game: plain dataclasses with a JSON codec (the store's and the replay's).
+
+The state holds every secret (the rule, hands, deck order, hintbook, the RNG); only
+:func:`ludic.engine.LudicEngine.view` decides what a seat may see of it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ludoteca.rng import Rng
+
+from ludic.universe import COLUMNS, set_of_codes
+
+Json = dict[str, Any]
+
+
+@dataclass
+class PlacedSet:
+    """A set in a column. ``kind``: ``initial``, ``query`` (placed by the Vexer), ``play`` (a
+    correct play) or ``misplay`` (a wrong play, moved to the right column)."""
+
+    top: str
+    bottom: str
+    kind: str
+    seat: int | None
+    face_up: bool = True
+
+    @property
+    def index(self) -> int:
+        return set_of_codes(self.top, self.bottom)
+
+    @property
+    def is_initial(self) -> bool:
+        return self.kind == "initial"
+
+
+@dataclass
+class Hint:
+    """A set proving a guess wrong (or, after a pass in the last phase, any set), with its column.
+    ``source``: ``column`` (a visible set pointed to), ``hintbook`` (built from the hintbook's
+    cards, which the Seeker now keeps) or ``slip`` (written on paper)."""
+
+    source: str
+    top: str
+    bottom: str
+    obeys: bool
+    guess: str | None = None
+
+
+@dataclass
+class Step:
+    """One piece of work the Vexer owes (place a set, flip, deal, hint ...), done in order; a step
+    that offers the Vexer a choice pauses the game (option ``vexer_choices``)."""
+
+    do: str
+    seat: int | None = None
+    column: str | None = None
+    top: str | None = None
+    bottom: str | None = None
+    kind: str | None = None
+    guess: str | None = None
+    guess_obey: str | None = None
+
+
+@dataclass
+class Round:
+    number: int
+    vexer: int
+    deck: list[str]
+    hintbook: list[str]
+    hands: dict[int, list[str]]
+    columns: dict[str, list[PlacedSet]]
+    rule: str | None = None
+    rule_obey: str | None = None
+    hints: dict[int, list[Hint]] = field(default_factory=dict)
+    log: list[Json] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    turn: int | None = None
+    last_phase: bool = False
+
+    @property
+    def obey_mask(self) -> int:
+        return int(self.rule_obey or "0", 16)
+
+    def face_up(self, column: str) -> list[PlacedSet]:
+        return [s for s in self.columns[column] if s.face_up]
+
+    def initial(self, column: str) -> PlacedSet:
+        return self.columns[column][0]
+
+
+@dataclass
+class LudicState:
+    players: list[str]
+    options: Json
+    rng: Rng
+    phase: str = "cut"
+    scores: list[int] = field(default_factory=list)
+    ludic: list[int] = field(default_factory=list)
+    token: int | None = None
+    vexer: int | None = None
+    cut_pending: list[int] = field(default_factory=list)
+    cut_attempt: int = 1
+    cuts: list[Json] = field(default_factory=list)
+    cut_deck: list[str] = field(default_factory=list)
+    round: Round | None = None
+    rounds: list[Json] = field(default_factory=list)
+    winners: list[int] = field(default_factory=list)
+
+    @property
+    def seats(self) -> int:
+        return len(self.players)
+
+    @property
+    def target(self) -> int:
+        return 11 if self.options.get("short_game") else 15
+
+    def seekers(self) -> list[int]:
+        """The Seekers in turn order: from the Vexer's left, around the table."""
+        assert self.vexer is not None
+        return [(self.vexer + k) % self.seats for k in range(1, self.seats)]
+
+
+# ---- codec -------------------------------------------------------------------------------------------
+def _encode(value: object) -> object:
+    if isinstance(value, Rng):
+        return value.dump()
+    return vars(value)
+
+
+def dump_state(state: LudicState) -> Json:
+    """The state as fresh JSON data (dataclasses as dicts, int keys as strings, the RNG dumped)."""
+    data: Json = json.loads(json.dumps(state, default=_encode))
+    return data
+
+
+def copy_state(state: LudicState) -> LudicState:
+    """An independent copy (faster than ``copy.deepcopy`` for this tree)."""
+    return load_state(dump_state(state))
+
+
+def _load_round(data: Json) -> Round:
+    return Round(
+        number=int(data["number"]), vexer=int(data["vexer"]), deck=list(data["deck"]),
+        hintbook=list(data["hintbook"]),
+        hands={int(k): list(v) for k, v in data["hands"].items()},
+        columns={c: [PlacedSet(**s) for s in data["columns"][c]] for c in COLUMNS},
+        rule=data.get("rule"), rule_obey=data.get("rule_obey"),
+        hints={int(k): [Hint(**h) for h in v] for k, v in data.get("hints", {}).items()},
+        log=[dict(e) for e in data.get("log", [])],
+        steps=[Step(**s) for s in data.get("steps", [])],
+        turn=data.get("turn"), last_phase=bool(data.get("last_phase", False)),
+    )
+
+
+def load_state(data: Json) -> LudicState:
+    return LudicState(
+        players=list(data["players"]), options=dict(data["options"]), rng=Rng.load(data["rng"]),
+        phase=str(data["phase"]), scores=list(data["scores"]), ludic=list(data["ludic"]),
+        token=data.get("token"), vexer=data.get("vexer"), cut_pending=list(data["cut_pending"]),
+        cut_attempt=int(data["cut_attempt"]),
+        cuts=[dict(c) for c in data["cuts"]], cut_deck=list(data["cut_deck"]),
+        round=_load_round(data["round"]) if data.get("round") else None,
+        rounds=[dict(r) for r in data["rounds"]], winners=list(data["winners"]),
+    )

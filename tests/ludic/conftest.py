@@ -1,0 +1,79 @@
+"""Fixtures of Ludic's pure tests: an engine, and rounds started with the cards a test needs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+from ludic.engine import LudicEngine
+from ludic.state import LudicState, PlacedSet
+from ludic.universe import BREAK, OBEY, all_cards, deck_pile
+from ludoteca.rng import Rng
+
+SEED = "1dc0" * 16
+
+Start = Callable[..., LudicState]
+
+
+@pytest.fixture(scope="session")
+def engine() -> LudicEngine:
+    return LudicEngine()
+
+
+def arrange(state: LudicState, obey: tuple[str, str], broken: tuple[str, str],
+            hands: dict[int, Sequence[str]] | None = None, deck: Sequence[str] | None = None) -> None:
+    """Re-deal the current round's deck-pile cards: these initial sets, these hands (the others
+    keep cards not named), this deck order on top (the rest below, in pile order)."""
+    rnd = state.round
+    assert rnd is not None
+    hands = {s: list(h) for s, h in (hands or {}).items()}
+    named = [*obey, *broken, *(c for h in hands.values() for c in h), *(deck or [])]
+    assert len(named) == len(set(named)) and set(named) <= set(deck_pile()), named
+    rest = [c for c in deck_pile() if c not in named]
+    for seat in rnd.hands:
+        if seat not in hands:
+            hands[seat] = [rest.pop(0) for _ in range(len(rnd.hands[seat]))]
+    rnd.hands = hands
+    rnd.columns = {OBEY: [PlacedSet(*obey, "initial", None)], BREAK: [PlacedSet(*broken, "initial", None)]}
+    deck_size = len(deck_pile()) - 4 - sum(len(h) for h in hands.values())
+    rnd.deck = [*(deck or []), *rest][:deck_size]
+    assert _cards_in_play(state) == sorted(all_cards())
+
+
+def _cards_in_play(state: LudicState) -> list[str]:
+    """Every card of the round: deck, hands, columns, hintbook, hints made of hintbook cards, and a
+    set the Vexer is placing (while choosing which set to flip)."""
+    rnd = state.round
+    assert rnd is not None
+    cards = [*rnd.deck, *rnd.hintbook, *(c for h in rnd.hands.values() for c in h)]
+    cards += [c for column in rnd.columns.values() for s in column for c in (s.top, s.bottom)]
+    cards += [c for hints in rnd.hints.values() for h in hints if h.source == "hintbook" for c in (h.top, h.bottom)]
+    cards += [c for step in rnd.steps if step.do == "place" for c in (step.top, step.bottom) if c]
+    return sorted(cards)
+
+
+@pytest.fixture(scope="session")
+def cards_in_play() -> Callable[[LudicState], list[str]]:
+    """The sorted cards of the current round, wherever they are (48 when all are conserved)."""
+    return _cards_in_play
+
+
+@pytest.fixture
+def start(engine: LudicEngine) -> Start:
+    """``start(rule, seats=3, vexer=0, obey=..., broken=..., hands=..., deck=..., options=...)``:
+    a game past the cut with the given Vexer, the round's cards arranged, and the rule written."""
+
+    def _start(rule: str | None = "the top card is red", *, seats: int = 3, vexer: int = 0,
+               obey: tuple[str, str] = ("QD", "4C"), broken: tuple[str, str] = ("JC", "3D"),
+               hands: dict[int, Sequence[str]] | None = None, deck: Sequence[str] | None = None,
+               options: dict[str, Any] | None = None) -> LudicState:
+        state = engine.new_game(["human"] * seats, options or {}, Rng(SEED))
+        state.vexer, state.token, state.cut_pending = vexer, (vexer + 1) % seats, []
+        engine._start_round(state, [])
+        arrange(state, obey, broken, hands, deck)
+        if rule is not None:
+            state, _ = engine.apply(state, vexer, {"type": "write_rule", "rule": rule})
+        return state
+
+    return _start

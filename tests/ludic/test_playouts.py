@@ -1,0 +1,169 @@
+"""Hypothesis playouts from random seeds: never stuck, bounded, cards conserved, codec round trip,
+inputs never mutated, replay identical, and no leaks (a seat's view is the same for two games that
+differ only in the rule or in other seats' hands)."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import random
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from ludic.engine import LudicEngine
+from ludic.rules import InitialSets, illegality
+from ludic.state import LudicState
+from ludic.tables import table_of
+from ludic.universe import BREAK, OBEY, all_cards, card_type, set_of_codes
+from ludoteca.errors import LudotecaError
+from ludoteca.rng import Rng
+
+RULES = [
+    "the top card is red", "the top card is black", "the bottom card is red", "the bottom card is black",
+    "the sum is even", "the sum is odd", "the top card outranks the bottom card",
+    "the bottom card outranks the top card", "a red card outranks a black card", "the sum is at least 15",
+    "the sum is less than 15", "the cards have the same color", "the cards are different colors",
+]
+GUESSES = [*RULES, "both cards are even", "the high card is red", "the top card is"]
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+Conserved = Callable[[LudicState], list[str]]
+
+
+def literal_rule(state: LudicState) -> str:
+    """A rule naming the 'obey' initial set exactly: always legal."""
+    assert state.round is not None
+    obey = state.round.initial(OBEY)
+    top, bottom = card_type(obey.top), card_type(obey.bottom)
+    return (f"the top card is a {'red' if top.red else 'black'} {top.rank} and the bottom card is a "
+            f"{'red' if bottom.red else 'black'} {bottom.rank}")
+
+
+def legal_rules(state: LudicState) -> list[str]:
+    assert state.round is not None
+    rnd = state.round
+    initial = InitialSets(set_of_codes(rnd.initial(OBEY).top, rnd.initial(OBEY).bottom),
+                          set_of_codes(rnd.initial(BREAK).top, rnd.initial(BREAK).bottom))
+    return [r for r in RULES if illegality(table_of(r), initial) is None] + [literal_rule(state)]
+
+
+def choose(engine: LudicEngine, state: LudicState, rng: random.Random) -> tuple[int, dict[str, Any]]:
+    seat = rng.choice(sorted(engine.to_act(state)))
+    if state.phase == "rule":
+        return seat, {"type": "write_rule", "rule": rng.choice(legal_rules(state))}
+    if state.phase in ("guess", "final") and rng.random() < 0.4:
+        return seat, {"type": "guess", "rule": rng.choice(GUESSES)}
+    return seat, rng.choice(engine.legal_actions(state, seat))
+
+
+def playout(engine: LudicEngine, seed: int, seats: int, options: dict[str, Any], cards_in_play: Conserved,
+            check: bool = True) -> tuple[LudicState, list[tuple[int, dict[str, Any]]]]:
+    rng = random.Random(seed)
+    state = engine.new_game(["human"] * seats, options, Rng(f"{seed:064x}"))
+    played: list[tuple[int, dict[str, Any]]] = []
+    for _ in range(600):
+        if state.phase == "over":
+            break
+        to_act = engine.to_act(state)
+        assert to_act, "stuck: nobody to act"
+        assert all(engine.legal_actions(state, s) or engine.action_templates(state, s) for s in to_act)
+        seat, action = choose(engine, state, rng)
+        before = json.dumps(engine.dump(state), sort_keys=True)
+        try:
+            new, _ = engine.apply(state, seat, action)
+        except LudotecaError:
+            assert json.dumps(engine.dump(state), sort_keys=True) == before
+            continue
+        if check:
+            assert json.dumps(engine.dump(state), sort_keys=True) == before, "apply mutated its input"
+            data = json.loads(json.dumps(engine.dump(new)))
+            assert engine.dump(engine.load(data)) == engine.dump(new)
+            if new.round is not None:
+                assert cards_in_play(new) == sorted(all_cards())
+        played.append((seat, action))
+        state = new
+    assert state.phase == "over", "the game did not end within the bound"
+    return state, played
+
+
+class TestPlayouts:
+    @SETTINGS
+    @given(seed=st.integers(0, 2**32), seats=st.integers(3, 5), choices=st.booleans(), short=st.booleans())
+    def test_random_games_end_conserve_cards_and_round_trip(self, engine: LudicEngine, cards_in_play: Conserved,
+                                                            seed: int, seats: int, choices: bool,
+                                                            short: bool) -> None:
+        options = {"round_limit": 2, "vexer_choices": choices, "short_game": short}
+        state, _ = playout(engine, seed, seats, options, cards_in_play)
+        result = engine.result(state)
+        assert result is not None and set(result.winners) <= set(range(seats))
+        assert len(state.rounds) <= 2
+
+    @SETTINGS
+    @given(seed=st.integers(0, 2**32), seats=st.integers(3, 5))
+    def test_replay_from_seed_and_actions_is_byte_identical(self, engine: LudicEngine, cards_in_play: Conserved,
+                                                           seed: int, seats: int) -> None:
+        options = {"round_limit": 1}
+        state, played = playout(engine, seed, seats, options, cards_in_play, check=False)
+        again = engine.new_game(["human"] * seats, options, Rng(f"{seed:064x}"))
+        for seat, action in played:
+            again, _ = engine.apply(again, seat, action)
+        assert json.dumps(engine.dump(again), sort_keys=True) == json.dumps(engine.dump(state), sort_keys=True)
+
+
+def _game_in_turn_phase(engine: LudicEngine, seed: int, seats: int) -> LudicState:
+    state = engine.new_game(["human"] * seats, {}, Rng(f"{seed:064x}"))
+    while state.phase == "cut":
+        state, _ = engine.apply(state, min(engine.to_act(state)), {"type": "cut"})
+    return state
+
+
+class TestNoLeak:
+    @SETTINGS
+    @given(seed=st.integers(0, 2**32), seats=st.integers(3, 5), moves=st.integers(0, 12))
+    def test_seekers_see_the_same_whatever_the_rule(self, engine: LudicEngine, seed: int, seats: int,
+                                                    moves: int) -> None:
+        state = _game_in_turn_phase(engine, seed, seats)
+        assert state.round is not None
+        vexer = state.round.vexer
+        rules = legal_rules(state)
+        games = []
+        for rule in (rules[0], rules[-1]):
+            game, events = engine.apply(state, vexer, {"type": "write_rule", "rule": rule})
+            games.append((game, events))
+        for seat in [*[s for s in range(seats) if s != vexer], None]:
+            views = [engine.view(g, seat) for g, _ in games]
+            assert views[0] == views[1]
+            seen = [[(e.type, e.data) for e in ev if e.visible_to(seat)] for _, ev in games]
+            assert seen[0] == seen[1]
+            assert rules[-1] not in json.dumps(views[0])
+
+    @SETTINGS
+    @given(seed=st.integers(0, 2**32), seats=st.integers(3, 5), moves=st.integers(0, 25))
+    def test_a_view_does_not_depend_on_other_hands_or_the_deck_order(
+            self, engine: LudicEngine, cards_in_play: Conserved, seed: int, seats: int, moves: int) -> None:
+        rng = random.Random(seed)
+        state = _game_in_turn_phase(engine, seed, seats)
+        for _ in range(moves):
+            if state.phase == "over":
+                return
+            seat, action = choose(engine, state, rng)
+            with contextlib.suppress(LudotecaError):
+                state, _ = engine.apply(state, seat, action)
+        rnd = state.round
+        if rnd is None or not rnd.deck:
+            return
+        for owner, hand in rnd.hands.items():
+            if not hand:
+                continue
+            other = copy.deepcopy(state)
+            assert other.round is not None
+            other.round.hands[owner][0], other.round.deck[-1] = other.round.deck[-1], other.round.hands[owner][0]
+            rng.shuffle(other.round.deck)
+            for seat in [*range(seats), None]:
+                if seat != owner:
+                    assert engine.view(state, seat) == engine.view(other, seat)
+                    assert engine.legal_actions(state, seat) == engine.legal_actions(other, seat) if seat is not None \
+                        else True
