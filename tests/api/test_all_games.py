@@ -22,13 +22,18 @@ def fill_template(game: str, view: dict[str, Any], options: list[dict[str, Any]]
     return bot(view, options, rnd)
 
 
+def seated_game(game: str, client_factory: Any) -> tuple[Api, str, list[str]]:
+    """A game of the fewest seats, all human, every seat claimed: (client, id, tokens)."""
+    api = Api(client_factory(game))
+    n = registry.game(game).engine.min_seats
+    gid, first = api.create(["human"] * n)
+    return api, gid, [first] + [api.join(gid)[1]["token"] for _ in range(n - 1)]
+
+
 @pytest.mark.parametrize("game", registry.names())
 def test_listed_actions_are_accepted_until_the_end(game: str, client_factory: Any) -> None:
     definition = registry.game(game)
-    api = Api(client_factory(game))
-    n = definition.engine.min_seats
-    gid, first = api.create(["human"] * n)
-    tokens = [first] + [api.join(gid)[1]["token"] for _ in range(n - 1)]
+    api, gid, tokens = seated_game(game, client_factory)
     rnd = random.Random(f"{game}-api")
     moves = 0
     while moves < MAX_MOVES:
@@ -61,11 +66,8 @@ def test_listed_actions_are_accepted_until_the_end(game: str, client_factory: An
 
 @pytest.mark.parametrize("game", registry.names())
 def test_events_reach_only_their_audience(game: str, client_factory: Any) -> None:
-    definition = registry.game(game)
-    api = Api(client_factory(game))
-    n = definition.engine.min_seats
-    gid, first = api.create(["human"] * n)
-    tokens = [first] + [api.join(gid)[1]["token"] for _ in range(n - 1)]
+    api, gid, tokens = seated_game(game, client_factory)
+    n = len(tokens)
     rnd = random.Random(f"{game}-events")
     for _ in range(40):
         view = api.view(gid)

@@ -21,6 +21,7 @@ from ludoteca.hosting.schemas import (
     StatsSchema,
 )
 from ludoteca.service import GameService
+from ludoteca.store import Stored
 
 GAME_ID = re.compile(r"^[0-9a-f]{1,64}$")
 ETAG_RE = re.compile(r'^\s*(?:W/)?"?(\d{1,18})"?\s*$')
@@ -79,6 +80,12 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
     d = service.d
     blp = Blueprint("games", __name__, url_prefix="/games",
                     description=f"{d.title}: create, join, watch and play games.")
+    def caller(game_id: str) -> tuple[Stored, int | None]:
+        """The game and the caller's seat (None: spectator); 404 and 401 as they apply."""
+        check_game_id(game_id)
+        stored = service.load(game_id)
+        return stored, service.seat_of(stored, bearer_token())
+
     bearer: list[dict[str, list[str]]] = [{"bearerAuth": []}]
     optional_bearer: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
 
@@ -114,9 +121,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
         @blp.doc(security=optional_bearer)
         def get(self, game_id: str) -> Response:
             """The caller's view of the game (seat from the bearer token; none: spectator)."""
-            check_game_id(game_id)
-            stored = service.load(game_id)
-            seat = service.seat_of(stored, bearer_token())
+            stored, seat = caller(game_id)
             tag = etag(stored.version)
             if request.headers.get("If-None-Match") == tag:
                 return Response(status=304, headers={"ETag": tag})
@@ -153,9 +158,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
         @blp.doc(security=bearer)
         def get(self, game_id: str) -> Response:
             """The caller's legal actions, each exactly as `POST .../actions` accepts it."""
-            check_game_id(game_id)
-            stored = service.load(game_id)
-            seat = service.seat_of(stored, bearer_token())
+            stored, seat = caller(game_id)
             return json_response(service.actions(stored, seat), 200, {"ETag": etag(stored.version)})
 
         @blp.response(200, schemas.played, headers={"ETag": {"schema": {"type": "string"}}})
@@ -163,7 +166,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
         @blp.doc(security=bearer, requestBody=action_body, parameters=action_headers)
         def post(self, game_id: str) -> Response:
             """Play one action."""
-            check_game_id(game_id)
+            _, seat = caller(game_id)
             body = request.get_json(force=True, silent=True)
             if body is None:
                 raise BadRequestError("The request body must be a JSON object.")
@@ -171,8 +174,6 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
             key = request.headers.get("Idempotency-Key")
             if key is not None and not IDEM_RE.match(key):
                 raise BadRequestError("Idempotency-Key must be 1 to 200 visible ASCII characters.")
-            stored = service.load(game_id)
-            seat = service.seat_of(stored, bearer_token())
             played = service.play(game_id, seat, body, if_match, key)
             headers = {"ETag": etag(played.version)}
             if played.replayed:
@@ -187,9 +188,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
         @blp.doc(security=optional_bearer)
         def get(self, query: dict[str, Any], game_id: str) -> Response:
             """The caller's events after `after`; with `wait`, returns as soon as one arrives."""
-            check_game_id(game_id)
-            stored = service.load(game_id)
-            seat = service.seat_of(stored, bearer_token())
+            _, seat = caller(game_id)
             wait = min(query["wait"], current_app.config["LUDOTECA"].max_long_poll_seconds)
             return json_response(service.events(game_id, seat, query["after"], wait))
 
