@@ -11,6 +11,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from ludoteca.errors import FieldValidationError
+from marshmallow import RAISE
 
 from ludix.numerals import odds, parse_throw
 from ludix.schemas import NumeralsQuerySchema, NumeralsSchema, OddsSchema
@@ -31,7 +32,7 @@ def extras() -> Blueprint:
 
     @blp.route("/numerals")
     class Numerals(MethodView):
-        @blp.arguments(NumeralsQuerySchema, location="query")
+        @blp.arguments(NumeralsQuerySchema, location="query", unknown=RAISE)
         @blp.response(200, NumeralsSchema)
         @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
         def get(self, query: dict[str, Any]) -> dict[str, Any]:
