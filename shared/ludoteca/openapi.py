@@ -36,6 +36,9 @@ def render(game: str) -> str:
 
 
 def main(argv: list[str]) -> int:
+    if len(argv) > 1 or (argv and argv[0].startswith("-")):
+        print("usage: python -m ludoteca.openapi [OUTPUT_DIR]   (default: openapi)", file=sys.stderr)
+        return 2
     out = Path(argv[0] if argv else "openapi")
     out.mkdir(parents=True, exist_ok=True)
     for game in registry.names():

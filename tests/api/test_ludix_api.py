@@ -77,7 +77,7 @@ class TestCreateAndLobby:
         status, page, _ = ludix.call("GET", "/games?page_size=100")
         assert gid not in [g["id"] for g in page["items"]]
 
-    @pytest.mark.parametrize("query", ["page=0", "page_size=1000", "page=x"])
+    @pytest.mark.parametrize("query", ["page=0", "page_size=1000", "page=x", "bogus=1"])
     def test_bad_lobby_query_is_422(self, ludix: Api, query: str) -> None:
         status, _, _ = ludix.call("GET", f"/games?{query}")
         assert status == 422
@@ -254,7 +254,7 @@ class TestEvents:
         status, again, _ = ludix.call("GET", f"/games/{gid}/events?after={page['last_seq']}&wait=0.2", t0)
         assert status == 200 and again["events"] == [] and again["last_seq"] == page["last_seq"]
 
-    @pytest.mark.parametrize("query", ["after=-1", "wait=500", "after=abc"])
+    @pytest.mark.parametrize("query", ["after=-1", "wait=500", "after=abc", "nope=1"])
     def test_bad_event_queries(self, ludix: Api, query: str) -> None:
         gid, t0, _ = two_humans(ludix)
         assert ludix.call("GET", f"/games/{gid}/events?{query}", t0)[0] == 422

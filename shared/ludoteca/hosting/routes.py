@@ -6,6 +6,7 @@ import http
 import re
 from typing import Any
 
+import marshmallow as ma
 from flask import Response, current_app, json, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
@@ -91,7 +92,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
 
     @blp.route("")
     class Games(MethodView):
-        @blp.arguments(LobbyQuerySchema, location="query")
+        @blp.arguments(LobbyQuerySchema, location="query", unknown=ma.RAISE)
         @blp.response(200, schemas.lobby)
         @_document(blp, 422)
         def get(self, query: dict[str, Any]) -> Response:
@@ -182,7 +183,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
 
     @blp.route("/<string:game_id>/events")
     class Events(MethodView):
-        @blp.arguments(EventsQuerySchema, location="query")
+        @blp.arguments(EventsQuerySchema, location="query", unknown=ma.RAISE)
         @blp.response(200, EventsPageSchema)
         @_document(blp, 401, 404, 422)
         @blp.doc(security=optional_bearer)
@@ -209,7 +210,7 @@ def results_blueprint(service: GameService) -> Blueprint:
 
     @blp.route("/leaderboard")
     class Leaderboard(MethodView):
-        @blp.arguments(LeaderboardQuerySchema, location="query")
+        @blp.arguments(LeaderboardQuerySchema, location="query", unknown=ma.RAISE)
         @blp.response(200, LeaderboardSchema)
         @_document(blp, 422)
         def get(self, query: dict[str, Any]) -> Response:
