@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ludor.combos import TWO_OF_OROS_PLAY, Combo, Ruleset, Take, is_plim, plays, unit
+from ludor.combos import SET, TWO_OF_OROS_PLAY, Combo, Ruleset, Take, answers, classify, is_plim, plays, unit
 from ludor.hierarchy import AUTOPLIM, JOKER, POWERS, TWO, TWO_OF_OROS
 from ludor.trick import Trick
 
@@ -80,51 +80,64 @@ def greedy(counts: Sequence[int], trick: Trick, seat: int, sizes: Sequence[int],
            rules: Ruleset, plim_mode_on: bool) -> Choice:
     """Shed the lowest cards; keep 2s, jokers and the 2 de Oros for control (spent once few other
     cards are left); PLIM when that wins the trick; the Autoplim when nothing can beat it."""
-    total = sizes[seat]
     top = trick.top
-    options = plays(counts, top, rules, complete=False)
-    for _, take in options:
-        if sum(take) == total:
-            return Choice(PLAY, take)
+    whole = classify(counts, rules)
+    if whole is not None and answers(top, whole):
+        return Choice(PLAY, tuple(counts))
+    total = sizes[seat]
     has_autoplim = counts[AUTOPLIM] > 0
     if has_autoplim and total == 1:
         return autoplim_choice(trick, plim_mode_on)
     plain = total - sum(counts[p] for p in CONTROL)
     sure_autoplim = has_autoplim and (two_of_oros_played or counts[TWO_OF_OROS] > 0)
     if top is None:
-        return _lead(counts, plain, sure_autoplim, trick, plim_mode_on, options)
-    answers = [(c, t) for c, t in options if c.kind != TWO_OF_OROS_PLAY]
+        return _lead(counts, plain, sure_autoplim, trick, plim_mode_on)
+    answers_ = _answers(counts, top, rules)
     if _wins_by_plim(trick, seat, sizes):
-        for c, t in answers:
+        for c, t in answers_:
             if is_plim(top, c):
                 return Choice(PLAY, t)
-    for _, t in answers:
+    for _, t in answers_:
         if not uses_control(t):
             return Choice(PLAY, t)
     if sure_autoplim:
         return autoplim_choice(trick, plim_mode_on)
     if plain <= ENDGAME_PLAIN_CARDS:
-        if answers:
-            return Choice(PLAY, answers[0][1])
+        if answers_:
+            return Choice(PLAY, answers_[0][1])
         if counts[TWO_OF_OROS]:
             return Choice(PLAY, unit(TWO_OF_OROS))
     return PASS_CHOICE
 
 
-def _lead(counts: Sequence[int], plain: int, sure_autoplim: bool, trick: Trick, plim_mode_on: bool,
-          options: list[tuple[Combo, Take]]) -> Choice:
+def _answers(counts: Sequence[int], top: Combo, rules: Ruleset) -> list[tuple[Combo, Take]]:
+    """The undominated answers to ``top`` (not the 2 de Oros), lowest first. Sets, the common
+    case, are found directly: one answer per rank, its natural cards completed by jokers."""
+    if top.kind != SET:
+        return [(c, t) for c, t in plays(counts, top, rules, complete=False) if c.kind != TWO_OF_OROS_PLAY]
+    k, jokers = top.size, counts[JOKER]
+    out = []
+    for p in range(top.power, JOKER):
+        n = counts[p]
+        if n and n + jokers >= k:
+            take = [0] * POWERS
+            take[p] = min(n, k)
+            take[JOKER] = k - take[p]
+            out.append((Combo(SET, p, k), tuple(take)))
+    if jokers >= k:
+        out.append((Combo(SET, JOKER, k), unit(JOKER, k)))
+    return out
+
+
+def _lead(counts: Sequence[int], plain: int, sure_autoplim: bool, trick: Trick, plim_mode_on: bool) -> Choice:
     if plain:
         return lead_sets(counts)[0]
     if counts[TWO_OF_OROS]:
         return Choice(PLAY, unit(TWO_OF_OROS))
     if sure_autoplim:
         return autoplim_choice(trick, plim_mode_on)
-    if options:
-        return Choice(PLAY, _biggest_set(options))
+    if counts[TWO]:
+        return Choice(PLAY, unit(TWO, counts[TWO]))
+    if counts[JOKER]:
+        return Choice(PLAY, unit(JOKER, counts[JOKER]))
     return autoplim_choice(trick, plim_mode_on)
-
-
-def _biggest_set(options: list[tuple[Combo, Take]]) -> Take:
-    """The lowest rank's largest set (control cards only: the 2s, then the jokers)."""
-    low = options[0][0].power
-    return max((t for c, t in options if c.power == low), key=sum)

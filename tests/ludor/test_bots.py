@@ -1,0 +1,170 @@
+"""Bots: always legal, from their view only; greedy's habits; the expert's simulator plays by the
+engine's rules (same finishing order as the engine for an all-greedy round); its sampling is
+consistent with what the seat has seen; it finds what greedy misses."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ludor.bots import BOTS, body, make_expert, vote
+from ludor.engine import OVER, PLAY, VOTE, LudorEngine, LudorState
+from ludor.hierarchy import POWER_OF, counts_of
+from ludor.knowledge import Knowledge
+from ludor.policy import AUTOPLIM_MOVE, PASS, Choice, greedy
+from ludor.policy import PLAY as PLAY_MOVE
+from ludor.simulation import SimRound
+from ludor.trick import Trick
+from ludoteca.rng import Rng
+
+Table = Callable[..., LudorState]
+Run = Callable[..., Any]
+CHEAP_EXPERT = make_expert(rollouts=40, seconds=0.05)
+LEVELS = {"random": BOTS["random"], "greedy": BOTS["greedy"], "expert": CHEAP_EXPERT}
+
+
+def act(engine: LudorEngine, state: LudorState, level: str, rng: random.Random) -> LudorState:
+    seat = min(engine.to_act(state))
+    legal = engine.legal_actions(state, seat)
+    action = LEVELS[level](engine.view(state, seat), legal, rng)
+    assert action in legal
+    state, _ = engine.apply(state, seat, action)
+    return state
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.binary(min_size=32, max_size=32).map(bytes.hex), n=st.integers(3, 6),
+       levels=st.lists(st.sampled_from(sorted(LEVELS)), min_size=6, max_size=6),
+       straights=st.booleans(), exchange=st.sampled_from(["automatic", "choose"]))
+def test_bots_always_play_legal_actions(engine: LudorEngine, seed: str, n: int, levels: list[str],
+                                        straights: bool, exchange: str) -> None:
+    players = [f"bot:{lv}" for lv in levels[:n]]
+    state = engine.new_game(players, {"round_limit": 2, "straights": straights, "exchange": exchange}, Rng(seed))
+    rng = random.Random(seed)
+    while state.phase != OVER:
+        seat = min(engine.to_act(state))
+        state = act(engine, state, players[seat][4:], rng)
+
+
+def test_default_expert_is_legal_and_quick(engine: LudorEngine) -> None:
+    state = engine.new_game(["bot:expert"] * 4, {}, Rng("e" * 64))
+    rng = random.Random(1)
+    for _ in range(3):
+        seat = min(engine.to_act(state))
+        legal = engine.legal_actions(state, seat)
+        action = BOTS["expert"](engine.view(state, seat), legal, rng)
+        assert action in legal
+        state, _ = engine.apply(state, seat, action)
+
+
+class TestGreedy:
+    def decide(self, engine: LudorEngine, state: LudorState) -> dict[str, Any]:
+        seat = min(engine.to_act(state))
+        return BOTS["greedy"](engine.view(state, seat), engine.legal_actions(state, seat), random.Random(0))
+
+    def test_leads_its_lowest_rank_whole(self, engine: LudorEngine, table: Table) -> None:
+        state = table([["2C", "5O", "5C", "9O", "JK1"], ["6O", "4C"], ["7O", "4E"]])
+        assert self.decide(engine, state) == {"type": "play", "cards": ["5O", "5C"]}
+
+    def test_keeps_control_cards_early(self, engine: LudorEngine, table: Table, run: Run) -> None:
+        state = table([["1O", "4O", "5O", "6O", "7O"], ["2C", "JK1", "3E", "4E", "5E", "6E", "8E"], ["7E", "4B"]])
+        state, _ = run(state, (0, "1O"))
+        assert self.decide(engine, state) == {"type": "pass"}
+
+    def test_spends_control_late(self, engine: LudorEngine, table: Table, run: Run) -> None:
+        state = table([["1O", "4O", "5O", "6O", "7O"], ["2C", "JK1", "3E"], ["7E", "4B"]])
+        state, _ = run(state, (0, "1O"))
+        assert self.decide(engine, state) == {"type": "play", "cards": ["2C"]}
+
+    def test_plims_when_that_wins_the_trick(self, engine: LudorEngine, table: Table, run: Run) -> None:
+        state = table([["9O", "4O", "5O"], ["8E", "4B"], ["9C", "10C", "3E"]])
+        state, _ = run(state, (0, "9O"), (1, "pass"))
+        assert self.decide(engine, state) == {"type": "play", "cards": ["9C"]}
+
+    def test_autoplim_when_nothing_beats_it(self, engine: LudorEngine, table: Table, run: Run) -> None:
+        state = table([["1O", "4O", "5O"], ["Autoplim", "2O", "3E", "4E", "5E", "6E", "7E"], ["7C", "4B"]])
+        state, _ = run(state, (0, "1O"))
+        assert self.decide(engine, state) == {"type": "play_autoplim", "declare_plim": True}
+
+    def test_finishes_when_it_can(self, engine: LudorEngine, table: Table, run: Run) -> None:
+        state = table([["5O", "5C", "4O"], ["2C", "JK1"], ["7C", "4B"]])
+        state, _ = run(state, (0, "5O 5C"))
+        assert self.decide(engine, state) == {"type": "play", "cards": ["2C", "JK1"]}
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_simulator_plays_like_the_engine(engine: LudorEngine, seed: int) -> None:
+    """An all-greedy round through the engine (bots on their views) and through the expert's
+    simulator from the same deal end in the same finishing order."""
+    n = 3 + seed % 4
+    opts = {"round_limit": 1, "straights": seed % 2 == 1, "autoplim_plim": ["match", "always"][seed % 3 == 0]}
+    state = engine.new_game(["bot:greedy"] * n, opts, Rng(f"{seed + 99:064x}"))
+    assert state.trick is not None
+    start = Trick(state.trick.leader, state.trick.turn)
+    sim = SimRound([counts_of(h) for h in state.hands], start, [], False, state.options.rules,
+                   state.options.autoplim_plim)
+    while not sim.over:
+        s = sim.trick.turn
+        sim.apply(s, greedy(sim.hands[s], sim.trick, s, sim.sizes, sim.two_of_oros_played, sim.rules, True))
+    rng = random.Random(0)
+    while state.phase == PLAY:
+        state = act(engine, state, "greedy", rng)
+    assert sim.finished == state.rounds[-1]["order"]
+
+
+class TestKnowledge:
+    def test_samples_are_consistent_with_the_view(self, engine: LudorEngine) -> None:
+        state = engine.new_game(["human"] * 4, {"round_limit": 3}, Rng("f" * 64))
+        rng = random.Random(3)
+        while state.round < 2 or state.phase != PLAY or not state.tricks:
+            seat = min(engine.to_act(state))
+            action = {"type": "vote", "end": False} if state.phase == VOTE else engine.legal_actions(state, seat)[0]
+            state, _ = engine.apply(state, seat, action)
+        presidente = state.titles.index("presidente")
+        culo = state.titles.index("culo")
+        k = Knowledge.from_view(engine.view(state, presidente))
+        returned = next(e for e in state.exchange if e["giver"] == presidente)["cards"]
+        held = [POWER_OF[c] for c in returned if c in state.hands[culo]]
+        assert sorted(k.known.get(culo, [])) == sorted(held)
+        for _ in range(20):
+            hands = k.sample(rng)
+            assert [sum(h) for h in hands] == state.sizes
+            assert hands[presidente] == counts_of(state.hands[presidente])
+            assert all(hands[culo][p] >= held.count(p) for p in held)
+            truth = [0] * 15
+            for h in (state.hands[s] for s in range(4) if s != presidente):
+                for p, c in enumerate(counts_of(h)):
+                    truth[p] += c
+            assert [sum(h[p] for s, h in enumerate(hands) if s != presidente) for p in range(15)] == truth
+
+
+def test_expert_sees_what_greedy_misses(engine: LudorEngine, table: Table) -> None:
+    """With the 2 de Oros and a low card, against a seat with a single card: leading the 2 de
+    Oros first (then the last card) wins the round; greedy leads its low card."""
+    state = table([["5O", "2O"], ["6O"], ["6C", "7C", "8C"]])
+    view, legal = engine.view(state, 0), engine.legal_actions(state, 0)
+    assert BOTS["greedy"](view, legal, random.Random(0)) == {"type": "play", "cards": ["5O"]}
+    assert BOTS["expert"](view, legal, random.Random(0)) == {"type": "play", "cards": ["2O"]}
+
+
+class TestOutsideThePlay:
+    @pytest.mark.parametrize(("players", "votes", "limit", "end"), [
+        (["human", "bot:greedy", "bot:expert"], [True, None, None], None, True),
+        (["human", "bot:greedy", "bot:expert"], [False, None, None], None, False),
+        (["human", "human", "bot:expert", "bot:random"], [True, False, None, None], None, True),
+        (["bot:greedy", "bot:expert", "bot:random"], [None, None, None], None, True),
+        (["bot:greedy", "bot:expert", "bot:random"], [None, None, None], 5, False),
+    ])
+    def test_vote(self, players: list[str], votes: list[bool | None], limit: int | None, end: bool) -> None:
+        assert vote({"players": players, "votes": votes, "options": {"round_limit": limit}}) is end
+
+    def test_body_of_a_choice(self) -> None:
+        hand = ["5O", "5C", "5E", "JK1", "JK2"]
+        take = tuple(counts_of(["5O", "5C", "JK1"]))
+        assert body(Choice(PLAY_MOVE, take), hand) == {"type": "play", "cards": ["5O", "5C", "JK1"]}
+        assert body(Choice(PASS), hand) == {"type": "pass"}
+        assert body(Choice(AUTOPLIM_MOVE, None, True), hand) == {"type": "play_autoplim", "declare_plim": True}
