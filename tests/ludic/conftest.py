@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
 from ludic.engine import LudicEngine
+from ludic.rules import InitialSets, illegality
 from ludic.state import LudicState, PlacedSet
-from ludic.universe import BREAK, OBEY, all_cards, deck_pile
+from ludic.tables import table_of
+from ludic.universe import BREAK, OBEY, all_cards, card_type, deck_pile, set_of_codes
 from ludoteca.rng import Rng
 
 SEED = "1dc0" * 16
+
+RULES = [
+    "the top card is red", "the top card is black", "the bottom card is red", "the bottom card is black",
+    "the sum is even", "the sum is odd", "the top card outranks the bottom card",
+    "the bottom card outranks the top card", "a red card outranks a black card", "the sum is at least 15",
+    "the sum is less than 15", "the cards have the same color", "the cards are different colors",
+]
+GUESSES = [*RULES, "both cards are even", "the high card is red", "the top card is"]
 
 Start = Callable[..., LudicState]
 
@@ -77,3 +88,43 @@ def start(engine: LudicEngine) -> Start:
         return state
 
     return _start
+
+
+def literal_rule(state: LudicState) -> str:
+    """A rule naming the 'obey' initial set exactly: always legal."""
+    assert state.round is not None
+    obey = state.round.initial(OBEY)
+    top, bottom = card_type(obey.top), card_type(obey.bottom)
+    return (f"the top card is a {'red' if top.red else 'black'} {top.rank} and the bottom card is a "
+            f"{'red' if bottom.red else 'black'} {bottom.rank}")
+
+
+def legal_rules(state: LudicState) -> list[str]:
+    assert state.round is not None
+    rnd = state.round
+    initial = InitialSets(set_of_codes(rnd.initial(OBEY).top, rnd.initial(OBEY).bottom),
+                          set_of_codes(rnd.initial(BREAK).top, rnd.initial(BREAK).bottom))
+    return [r for r in RULES if illegality(table_of(r), initial) is None] + [literal_rule(state)]
+
+
+def choose(engine: LudicEngine, state: LudicState, rng: random.Random) -> tuple[int, dict[str, Any]]:
+    seat = rng.choice(sorted(engine.to_act(state)))
+    if state.phase == "rule":
+        return seat, {"type": "write_rule", "rule": rng.choice(legal_rules(state))}
+    if state.phase in ("guess", "final") and rng.random() < 0.4:
+        return seat, {"type": "guess", "rule": rng.choice(GUESSES)}
+    return seat, rng.choice(engine.legal_actions(state, seat))
+
+
+
+
+@pytest.fixture(scope="session")
+def policy() -> Callable[[LudicEngine, LudicState, random.Random], tuple[int, dict[str, Any]]]:
+    """A random player: legal rules as Vexer, random legal actions, random guesses (some bad)."""
+    return choose
+
+
+@pytest.fixture(name="legal_rules", scope="session")
+def legal_rules_fixture() -> Callable[[LudicState], list[str]]:
+    """Rules fitting the current round's initial sets (a rule naming the 'obey' set last)."""
+    return legal_rules

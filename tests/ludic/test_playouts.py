@@ -14,53 +14,19 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ludic.engine import LudicEngine
-from ludic.rules import InitialSets, illegality
 from ludic.state import LudicState
-from ludic.tables import table_of
-from ludic.universe import BREAK, OBEY, all_cards, card_type, set_of_codes
+from ludic.universe import all_cards
 from ludoteca.errors import LudotecaError
 from ludoteca.rng import Rng
 
-RULES = [
-    "the top card is red", "the top card is black", "the bottom card is red", "the bottom card is black",
-    "the sum is even", "the sum is odd", "the top card outranks the bottom card",
-    "the bottom card outranks the top card", "a red card outranks a black card", "the sum is at least 15",
-    "the sum is less than 15", "the cards have the same color", "the cards are different colors",
-]
-GUESSES = [*RULES, "both cards are even", "the high card is red", "the top card is"]
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 Conserved = Callable[[LudicState], list[str]]
-
-
-def literal_rule(state: LudicState) -> str:
-    """A rule naming the 'obey' initial set exactly: always legal."""
-    assert state.round is not None
-    obey = state.round.initial(OBEY)
-    top, bottom = card_type(obey.top), card_type(obey.bottom)
-    return (f"the top card is a {'red' if top.red else 'black'} {top.rank} and the bottom card is a "
-            f"{'red' if bottom.red else 'black'} {bottom.rank}")
-
-
-def legal_rules(state: LudicState) -> list[str]:
-    assert state.round is not None
-    rnd = state.round
-    initial = InitialSets(set_of_codes(rnd.initial(OBEY).top, rnd.initial(OBEY).bottom),
-                          set_of_codes(rnd.initial(BREAK).top, rnd.initial(BREAK).bottom))
-    return [r for r in RULES if illegality(table_of(r), initial) is None] + [literal_rule(state)]
-
-
-def choose(engine: LudicEngine, state: LudicState, rng: random.Random) -> tuple[int, dict[str, Any]]:
-    seat = rng.choice(sorted(engine.to_act(state)))
-    if state.phase == "rule":
-        return seat, {"type": "write_rule", "rule": rng.choice(legal_rules(state))}
-    if state.phase in ("guess", "final") and rng.random() < 0.4:
-        return seat, {"type": "guess", "rule": rng.choice(GUESSES)}
-    return seat, rng.choice(engine.legal_actions(state, seat))
+Policy = Callable[[LudicEngine, LudicState, random.Random], tuple[int, dict[str, Any]]]
 
 
 def playout(engine: LudicEngine, seed: int, seats: int, options: dict[str, Any], cards_in_play: Conserved,
-            check: bool = True) -> tuple[LudicState, list[tuple[int, dict[str, Any]]]]:
+            choose: Policy, check: bool = True) -> tuple[LudicState, list[tuple[int, dict[str, Any]]]]:
     rng = random.Random(seed)
     state = engine.new_game(["human"] * seats, options, Rng(f"{seed:064x}"))
     played: list[tuple[int, dict[str, Any]]] = []
@@ -93,10 +59,11 @@ class TestPlayouts:
     @SETTINGS
     @given(seed=st.integers(0, 2**32), seats=st.integers(3, 5), choices=st.booleans(), short=st.booleans())
     def test_random_games_end_conserve_cards_and_round_trip(self, engine: LudicEngine, cards_in_play: Conserved,
+                                                            policy: Policy,
                                                             seed: int, seats: int, choices: bool,
                                                             short: bool) -> None:
         options = {"round_limit": 2, "vexer_choices": choices, "short_game": short}
-        state, _ = playout(engine, seed, seats, options, cards_in_play)
+        state, _ = playout(engine, seed, seats, options, cards_in_play, policy)
         result = engine.result(state)
         assert result is not None and set(result.winners) <= set(range(seats))
         assert len(state.rounds) <= 2
@@ -104,9 +71,10 @@ class TestPlayouts:
     @SETTINGS
     @given(seed=st.integers(0, 2**32), seats=st.integers(3, 5))
     def test_replay_from_seed_and_actions_is_byte_identical(self, engine: LudicEngine, cards_in_play: Conserved,
+                                                           policy: Policy,
                                                            seed: int, seats: int) -> None:
         options = {"round_limit": 1}
-        state, played = playout(engine, seed, seats, options, cards_in_play, check=False)
+        state, played = playout(engine, seed, seats, options, cards_in_play, policy, check=False)
         again = engine.new_game(["human"] * seats, options, Rng(f"{seed:064x}"))
         for seat, action in played:
             again, _ = engine.apply(again, seat, action)
@@ -123,8 +91,9 @@ def _game_in_turn_phase(engine: LudicEngine, seed: int, seats: int) -> LudicStat
 class TestNoLeak:
     @SETTINGS
     @given(seed=st.integers(0, 2**32), seats=st.integers(3, 5), moves=st.integers(0, 12))
-    def test_seekers_see_the_same_whatever_the_rule(self, engine: LudicEngine, seed: int, seats: int,
-                                                    moves: int) -> None:
+    def test_seekers_see_the_same_whatever_the_rule(self, engine: LudicEngine,
+                                                    legal_rules: Callable[[LudicState], list[str]],
+                                                    seed: int, seats: int, moves: int) -> None:
         state = _game_in_turn_phase(engine, seed, seats)
         assert state.round is not None
         vexer = state.round.vexer
@@ -143,13 +112,13 @@ class TestNoLeak:
     @SETTINGS
     @given(seed=st.integers(0, 2**32), seats=st.integers(3, 5), moves=st.integers(0, 25))
     def test_a_view_does_not_depend_on_other_hands_or_the_deck_order(
-            self, engine: LudicEngine, cards_in_play: Conserved, seed: int, seats: int, moves: int) -> None:
+            self, engine: LudicEngine, policy: Policy, seed: int, seats: int, moves: int) -> None:
         rng = random.Random(seed)
         state = _game_in_turn_phase(engine, seed, seats)
         for _ in range(moves):
             if state.phase == "over":
                 return
-            seat, action = choose(engine, state, rng)
+            seat, action = policy(engine, state, rng)
             with contextlib.suppress(LudotecaError):
                 state, _ = engine.apply(state, seat, action)
         rnd = state.round

@@ -13,7 +13,7 @@ from typing import Any
 
 from ludic.language import RuleError, parse, render
 from ludic.tables import Table, table_of
-from ludic.universe import EQUAL_RANKS, describe_set
+from ludic.universe import EQUAL_RANKS, SETS, describe_set
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ def check(text: str, initial: InitialSets | None = None) -> dict[str, Any]:
     """The rule checker's report (``POST /rules/check``): never raises on a bad rule."""
     report: dict[str, Any] = {"rule": text, "valid": False, "canonical": None, "errors": [],
                               "ambiguous": None, "undefined_sets": None, "obeying_sets": None,
-                              "legal": None}
+                              "legal": None, "total_sets": SETS}
     try:
         tree = parse(text)
         table = table_of(text)

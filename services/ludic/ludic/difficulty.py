@@ -1,0 +1,90 @@
+"""The Vexer library: playable rules from the hypothesis space, with a *measured* difficulty.
+
+A rule's difficulty is how many actions (queries, plays and guesses) the expert Seeker needs to
+find it in the drill (:mod:`ludic.drill`), averaged over a few deals; the library's rules are
+split into thirds by that measure: easy, medium, hard. Rules are *playable* when between 1/8 and
+7/8 of the 576 sets obey them (the Vexer's interest is a rule "challenging, feasible, and
+satisfying to discover": a rule almost nothing obeys is neither).
+
+The measured library ships as ``ludic/data/vexer_rules.json``;
+``python -m ludic.library build --vexer`` measures it again (a few minutes).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ludic.drill import drill
+from ludic.library import Space
+from ludic.tables import table_of
+from ludic.universe import SETS
+
+DIFFICULTIES = ("easy", "medium", "hard")
+DATA = Path(__file__).with_name("data") / "vexer_rules.json"
+PLAYABLE = (SETS // 8, SETS - SETS // 8)
+
+
+@dataclass(frozen=True)
+class VexerRule:
+    text: str
+    obey: int
+    difficulty: str
+    actions: float
+
+
+@functools.lru_cache(maxsize=1)
+def vexer_rules() -> tuple[VexerRule, ...]:
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    return tuple(VexerRule(r["rule"], int(r["obey"], 16), r["difficulty"], float(r["actions"]))
+                 for r in data["rules"])
+
+
+def measure(space: Space, row: int, deals: int, seed: int) -> float:
+    """The expert Seeker's mean number of actions on rule ``row`` over ``deals`` drills."""
+    from ludic.bots import expert_seeker
+
+    mask = space.mask(row)
+    results = [drill(mask, expert_seeker, random.Random(seed * 1000 + d)) for d in range(deals)]
+    return sum(r.actions if r.solved else 2 * r.actions for r in results) / deals
+
+
+def build_vexer_library(space: Space, size: int = 1800, deals: int = 3, seed: int = 2024,
+                        path: Path = DATA) -> None:
+    """Sample ``size`` playable rules, measure each, split into thirds, and write the library."""
+    rng = random.Random(seed)
+    counts = np.unpackbits(space.packed, axis=1, bitorder="little").sum(axis=1)
+    playable = np.flatnonzero((counts >= PLAYABLE[0]) & (counts <= PLAYABLE[1]))
+    rows = sorted(int(r) for r in rng.sample(list(playable), size))
+    measured = []
+    for n, row in enumerate(rows):
+        measured.append((measure(space, row, deals, row), row))
+        if n % 100 == 0:
+            print(f"  measured {n}/{len(rows)} rules", flush=True)
+    measured.sort()
+    third = len(measured) // 3
+    rules = []
+    bounds: dict[str, list[float]] = {d: [] for d in DIFFICULTIES}
+    for rank, (actions, row) in enumerate(measured):
+        level = DIFFICULTIES[min(rank // third, 2)]
+        bounds[level].append(actions)
+        text = space.text(row)
+        assert table_of(text).obey == space.mask(row), text
+        rules.append({"rule": text, "obey": format(space.mask(row), "x"), "difficulty": level,
+                      "actions": round(actions, 2)})
+    document = {
+        "about": "Playable rules from the hypothesis space (1/8 to 7/8 of the sets obey), with the expert "
+                 "Seeker's mean number of actions over drills; thirds by that measure.",
+        "space_size": len(space), "deals": deals, "seed": seed,
+        "thresholds": {d: [min(v), max(v)] for d, v in bounds.items()},
+        "rules": rules,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {len(rules)} rules to {path}: " + ", ".join(
+        f"{d} {min(v):.1f}..{max(v):.1f} actions" for d, v in bounds.items()))

@@ -1,0 +1,213 @@
+"""Rules generated from the grammar: the bots' hypothesis space.
+
+*Atoms* are statements of the language built from its productions with parameters over every
+sensible range (a card's color, parity, primality, face/pip, comparisons of a card, the sum, the
+difference or the product with constants, relations between the two cards, quantified statements,
+guarded high/low statements). *Rules* are atoms, and ``A and B`` / ``A or B`` for every pair of
+atoms. Every rule is kept as a syntax tree (so it can be written as text in the language) and
+compiled to its truth table; the space keeps one rule per distinct table (the simplest: atoms
+first), and drops tables that no legal deal can have (nobody or everybody obeys).
+
+Building takes about a second; the result is cached on disk (directory ``LUDOTECA_CACHE``, default
+``~/.cache/ludoteca``) as ``ludic-space-<version>.npz`` and loaded once per process.
+``python -m ludic.library build`` builds it (and, with ``--vexer``, measures the Vexer library:
+see :mod:`ludic.difficulty`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from ludic import language as L
+from ludic.tables import Table, compile_rule
+from ludic.universe import ALL, SETS
+
+VERSION = 1
+BYTES = SETS // 8
+
+CARDS = (L.Card("top"), L.Card("bottom"))
+ADJECTIVES = ("red", "black", "even", "odd", "prime", "face", "pip", "square")
+SUM, DIFFERENCE, PRODUCT = L.Aggregate("sum"), L.Aggregate("difference"), L.Aggregate("product")
+DIFFERENT_RANKS = L.SetLike("value", same=False)
+
+
+def _threshold_atoms(subject: L.Term, low: int, high: int) -> Iterator[L.Rule]:
+    """``subject is k``, ``is not k``, ``is at least k``, ``is at most k`` for k in [low, high]."""
+    for k in range(low, high + 1):
+        yield L.Compare(subject, "eq", L.Const(k))
+        yield L.Compare(subject, "eq", L.Const(k), negated=True)
+        if k > low:
+            yield L.Compare(subject, "ge", L.Const(k))
+        if k < high:
+            yield L.Compare(subject, "le", L.Const(k))
+
+
+def _number_atoms(subject: L.Term, moduli: tuple[int, ...]) -> Iterator[L.Rule]:
+    for adjective in ("even", "odd", "prime", "square"):
+        yield L.Property(subject, (adjective,))
+    yield L.Property(subject, ("prime",), negated=True)
+    for m in moduli:
+        yield L.Compare(subject, "multiple", L.Const(m))
+        yield L.Compare(subject, "multiple", L.Const(m), negated=True)
+
+
+def atoms() -> list[L.Rule]:
+    """Every atom, in a fixed order (simplest first)."""
+    out: list[L.Rule] = []
+    for card in CARDS:
+        out += [L.Property(card, (a,)) for a in ADJECTIVES]
+        out.append(L.Property(card, ("prime",), negated=True))
+    out += [L.SetLike(a, same) for a in ("color", "value", "parity") for same in (True, False)]
+    top, bottom = CARDS
+    out += [L.Compare(top, op, bottom) for op in ("gt", "lt", "ge", "le")]
+    out += [L.Compare(top, "divides", bottom), L.Compare(bottom, "divides", top),
+            L.Compare(top, "divides", bottom, negated=True), L.Compare(bottom, "divides", top, negated=True)]
+    red, black = L.Quantified("some", ("red",), "a"), L.Quantified("some", ("black",), "a")
+    out += [L.Compare(red, "gt", black), L.Compare(black, "gt", red),
+            L.Compare(L.Quantified("no", ("red",), "no"), "gt", black),
+            L.Compare(L.Quantified("no", ("black",), "no"), "gt", red)]
+    for adjective in ("even", "prime", "face"):
+        out.append(L.Property(L.Quantified("exactly_one", (), "exactly one"), (adjective,)))
+    for kind in ("some", "every", "no"):
+        quantified = L.Quantified(kind, (), kind)
+        out += [L.Property(quantified, (a,)) for a in ADJECTIVES]
+        for k in range(3, 14):
+            out.append(L.Compare(quantified, "ge", L.Const(k)))
+        for k in range(2, 13):
+            out.append(L.Compare(quantified, "le", L.Const(k)))
+    for guarded in ("high", "low"):
+        for adjective in ("red", "black", "even", "odd"):
+            out.append(L.And((DIFFERENT_RANKS, L.Property(L.Card(guarded), (adjective,)))))
+    for card in CARDS:
+        out += _threshold_atoms(card, 2, 13)
+    out += _threshold_atoms(SUM, 4, 26)
+    out += _number_atoms(SUM, (3, 4, 5, 6))
+    out += _threshold_atoms(DIFFERENCE, 0, 11)
+    out += _number_atoms(DIFFERENCE, (3, 4))
+    out += [L.Compare(PRODUCT, "ge", L.Const(k)) for k in (12, 20, 30, 40, 50, 60, 80, 100, 120)]
+    out += _number_atoms(PRODUCT, (3, 4, 5, 6))
+    out += [L.Compare(L.Arith("mod", top, bottom), "eq", L.Const(r)) for r in (0, 1, 2)]
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Space:
+    """Distinct truth tables and how to write each: ``recipes[i] = (op, a, b)`` with op 0 = atom
+    ``a``, 1 = atom ``a`` and atom ``b``, 2 = atom ``a`` or atom ``b``."""
+
+    packed: npt.NDArray[np.uint8]
+    recipes: npt.NDArray[np.int32]
+    atoms: tuple[L.Rule, ...]
+
+    def __len__(self) -> int:
+        return len(self.recipes)
+
+    def rule(self, i: int) -> L.Rule:
+        op, a, b = (int(x) for x in self.recipes[i])
+        if op == 0:
+            return self.atoms[a]
+        if op == 1:
+            return L.And((self.atoms[a], self.atoms[b]))
+        return L.Or((self.atoms[a], self.atoms[b]))
+
+    def text(self, i: int) -> str:
+        return L.render(self.rule(i))
+
+    def mask(self, i: int) -> int:
+        return int.from_bytes(self.packed[i].tobytes(), "little")
+
+    def column(self, s: int, rows: npt.NDArray[np.int64] | None = None) -> npt.NDArray[np.bool_]:
+        """Whether each rule (or each of ``rows``) is obeyed by set ``s``."""
+        block = self.packed[:, s >> 3] if rows is None else self.packed[rows, s >> 3]
+        return ((block >> (s & 7)) & 1).astype(bool)
+
+    def index_of(self, mask: int) -> int | None:
+        return _index(self).get(mask)
+
+
+@functools.lru_cache(maxsize=2)
+def _index(space: Space) -> dict[int, int]:
+    return {space.mask(i): i for i in range(len(space))}
+
+
+def _fingerprint(atom_list: list[L.Rule]) -> str:
+    text = "\n".join(L.render(a) for a in atom_list)
+    return hashlib.sha256(f"{VERSION}\n{text}".encode()).hexdigest()[:16]
+
+
+def build() -> Space:
+    """Generate the space (about a second)."""
+    atom_list = atoms()
+    tables: list[Table] = [compile_rule(a) for a in atom_list]
+    assert not any(t.is_ambiguous for t in tables), "an atom is ambiguous"
+    masks = [t.obey for t in tables]
+    seen: dict[int, tuple[int, int, int]] = {}
+    for i, m in enumerate(masks):
+        if 0 < m < ALL:
+            seen.setdefault(m, (0, i, 0))
+    n = len(masks)
+    for i in range(n):
+        mi = masks[i]
+        for j in range(i + 1, n):
+            mj = masks[j]
+            both, either = mi & mj, mi | mj
+            if both and both not in seen:
+                seen[both] = (1, i, j)
+            if either != ALL and either not in seen:
+                seen[either] = (2, i, j)
+    keys = list(seen)
+    packed = np.frombuffer(b"".join(m.to_bytes(BYTES, "little") for m in keys), dtype=np.uint8)
+    recipes = np.array([seen[m] for m in keys], dtype=np.int32)
+    return Space(packed.reshape(len(keys), BYTES).copy(), recipes, tuple(atom_list))
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("LUDOTECA_CACHE") or Path.home() / ".cache" / "ludoteca")
+
+
+@functools.lru_cache(maxsize=1)
+def space() -> Space:
+    """The hypothesis space, from the disk cache when it is there (built and saved otherwise)."""
+    atom_list = atoms()
+    path = cache_dir() / f"ludic-space-{_fingerprint(atom_list)}.npz"
+    try:
+        with np.load(path) as data:
+            return Space(data["packed"], data["recipes"], tuple(atom_list))
+    except (OSError, KeyError, ValueError):
+        pass
+    built = build()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
+        np.savez_compressed(tmp, packed=built.packed, recipes=built.recipes)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # an unwritable cache only costs a rebuild per process
+    return built
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] != "build":
+        print("usage: python -m ludic.library build [--vexer]")
+        return 2
+    sp = space()
+    print(f"hypothesis space: {len(sp)} distinct truth tables from {len(sp.atoms)} atoms "
+          f"(cache: {cache_dir()})")
+    if "--vexer" in argv:
+        from ludic.difficulty import build_vexer_library
+
+        build_vexer_library(sp)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,277 @@
+"""Marshmallow schemas of Ludic: options, one schema per action, the view and ``/rules/check``.
+
+The view schema documents exactly what :meth:`ludic.engine.LudicEngine.view` returns (mobile apps
+are generated from it); the action schemas validate bodies before the engine judges legality.
+"""
+
+from __future__ import annotations
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from ludic.language import MAX_TEXT
+from ludic.universe import BREAK, OBEY
+
+CARD_PATTERN = r"^(10|[2-9JQK])[CDHS]$"
+CARD = validate.Regexp(CARD_PATTERN, error="A card code such as 'QH' or '10C' (no Aces in Ludic).")
+COLUMN = validate.OneOf([OBEY, BREAK])
+PHASES = ["cut", "rule", "turn", "guess", "final", "choose", "over"]
+RULE_TEXT = validate.Length(min=1, max=MAX_TEXT)
+
+
+class _Strict(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+def _card(description: str, example: str) -> fields.String:
+    return fields.String(required=True, validate=CARD, metadata={"description": description, "example": example})
+
+
+def _type(name: str) -> fields.String:
+    return fields.String(required=True, validate=validate.Equal(name))
+
+
+# ---- options ------------------------------------------------------------------------------------
+class OptionsSchema(_Strict):
+    short_game = fields.Boolean(load_default=False, metadata={
+        "description": "A short game: a player becomes ludic at 11 points instead of 15."})
+    round_limit = fields.Integer(load_default=0, validate=validate.Range(min=0, max=100), metadata={
+        "description": "End after this many rounds (highest score wins); 0: play until a ludic player "
+        "becomes Vexer again, as the text says."})
+    vexer_choices = fields.Boolean(load_default=False, metadata={
+        "description": "The Vexer chooses which set to flip and which counterexample to give as a hint "
+        "(the game waits for a choose_flip / choose_hint action); otherwise the server chooses: the "
+        "oldest set after the initial one, a random counterexample."})
+    turn_initial_sets = fields.Boolean(load_default=True, metadata={
+        "description": "The Vexer may turn either initial set around (swap its top and bottom) when "
+        "writing the rule."})
+
+
+# ---- actions -------------------------------------------------------------------------------------
+class CutSchema(_Strict):
+    """Cut the deck (before the first round): low card is the first Vexer."""
+
+    type = _type("cut")
+
+
+class WriteRuleSchema(_Strict):
+    """The Vexer writes the secret rule (refused if ambiguous, or if an initial set does not fit)."""
+
+    type = _type("write_rule")
+    rule = fields.String(required=True, validate=RULE_TEXT, metadata={
+        "description": "The rule in the rule language (LANGUAGE.md)", "example": "A red card outranks a black card"})
+    turn_obey = fields.Boolean(load_default=False, metadata={"description": "Turn the 'obey' initial set around"})
+    turn_break = fields.Boolean(load_default=False, metadata={"description": "Turn the 'break' initial set around"})
+
+
+class QuerySchema(_Strict):
+    """Build a set from two cards of your hand and give it to the Vexer, who places it (while the
+    deck lasts); you get two cards."""
+
+    type = _type("query")
+    top = _card("Top card, from your hand", "QH")
+    bottom = _card("Bottom card, from your hand", "4S")
+
+
+class PlaySchema(QuerySchema):
+    """Play a set to a column: right, you get two cards and may guess; wrong, it is moved."""
+
+    type = _type("play")
+    column = fields.String(required=True, validate=COLUMN)
+
+
+class DrawSchema(_Strict):
+    """Pass and draw two cards (with fewer than 4 cards, while the deck lasts)."""
+
+    type = _type("draw")
+
+
+class GuessSchema(_Strict):
+    """Guess the rule (after a correct play, or in the last phase); judged by logical equivalence."""
+
+    type = _type("guess")
+    rule = fields.String(required=True, validate=RULE_TEXT, metadata={"example": "the top card is red"})
+
+
+class PassSchema(_Strict):
+    """Do not guess now (after a correct play, or in the last phase)."""
+
+    type = _type("pass")
+
+
+class ChooseHintSchema(_Strict):
+    """The Vexer picks the counterexample given as a hint (option vexer_choices)."""
+
+    type = _type("choose_hint")
+    top = _card("Top card of the hint", "7S")
+    bottom = _card("Bottom card of the hint", "KH")
+
+
+class ChooseFlipSchema(_Strict):
+    """The Vexer picks the set to flip face down (option vexer_choices)."""
+
+    type = _type("choose_flip")
+    column = fields.String(required=True, validate=COLUMN)
+    top = _card("Top card of the set", "5D")
+    bottom = _card("Bottom card of the set", "2C")
+
+
+ACTION_SCHEMAS: dict[str, type[Schema]] = {
+    "cut": CutSchema, "write_rule": WriteRuleSchema, "query": QuerySchema, "play": PlaySchema,
+    "draw": DrawSchema, "guess": GuessSchema, "pass": PassSchema, "choose_hint": ChooseHintSchema,
+    "choose_flip": ChooseFlipSchema,
+}
+
+
+# ---- view --------------------------------------------------------------------------------------------
+class CutView(Schema):
+    seat = fields.Integer(required=True)
+    card = fields.String(required=True, metadata={"example": "3D"})
+    attempt = fields.Integer(required=True, metadata={"description": "1, or more after ties"})
+
+
+class PlacedSetView(Schema):
+    face_up = fields.Boolean(required=True, metadata={"description": "Face-down sets show nothing"})
+    initial = fields.Boolean(required=True)
+    top = fields.String(required=True, allow_none=True)
+    bottom = fields.String(required=True, allow_none=True)
+    kind = fields.String(required=True, allow_none=True,
+                         validate=validate.OneOf(["initial", "query", "play", "misplay"]))
+    seat = fields.Integer(required=True, allow_none=True, metadata={"description": "Who built it"})
+
+
+class ColumnsView(Schema):
+    obey = fields.List(fields.Nested(PlacedSetView), required=True, metadata={
+        "description": "Under the black Ace: the initial set first, oldest to newest"})
+    broken = fields.List(fields.Nested(PlacedSetView), required=True, data_key="break", metadata={
+        "description": "Under the red Ace"})
+
+
+class AcesView(Schema):
+    obey = fields.String(required=True, metadata={"example": "AS"})
+    broken = fields.String(required=True, data_key="break", metadata={"example": "AH"})
+
+
+class HintView(Schema):
+    source = fields.String(required=True, validate=validate.OneOf(["column", "hintbook", "slip"]))
+    top = fields.String(required=True)
+    bottom = fields.String(required=True)
+    obeys = fields.Boolean(required=True, metadata={"description": "Which column the set belongs in"})
+    guess = fields.String(required=True, allow_none=True, metadata={"description": "The guess it disproves "
+                                                                    "(null: a hint after a pass)"})
+
+
+class LogEntryView(Schema):
+    event = fields.String(required=True, validate=validate.OneOf(
+        ["query", "play", "draw", "guess", "pass", "hint", "flip"]))
+    seat = fields.Integer(metadata={"description": "Who acted (all but flip)"})
+    top = fields.String(metadata={"description": "query, play, flip, hint pointed to a column"})
+    bottom = fields.String()
+    column = fields.String(validate=COLUMN, metadata={"description": "Where the set went"})
+    correct = fields.Boolean(metadata={"description": "play: the chosen column was right; guess: equivalent"})
+    rule = fields.String(metadata={"description": "guess: its text (said aloud)"})
+    source = fields.String(validate=validate.OneOf(["column", "hintbook", "slip"]),
+                           metadata={"description": "hint: where it came from (hintbook/slip hints are private)"})
+
+
+class PendingView(Schema):
+    kind = fields.String(required=True, validate=validate.OneOf(["hint", "flip"]))
+    seat = fields.Integer(required=True, allow_none=True, metadata={"description": "Seeker owed the hint"})
+    options = fields.List(fields.Dict(), required=True, allow_none=True, metadata={
+        "description": "The Vexer's choices (choose_hint / choose_flip bodies); null for everyone else"})
+
+
+class SummarySetView(Schema):
+    top = fields.String(required=True)
+    bottom = fields.String(required=True)
+    face_up = fields.Boolean(required=True)
+    initial = fields.Boolean(required=True)
+
+
+class SummaryColumnsView(Schema):
+    obey = fields.List(fields.Nested(SummarySetView), required=True)
+    broken = fields.List(fields.Nested(SummarySetView), required=True, data_key="break")
+
+
+class RoundSummaryView(Schema):
+    round = fields.Integer(required=True)
+    vexer = fields.Integer(required=True)
+    rule = fields.String(required=True, allow_none=True, metadata={"description": "Revealed at the end"})
+    ended_by = fields.String(required=True, validate=validate.OneOf(["guess", "flip"]))
+    guesser = fields.Integer(required=True, allow_none=True)
+    guess = fields.String(required=True, allow_none=True)
+    points = fields.Integer(required=True, metadata={"description": "The Vexer's score for the round"})
+    zero_reason = fields.String(required=True, allow_none=True)
+    columns = fields.Nested(SummaryColumnsView, required=True, metadata={"description": "All sets, turned up"})
+    next_vexer = fields.Integer(required=True)
+
+
+class ViewSchema(Schema):
+    phase = fields.String(required=True, validate=validate.OneOf(PHASES))
+    you = fields.Integer(required=True, allow_none=True, metadata={"description": "Your seat (null: spectator)"})
+    role = fields.String(required=True, validate=validate.OneOf(["vexer", "seeker", "spectator"]))
+    vexer = fields.Integer(required=True, allow_none=True)
+    token = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "Who holds the token (the next Vexer if nobody guesses the rule)"})
+    round = fields.Integer(required=True)
+    target = fields.Integer(required=True, metadata={"description": "Points to become ludic (15, or 11)"})
+    scores = fields.List(fields.Integer(), required=True)
+    ludic = fields.List(fields.Integer(), required=True, metadata={"description": "Seats that are ludic"})
+    winners = fields.List(fields.Integer(), required=True)
+    cuts = fields.List(fields.Nested(CutView), required=True)
+    turn = fields.Integer(required=True, allow_none=True, metadata={"description": "The Seeker to act"})
+    aces = fields.Nested(AcesView, required=True)
+    deck_count = fields.Integer(required=True)
+    hintbook_count = fields.Integer(required=True)
+    hand = fields.List(fields.String(), required=True, allow_none=True, metadata={"description": "Yours"})
+    hand_counts = fields.List(fields.Integer(), required=True)
+    columns = fields.Nested(ColumnsView, required=True)
+    hints = fields.List(fields.Nested(HintView), required=True, metadata={"description": "Yours"})
+    hint_counts = fields.List(fields.Integer(), required=True)
+    log = fields.List(fields.Nested(LogEntryView), required=True, metadata={
+        "description": "This round's public record: every set placed (even if now face down), guesses, "
+        "hints and flips"})
+    rule = fields.String(required=True, allow_none=True, metadata={"description": "Only the Vexer sees it"})
+    pending = fields.Nested(PendingView, required=True, allow_none=True)
+    last_phase = fields.Boolean(required=True, metadata={"description": "Every Seeker is out of cards"})
+    rounds = fields.List(fields.Nested(RoundSummaryView), required=True)
+
+
+# ---- /rules/check ----------------------------------------------------------------------------------------
+class SetSchema(_Strict):
+    top = _card("Top card (its rank and color count, not its suit)", "QH")
+    bottom = _card("Bottom card", "4S")
+
+
+class RuleCheckRequestSchema(_Strict):
+    rule = fields.String(required=True, validate=RULE_TEXT, metadata={"example": "A red card outranks a black card"})
+    obey_set = fields.Nested(SetSchema, metadata={"description": "The initial set that must obey"})
+    break_set = fields.Nested(SetSchema, metadata={"description": "The initial set that must break"})
+
+    @validates_schema
+    def _both_or_neither(self, data: dict[str, object], **_: object) -> None:
+        if ("obey_set" in data) != ("break_set" in data):
+            raise ValidationError("give both initial sets, or neither", field_name="break_set")
+
+
+class RuleErrorSchema(Schema):
+    message = fields.String(required=True)
+    reason = fields.String(required=True, validate=validate.OneOf(
+        ["syntax", "external", "suit", "type", "size", "ambiguous", "illegal"]))
+    line = fields.Integer(required=True, metadata={"description": "1-based; 0 when not about a place"})
+    column = fields.Integer(required=True)
+    expected = fields.List(fields.String(), required=True, metadata={"description": "What could come there"})
+
+
+class RuleCheckSchema(Schema):
+    rule = fields.String(required=True)
+    valid = fields.Boolean(required=True, metadata={"description": "Readable, unambiguous (and legal if sets given)"})
+    canonical = fields.String(required=True, allow_none=True, metadata={"description": "The rule re-written"})
+    errors = fields.List(fields.Nested(RuleErrorSchema), required=True)
+    ambiguous = fields.Boolean(required=True, allow_none=True)
+    undefined_sets = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "Sets on which the rule is undefined (high/low of equal ranks, division by zero)"})
+    obeying_sets = fields.Integer(required=True, allow_none=True, metadata={"description": "Of the 576 sets"})
+    legal = fields.Boolean(required=True, allow_none=True, metadata={
+        "description": "Fits the given initial sets (null when none given)"})
+    total_sets = fields.Integer(required=True, metadata={"description": "576"})

@@ -1,0 +1,152 @@
+"""Bots: always a legal action from their own view; the Vexer's rules are legal and of the asked
+difficulty; the expert finds rules of its space, writes guesses in the language that fit what it
+saw, and copes with a rule outside its space."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from ludic import bots, seeker
+from ludic.difficulty import DIFFICULTIES, vexer_rules
+from ludic.drill import drill
+from ludic.engine import LudicEngine
+from ludic.library import space
+from ludic.rules import accept_rule, illegality
+from ludic.tables import Table, table_of
+from ludic.universe import OBEY, set_of_codes
+from ludoteca.engine import JSON
+from ludoteca.rng import Rng
+
+Bot = Any
+
+
+def _is_legal(action: JSON, legal: Sequence[JSON]) -> bool:
+    if action in legal:
+        return True
+    return any(t.get("rule") == "<rule>" and t["type"] == action["type"] and isinstance(action.get("rule"), str)
+               for t in legal)
+
+
+def _checked(bot: Bot) -> Bot:
+    def run(view: JSON, legal: Sequence[JSON], rng: random.Random) -> JSON:
+        action = bot(view, legal, rng)
+        assert _is_legal(action, legal), (view["phase"], action)
+        return action
+
+    return run
+
+
+class TestSpace:
+    def test_the_space_is_large_and_distinct(self) -> None:
+        sp = space()
+        assert len(sp) >= 30_000
+        rows = {sp.packed[i].tobytes() for i in range(0, len(sp), 7)}
+        assert len(rows) == len(range(0, len(sp), 7))
+
+    def test_every_sampled_rule_is_written_in_the_language_and_means_its_table(self) -> None:
+        sp = space()
+        for row in np.random.default_rng(3).choice(len(sp), 150, replace=False):
+            table = table_of(sp.text(int(row)))
+            assert not table.is_ambiguous and table.obey == sp.mask(int(row))
+
+
+class TestVexer:
+    def test_the_library_is_measured_in_thirds(self) -> None:
+        rules = vexer_rules()
+        counts = {d: sum(r.difficulty == d for r in rules) for d in DIFFICULTIES}
+        assert min(counts.values()) >= 200
+        means = [np.mean([r.actions for r in rules if r.difficulty == d]) for d in DIFFICULTIES]
+        assert means == sorted(means)
+
+    @pytest.mark.parametrize("level", DIFFICULTIES)
+    def test_the_vexer_writes_a_legal_rule_of_the_asked_difficulty(self, engine: LudicEngine, level: str) -> None:
+        for seed in range(6):
+            state = engine.new_game(["bot:" + level] * 3, {}, Rng(f"{seed + 11:064x}"))
+            while state.phase == "cut":
+                state, _ = engine.apply(state, min(engine.to_act(state)), {"type": "cut"})
+            vexer = min(engine.to_act(state))
+            view = engine.view(state, vexer)
+            action = bots.BOTS[level](view, engine.action_templates(state, vexer), random.Random(seed))
+            state, _ = engine.apply(state, vexer, action)
+            assert state.phase == "turn"
+            difficulty = {r.text: r.difficulty for r in vexer_rules()}[action["rule"]]
+            assert difficulty == level
+
+
+class TestSeekers:
+    @pytest.mark.parametrize("levels", [("random", "expert", "easy"), ("hard", "random", "medium", "expert")])
+    def test_bots_play_whole_games_legally(self, engine: LudicEngine, levels: tuple[str, ...]) -> None:
+        players = [f"bot:{level}" for level in levels]
+        checked = {level: _checked(bots.BOTS[level]) for level in levels}
+        state = engine.new_game(players, {"round_limit": 2, "vexer_choices": True}, Rng("ab" * 32))
+        rng = random.Random(5)
+        for _ in range(400):
+            if state.phase == "over":
+                break
+            seat = min(engine.to_act(state))
+            view = engine.view(state, seat)
+            legal = engine.legal_actions(state, seat) + engine.action_templates(state, seat)
+            action = checked[levels[seat]](view, legal, rng)
+            state, _ = engine.apply(state, seat, action)
+        assert state.phase == "over"
+
+    def test_the_random_seeker_never_guesses(self) -> None:
+        view = {"phase": "guess", "role": "seeker"}
+        legal = [{"type": "pass"}, {"type": "guess", "rule": "<rule>"}]
+        assert all(bots.random_seeker(view, legal, random.Random(i)) == {"type": "pass"} for i in range(20))
+
+    @pytest.mark.parametrize("text", ["the top card is red", "A red card outranks a black card",
+                                      "The total is 15 or more", "the cards have the same color and the sum is even"])
+    def test_the_expert_finds_rules_of_its_space(self, text: str) -> None:
+        rule = table_of(text)
+        assert space().index_of(rule.obey) is not None
+        result = drill(rule.obey, _checked(bots.expert_seeker), random.Random(1))
+        assert result.solved and result.actions <= 25
+
+    def test_the_expert_copes_with_a_rule_outside_its_space(self) -> None:
+        rule = table_of("the top card is a red 7 or the bottom card is a black 9")
+        assert space().index_of(rule.obey) is None
+        guesses: list[str] = []
+
+        def spy(view: JSON, legal: Sequence[JSON], rng: random.Random) -> JSON:
+            action = _checked(bots.expert_seeker)(view, legal, rng)
+            if action["type"] == "guess":
+                guesses.append(action["rule"])
+                ev = seeker.evidence(view)
+                guess = table_of(action["rule"])
+                assert all(guess.obeys(s) == obeys for s, obeys in ev.labels), "the guess contradicts the evidence"
+            return action
+
+        result = drill(rule.obey, spy, random.Random(2), max_actions=30)
+        assert guesses and result.actions >= 1
+
+    def test_a_guess_after_the_text_deal(self) -> None:
+        """The expert reads the initial sets of the text's diagram and guesses a legal rule."""
+        initial = [set_of_codes("QH", "4S"), set_of_codes("JS", "3H")]
+        view: JSON = {"phase": "guess", "role": "seeker", "hand": ["2C", "5D", "7C", "8D"], "log": [], "hints": [],
+                      "columns": {OBEY: [{"face_up": True, "top": "QH", "bottom": "4S"}],
+                                  "break": [{"face_up": True, "top": "JS", "bottom": "3H"}]}}
+        action = bots.expert_seeker(view, [{"type": "guess", "rule": "<rule>"}, {"type": "pass"}],
+                                    random.Random(0))
+        if action["type"] == "guess":
+            table = table_of(action["rule"])
+            assert table.obeys(initial[0]) and not table.obeys(initial[1])
+
+    def test_every_library_rule_fits_some_deal(self) -> None:
+        for rule in vexer_rules()[::60]:
+            table = Table(rule.obey)
+            assert accept_rule(rule.text, _deal_for(table)) == table_of(rule.text)
+
+
+def _deal_for(table: Table) -> Any:
+    from ludic.rules import InitialSets
+
+    obey = next(s for s in range(576) if table.obeys(s))
+    broken = next(s for s in range(576) if not table.obeys(s))
+    sets = InitialSets(obey, broken)
+    assert illegality(table, sets) is None
+    return sets
