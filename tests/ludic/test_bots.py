@@ -107,8 +107,16 @@ class TestSeekers:
         result = drill(rule.obey, _checked(bots.expert_seeker), random.Random(1))
         assert result.solved and result.actions <= 25
 
-    def test_the_expert_copes_with_a_rule_outside_its_space(self) -> None:
-        rule = table_of("the top card is a red 7 or the bottom card is a black 9")
+    @pytest.mark.parametrize("text", ["the top card is a red 7 or the bottom card is a black 9",
+                                      "the top card is even and the bottom card is odd and the sum is at least 12"])
+    def test_the_expert_adds_an_atom_to_find_a_rule_just_outside_its_space(self, text: str) -> None:
+        rule = table_of(text)
+        assert space().index_of(rule.obey) is None
+        result = drill(rule.obey, _checked(bots.expert_seeker), random.Random(3), max_actions=60)
+        assert result.solved
+
+    def test_the_expert_copes_with_a_rule_far_outside_its_space(self) -> None:
+        rule = table_of("(the top card + 1) mod 3 is 2")
         assert space().index_of(rule.obey) is None
         guesses: list[str] = []
 

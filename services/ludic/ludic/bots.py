@@ -17,24 +17,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
+import numpy as np
 from ludoteca.engine import JSON, Bot
 
 from ludic.difficulty import DIFFICULTIES, vexer_rules
 from ludic.library import space
 from ludic.rules import InitialSets, illegality
-from ludic.seeker import (
-    GUESS_AT,
-    LOW_INFORMATION,
-    believe,
-    best_guess_row,
-    column_name,
-    entropy,
-    evidence,
-    guess_text,
-    guess_value,
-    obey_fraction,
-    pair_set,
-)
+from ludic.seeker import decide
 from ludic.tables import Table, table_of
 from ludic.universe import BREAK, OBEY, set_of_codes
 
@@ -85,34 +74,7 @@ def random_seeker(view: JSON, legal: Sequence[JSON], rng: random.Random) -> JSON
 
 def expert_seeker(view: JSON, legal: Sequence[JSON], rng: random.Random) -> JSON:
     """Candidate elimination and most-informative queries; guesses in the rule language."""
-    plain = _plain(legal)
-    sp = space()
-    belief = believe(sp, evidence(view))
-    hand = view.get("hand") or []
-    pairs = [(a, b) for a in hand for b in hand if a != b]
-    shares = obey_fraction(sp, belief, [pair_set(t, b) for t, b in pairs])
-    infos = [entropy(float(p)) for p in shares]
-    best_info = max(infos, default=0.0)
-    wants_guess = belief.size <= GUESS_AT or guess_value(sp, belief) >= max(best_info, LOW_INFORMATION)
-    if any(a["type"] == "guess" for a in legal):
-        if view["phase"] == "final" or wants_guess:
-            return {"type": "guess", "rule": guess_text(sp, belief, best_guess_row(belief))}
-        return {"type": "pass"}
-    kinds = {a["type"] for a in plain}
-    if not pairs or not kinds & {"query", "play"}:
-        return plain[0]
-    if "draw" in kinds and not wants_guess and best_info < LOW_INFORMATION:
-        return {"type": "draw"}
-    if "query" in kinds and not wants_guess:
-        i = max(range(len(pairs)), key=lambda j: (infos[j], -j))
-        return {"type": "query", "top": pairs[i][0], "bottom": pairs[i][1]}
-    # A play: the surest set when a guess is wanted, else the most informative one.
-    if wants_guess:
-        i = max(range(len(pairs)), key=lambda j: (abs(float(shares[j]) - 0.5), infos[j], -j))
-    else:
-        i = max(range(len(pairs)), key=lambda j: (infos[j], -j))
-    top, bottom = pairs[i]
-    return {"type": "play", "top": top, "bottom": bottom, "column": column_name(float(shares[i]) >= 0.5)}
+    return decide(space(), view, legal, np.random.default_rng(rng.getrandbits(64)))
 
 
 def make_bot(seeker: Callable[[JSON, Sequence[JSON], random.Random], JSON], difficulty: str | None) -> Bot:

@@ -85,6 +85,8 @@ def build_vexer_library(space: Space, size: int = 1800, deals: int = 3, seed: in
         "rules": rules,
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    head = json.dumps({k: v for k, v in document.items() if k != "rules"}, indent=1)[:-2]
+    lines = ",\n  ".join(json.dumps(r) for r in rules)
+    path.write_text(f'{head},\n "rules": [\n  {lines}\n ]\n}}\n', encoding="utf-8")
     print(f"wrote {len(rules)} rules to {path}: " + ", ".join(
         f"{d} {min(v):.1f}..{max(v):.1f} actions" for d, v in bounds.items()))

@@ -139,6 +139,17 @@ def _index(space: Space) -> dict[int, int]:
     return {space.mask(i): i for i in range(len(space))}
 
 
+@functools.lru_cache(maxsize=2)
+def atom_tables(space: Space) -> tuple[tuple[L.Rule, ...], npt.NDArray[np.uint8]]:
+    """The atoms, and single-card literals ("the top card is a red 7"), with their packed tables:
+    what the expert Seeker adds to a near rule when no rule of the space fits."""
+    literals = tuple(L.CardIs(card, red, rank) for card in CARDS for red in (False, True) for rank in range(2, 14))
+    rules = space.atoms + literals
+    masks = [compile_rule(rule).obey for rule in rules]
+    packed = np.frombuffer(b"".join(m.to_bytes(BYTES, "little") for m in masks), dtype=np.uint8)
+    return rules, packed.reshape(len(rules), BYTES).copy()
+
+
 def _fingerprint(atom_list: list[L.Rule]) -> str:
     text = "\n".join(L.render(a) for a in atom_list)
     return hashlib.sha256(f"{VERSION}\n{text}".encode()).hexdigest()[:16]
@@ -170,6 +181,12 @@ def build() -> Space:
     return Space(packed.reshape(len(keys), BYTES).copy(), recipes, tuple(atom_list))
 
 
+def _warm(sp: Space) -> None:
+    """Build the lookups a bot needs now, not during its first decision."""
+    _index(sp)
+    atom_tables(sp)
+
+
 def cache_dir() -> Path:
     return Path(os.environ.get("LUDOTECA_CACHE") or Path.home() / ".cache" / "ludoteca")
 
@@ -181,10 +198,13 @@ def space() -> Space:
     path = cache_dir() / f"ludic-space-{_fingerprint(atom_list)}.npz"
     try:
         with np.load(path) as data:
-            return Space(data["packed"], data["recipes"], tuple(atom_list))
+            loaded = Space(data["packed"], data["recipes"], tuple(atom_list))
+        _warm(loaded)
+        return loaded
     except (OSError, KeyError, ValueError):
         pass
     built = build()
+    _warm(built)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")

@@ -2,21 +2,19 @@
 
 Evidence a Seeker has (all in its view): the initial sets, every set placed this round with its
 column (the public log, even of sets now face down), the sets its hints showed, and the guesses
-judged wrong. A hypothesis survives when it agrees with all of it; when none does (a human's rule
-outside the space), the hypotheses with the fewest disagreements are kept, and the guess is the
-best of them *patched* with the observed exceptions, so it is still consistent with everything
-seen.
+judged wrong. A hypothesis survives when it agrees with all of it. When none does (a human's rule
+outside the space), the Seeker tries one more atom on the nearest rules (``R and A``, ``R or A``);
+failing that, it keeps the rules with the fewest disagreements and guesses the best one *patched*
+with the observed exceptions, so that its guess never contradicts what it saw.
 
-Decisions maximise the expected information of the next observation (the entropy of "does set s
-obey" over the surviving hypotheses, weighted equally), with a guess whenever the evidence points
-to one table (or the next query can tell little).
+Every option is scored in expected bits of information per action (see :func:`decide`).
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,16 +23,20 @@ import numpy.typing as npt
 
 from ludic import language as L
 from ludic.language import RuleError
-from ludic.library import Space
+from ludic.library import Space, atom_tables
 from ludic.tables import table_of
-from ludic.universe import BREAK, COLUMNS, OBEY, CardType, set_of_codes, split_set
+from ludic.universe import BREAK, COLUMNS, OBEY, SETS, CardType, set_of_codes, split_set
 
-GUESS_AT = 4
-"""Guess whenever at most this many tables survive."""
-GUESS_STUDY = 256
-"""Above this many surviving tables, a guess is worth about nothing."""
+EXTREME_PRIOR = 0.25
+"""Prior weight of a rule obeyed by less than 1/8 or more than 7/8 of the sets (others: 1)."""
+GUESS_SAMPLE = 192
+"""How many survivors estimate what a guess is worth."""
+GUESS_CANDIDATES = 8
+"""How many of the likeliest survivors are considered for a guess."""
+EXTEND_BASE = 96
+"""How many of the nearest rules get one more atom when no rule of the space fits."""
 LOW_INFORMATION = 0.2
-"""Below this many bits for the best query from the hand, a play that earns a guess is better."""
+"""Below this many bits for the best set of the hand, drawing new cards is better (if allowed)."""
 
 
 @dataclass(frozen=True)
@@ -66,40 +68,106 @@ def evidence(view: dict[str, Any]) -> Evidence:
 
 @dataclass(frozen=True)
 class Belief:
-    """The surviving hypotheses (row numbers of the space) and how many observations they miss."""
+    """The surviving hypotheses: their tables (``packed``: one row of 72 bytes each), prior weights,
+    syntax trees (``rule(i)``), and how many observations they miss (0 while the rule is found)."""
 
-    rows: npt.NDArray[np.int64]
+    packed: npt.NDArray[np.uint8]
+    weights: npt.NDArray[np.float64]
     misses: int
     labels: tuple[tuple[int, bool], ...]
+    rule: Callable[[int], L.Rule]
 
     @property
     def size(self) -> int:
-        return len(self.rows)
+        return len(self.packed)
+
+    def mask(self, i: int) -> int:
+        return int.from_bytes(self.packed[i].tobytes(), "little")
+
+
+POPCOUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.int32)
+
+
+def prior_weights(packed: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+    """Prior weight of each table: 1 for playable rules (1/8 to 7/8 of the sets obey them),
+    ``EXTREME_PRIOR`` for the others. A Vexer wants a rule "challenging, feasible, and satisfying
+    to discover"; a rule that almost no set (or almost every set) obeys is rarely that."""
+    counts = POPCOUNT[packed].sum(axis=1)
+    playable = (counts >= SETS // 8) & (counts <= SETS - SETS // 8)
+    return np.where(playable, 1.0, EXTREME_PRIOR)
+
+
+@functools.lru_cache(maxsize=2)
+def prior(space: Space) -> npt.NDArray[np.float64]:
+    return prior_weights(space.packed)
+
+
+def _label_arrays(labels: tuple[tuple[int, bool], ...]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]:
+    sets = np.array([s for s, _ in labels], dtype=np.int64)
+    want = np.array([obeys for _, obeys in labels], dtype=np.uint8)
+    return sets, want
+
+
+def _bits_at(packed: npt.NDArray[np.uint8], sets: npt.NDArray[np.int64]) -> npt.NDArray[np.uint8]:
+    return np.asarray((packed[:, sets >> 3] >> (sets & 7).astype(np.uint8)) & 1, dtype=np.uint8)
 
 
 def believe(space: Space, ev: Evidence) -> Belief:
-    """Candidate elimination: the hypotheses that disagree with the fewest observations."""
+    """Candidate elimination: the rules of the space that fit every observation; else the space's
+    nearest rules with one more atom that fit; else the nearest rules (to be patched)."""
     misses = np.zeros(len(space), dtype=np.int32)
+    sets, want = _label_arrays(ev.labels)
     if ev.labels:
-        sets = np.array([s for s, _ in ev.labels], dtype=np.int64)
-        want = np.array([obeys for _, obeys in ev.labels], dtype=np.uint8)
-        bits = (space.packed[:, sets >> 3] >> (sets & 7).astype(np.uint8)) & 1
-        misses = (bits != want).sum(axis=1, dtype=np.int32)
+        misses = (_bits_at(space.packed, sets) != want).sum(axis=1, dtype=np.int32)
     for mask in ev.wrong:
         row = space.index_of(mask)
         if row is not None:
             misses[row] = np.iinfo(np.int32).max
     best = int(misses.min())
-    return Belief(np.flatnonzero(misses == best).astype(np.int64), best, ev.labels)
+    rows = np.flatnonzero(misses == best).astype(np.int64)
+    if best > 0:
+        extended = _extend(space, rows, ev)
+        if extended is not None:
+            return extended
+    return Belief(space.packed[rows], prior(space)[rows], best, ev.labels,
+                  lambda i: space.rule(int(rows[i])))
 
 
-def obey_fraction(space: Space, belief: Belief, sets: Sequence[int]) -> npt.NDArray[np.float64]:
-    """For each set, the share of surviving hypotheses it obeys."""
+def _extend(space: Space, rows: npt.NDArray[np.int64], ev: Evidence) -> Belief | None:
+    """``R and A`` / ``R or A`` for the nearest rules R and every atom A that fit all observations."""
+    atoms, atom_packed = atom_tables(space)
+    base = rows[:EXTEND_BASE]
+    sets, want = _label_arrays(ev.labels)
+    base_bits, atom_bits = _bits_at(space.packed[base], sets), _bits_at(atom_packed, sets)
+    parts = []
+    for op, combine in enumerate((np.bitwise_and, np.bitwise_or)):
+        r, a = np.nonzero((combine(base_bits[:, None, :], atom_bits[None]) == want).all(axis=2))
+        parts.append((np.full(len(r), op), base[r], a, combine(space.packed[base[r]], atom_packed[a])))
+    ops, lefts, rights = (np.concatenate([p[k] for p in parts]) for k in range(3))
+    packed = np.concatenate([p[3] for p in parts])
+    if not len(packed):
+        return None
+    _, first = np.unique(packed, axis=0, return_index=True)
+    wrong = set(ev.wrong)
+    keep = np.array(sorted(int(i) for i in first if int.from_bytes(packed[i].tobytes(), "little") not in wrong),
+                    dtype=np.int64)
+    if not len(keep):
+        return None
+
+    def rule(i: int) -> L.Rule:
+        j = int(keep[i])
+        pair = (space.rule(int(lefts[j])), atoms[int(rights[j])])
+        return L.And(pair) if ops[j] == 0 else L.Or(pair)
+
+    return Belief(packed[keep], prior_weights(packed[keep]), 0, ev.labels, rule)
+
+
+def obey_fraction(belief: Belief, sets: Sequence[int]) -> npt.NDArray[np.float64]:
+    """For each set, the posterior probability that it obeys the rule."""
     if not sets:
         return np.zeros(0)
-    idx = np.array(sets, dtype=np.int64)
-    bits = (space.packed[belief.rows][:, idx >> 3] >> (idx & 7).astype(np.uint8)) & 1
-    return np.asarray(bits.mean(axis=0), dtype=np.float64)
+    bits = _bits_at(belief.packed, np.array(sets, dtype=np.int64))
+    return np.asarray(belief.weights @ bits / belief.weights.sum(), dtype=np.float64)
 
 
 def entropy(p: float) -> float:
@@ -113,12 +181,12 @@ def _set_literal(s: int) -> L.Rule:
     return L.And((L.CardIs(L.Card("top"), top.red, top.rank), L.CardIs(L.Card("bottom"), bottom.red, bottom.rank)))
 
 
-def guess_text(space: Space, belief: Belief, row: int) -> str:
-    """The guess for hypothesis ``row``, patched with the observed exceptions if it has any."""
-    rule = space.rule(row)
+def guess_text(belief: Belief, i: int) -> str:
+    """The guess for hypothesis ``i``, patched with the observed exceptions if it has any."""
+    rule = belief.rule(i)
     if belief.misses == 0:
         return L.render(rule)
-    mask = space.mask(row)
+    mask = belief.mask(i)
     must_obey = [s for s, obeys in belief.labels if obeys and not mask >> s & 1]
     must_break = [s for s, obeys in belief.labels if not obeys and mask >> s & 1]
     if must_obey:
@@ -129,27 +197,87 @@ def guess_text(space: Space, belief: Belief, row: int) -> str:
     return L.render(rule)
 
 
-def best_guess_row(belief: Belief) -> int:
-    """The hypothesis to guess: the first (simplest) surviving one."""
-    return int(belief.rows[0])
+@dataclass(frozen=True)
+class GuessPlan:
+    index: int
+    value: float
+    """Expected information (bits) of guessing hypothesis ``index`` now; infinite when it is certain."""
 
 
-def guess_value(space: Space, belief: Belief) -> float:
-    """Expected information (bits) of guessing the best hypothesis now: right with chance 1/K,
-    else the guess is out and the hint (a random set where guess and rule differ) tells more."""
+def plan_guess(belief: Belief, rng: np.random.Generator) -> GuessPlan:
+    """The hypothesis worth guessing most, and what the guess is worth in bits.
+
+    Right with its posterior probability (then the search is over: worth all the remaining
+    uncertainty); else that hypothesis is out and the hint, a set where guess and rule differ
+    (random, as the server picks), rules out every hypothesis that disagrees with the rule there.
+    Estimated on a sample of the survivors; the candidates are the likeliest few."""
     k = belief.size
-    if k <= 1:
-        return math.inf
-    if k > GUESS_STUDY:
-        return math.log2(k) / k
-    bits = np.unpackbits(space.packed[belief.rows], axis=1, bitorder="little").astype(bool)
-    guess, others = bits[0], bits[1:]
-    obeying = others.sum(axis=0)
-    with np.errstate(divide="ignore"):
-        remaining = np.where(others, np.log2(np.maximum(obeying, 1)), np.log2(np.maximum(k - 1 - obeying, 1)))
-    differ = others != guess
-    expected = (remaining * differ).sum(axis=1) / np.maximum(differ.sum(axis=1), 1)
-    return float(math.log2(k) - expected.sum() / k)
+    if k == 1:
+        return GuessPlan(0, math.inf)
+    weights = belief.weights
+    order = np.argsort(-weights, kind="stable")
+    sample = order[:GUESS_SAMPLE] if k <= GUESS_SAMPLE else np.concatenate(
+        [order[:GUESS_CANDIDATES], rng.choice(order[GUESS_CANDIDATES:], GUESS_SAMPLE - GUESS_CANDIDATES,
+                                              replace=False)])
+    bits = np.unpackbits(belief.packed[sample], axis=1, bitorder="little").astype(bool)
+    w = weights[sample] / weights[sample].sum()
+    total = float(np.log2(weights.sum() / weights.max()))
+    best = GuessPlan(int(sample[0]), -1.0)
+    obey_weight = w @ bits
+    for g in range(min(GUESS_CANDIDATES, len(sample))):
+        others = np.ones(len(sample), dtype=bool)
+        others[g] = False
+        rest = 1.0 - w[g]
+        obeying = obey_weight - w[g] * bits[g]
+        with np.errstate(divide="ignore"):
+            agree = np.where(bits, obeying, rest - obeying) / rest
+            gain = -np.log2(np.clip(agree, 1e-12, 1.0))
+        differ = bits != bits[g]
+        per_rule = (gain * differ).sum(axis=1) / np.maximum(differ.sum(axis=1), 1)
+        value = w[g] * max(total, 1.0) + float((w * per_rule)[others].sum())
+        if value > best.value:
+            best = GuessPlan(int(sample[g]), value)
+    return best
+
+
+def decide(space: Space, view: dict[str, Any], legal: Sequence[dict[str, Any]],
+           rng: np.random.Generator) -> dict[str, Any]:
+    """The expert Seeker's action. Every option is scored in expected bits per action: a query is
+    worth the entropy of its answer; a play the same, and when it is right it also earns a guess
+    (one more action) worth :func:`plan_guess`'s value; a guess is taken when it is worth at least
+    the best query the hand offers."""
+    plain = [dict(a) for a in legal if "<rule>" not in a.values()]
+    belief = believe(space, evidence(view))
+    hand = view.get("hand") or []
+    pairs = [(a, b) for a in hand for b in hand if a != b]
+    shares = [float(p) for p in obey_fraction(belief, [pair_set(t, b) for t, b in pairs])]
+    infos = [entropy(p) for p in shares]
+    best_info = max(infos, default=0.0)
+    plan = plan_guess(belief, rng)
+    if any(a["type"] == "guess" for a in legal):
+        if view.get("phase") == "final" or plan.value >= max(best_info, LOW_INFORMATION):
+            return {"type": "guess", "rule": guess_text(belief, plan.index)}
+        return {"type": "pass"}
+    kinds = {a["type"] for a in plain}
+    if not pairs or not kinds & {"query", "play"}:
+        return plain[0]
+    scored: list[tuple[float, float, int, dict[str, Any]]] = []
+    for i, ((top, bottom), p, info) in enumerate(zip(pairs, shares, infos, strict=True)):
+        sure = max(p, 1.0 - p)
+        if "query" in kinds:
+            scored.append((info, 0.0, -i, {"type": "query", "top": top, "bottom": bottom}))
+        if plan.value == math.inf:
+            score = math.inf
+        elif plan.value >= best_info:
+            score = (info + sure * plan.value) / (1.0 + sure)
+        else:
+            score = info - 1e-6  # as informative as a query, but a wrong play costs the cards
+        scored.append((score, sure, -i, {"type": "play", "top": top, "bottom": bottom,
+                                         "column": column_name(p >= 0.5)}))
+    score, _, _, action = max(scored, key=lambda x: x[:3])
+    if "draw" in kinds and score < LOW_INFORMATION:
+        return {"type": "draw"}
+    return action
 
 
 @functools.lru_cache(maxsize=256)
