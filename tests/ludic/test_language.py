@@ -141,6 +141,8 @@ class TestTruthTables:
         ("the top card is red", "the top card is not black"),
         ("the top card is red", "not (the top card is black)"),
         ("The total is 15 or more", "top + bottom > 14"),
+        ("The total is 15 or more", "the sum is greater than or equal to 15"),
+        ("the top card is less than or equal to 6", "the top card is 6 or less"),
         ("the sum >= 15", "it is not the case that the total is less than 15"),
         ("exactly one card is red", "the cards are different colors"),
         ("both cards are red", "every card is red"),

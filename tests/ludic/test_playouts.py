@@ -136,3 +136,24 @@ class TestNoLeak:
                     assert engine.view(state, seat) == engine.view(other, seat)
                     assert engine.legal_actions(state, seat) == engine.legal_actions(other, seat) if seat is not None \
                         else True
+
+
+class TestLegalActions:
+    @SETTINGS
+    @given(seed=st.integers(0, 2**32), seats=st.integers(3, 5), moves=st.integers(0, 40), choices=st.booleans())
+    def test_every_listed_action_is_accepted(self, engine: LudicEngine, policy: Policy, seed: int, seats: int,
+                                             moves: int, choices: bool) -> None:
+        rng = random.Random(seed)
+        state = engine.new_game(["human"] * seats, {"vexer_choices": choices}, Rng(f"{seed:064x}"))
+        for _ in range(moves):
+            if state.phase == "over":
+                return
+            seat, action = policy(engine, state, rng)
+            with contextlib.suppress(LudotecaError):
+                state, _ = engine.apply(state, seat, action)
+        for seat in range(seats):
+            legal = engine.legal_actions(state, seat)
+            if seat not in engine.to_act(state):
+                assert legal == [] and engine.action_templates(state, seat) == []
+            for action in legal:
+                engine.apply(state, seat, action)

@@ -200,6 +200,7 @@ TERMINAL_WORDS: dict[str, str] = {
     "SOME": "'some'", "AT_LEAST_ONE": "'at least one'", "EVERY": "'every'", "EACH": "'each'",
     "BOTH": "'both'", "ALL": "'all'", "NO": "'no'", "NEITHER": "'neither'",
     "EXACTLY_ONE": "'exactly one'", "EITHER": "'either'", "ANOTHER": "'another'",
+    "AT_LEAST_AS": "'greater than or equal to'", "AT_MOST_AS": "'less than or equal to'",
     "GREATER_THAN": "'greater than'", "LESS_THAN": "'less than'", "AT_LEAST": "'at least'",
     "AT_MOST": "'at most'", "EQUAL_TO": "'equal to'", "DIVISIBLE_BY": "'divisible by'",
     "OUTRANKED_BY": "'outranked by'", "MULTIPLE_OF": "'multiple of'", "DIVISOR_OF": "'divisor of'",
@@ -284,7 +285,8 @@ POSITIONS: dict[str, Position] = {
     "low": "low", "lower": "low", "lowest": "low",
 }
 COMPARATIVES: dict[str, CompareOp] = {
-    "GREATER_THAN": "gt", "LESS_THAN": "lt", "AT_LEAST": "ge", "AT_MOST": "le", "EQUAL_TO": "eq",
+    "GREATER_THAN": "gt", "LESS_THAN": "lt", "AT_LEAST_AS": "ge", "AT_MOST_AS": "le", "AT_LEAST": "ge",
+    "AT_MOST": "le", "EQUAL_TO": "eq",
     "DIVISIBLE_BY": "multiple", "OUTRANKED_BY": "lt", "MULTIPLE_OF": "multiple",
     "DIVISOR_OF": "divides",
 }

@@ -238,15 +238,15 @@ class ViewSchema(Schema):
 
 
 # ---- /rules/check ----------------------------------------------------------------------------------------
-class SetSchema(_Strict):
+class InitialSetSchema(_Strict):
     top = _card("Top card (its rank and color count, not its suit)", "QH")
     bottom = _card("Bottom card", "4S")
 
 
 class RuleCheckRequestSchema(_Strict):
     rule = fields.String(required=True, validate=RULE_TEXT, metadata={"example": "A red card outranks a black card"})
-    obey_set = fields.Nested(SetSchema, metadata={"description": "The initial set that must obey"})
-    break_set = fields.Nested(SetSchema, metadata={"description": "The initial set that must break"})
+    obey_set = fields.Nested(InitialSetSchema, metadata={"description": "The initial set that must obey"})
+    break_set = fields.Nested(InitialSetSchema, metadata={"description": "The initial set that must break"})
 
     @validates_schema
     def _both_or_neither(self, data: dict[str, object], **_: object) -> None:
