@@ -110,6 +110,26 @@ class Board:
             deck = deck[face.size:]
         return cls(tuple(cards), tuple((False,) * f.size for f in FACES), tuple(deck))
 
+    @classmethod
+    def from_values(cls, values: Sequence[int]) -> Board:
+        """A board with these 16 values left to right (the clubs card of a value first, then the
+        spades one); the four value cards left are set aside. For tests and analysis."""
+        if len(values) != DEALT or any(v not in VALUES for v in values):
+            raise ValueError(f"a board holds {DEALT} values from 1 to 10")
+        pool = list(VALUE_CARDS)
+        cards = []
+        for v in values:
+            card = next((c for c in pool if value_of(c) == v), None)
+            if card is None:
+                raise ValueError(f"value {v} appears more than {COPIES} times")
+            pool.remove(card)
+            cards.append(card)
+        rows, i = [], 0
+        for face in FACES:
+            rows.append(tuple(cards[i:i + face.size]))
+            i += face.size
+        return cls(tuple(rows), tuple((False,) * f.size for f in FACES), tuple(pool))
+
     # -- reading ------------------------------------------------------------------------------
     def slots(self, tier: Tier) -> Iterator[Slot]:
         for i, face in enumerate(FACES):

@@ -408,6 +408,3 @@ class SpeculationEngine:
             history=tuple(Guess.load(g) for g in data["history"]),
             winner=data["winner"],
         )
-
-
-engine = SpeculationEngine()

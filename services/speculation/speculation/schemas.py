@@ -1,0 +1,153 @@
+"""Marshmallow schemas of Speculation: options, one schema per action type, and the view.
+
+They document :mod:`speculation.engine` exactly (the OpenAPI document and the mobile apps are
+generated from them); the engine still checks every action itself.
+"""
+
+from __future__ import annotations
+
+from marshmallow import RAISE, Schema, fields, validate
+
+from speculation.board import VALUES, Tier
+from speculation.engine import MAX_ITEMS, FirstGuesser, JokerGuesses, Phase
+from speculation.joker import JOKER_SIZE
+
+TIERS = [t.value for t in Tier]
+VALUE_RANGE = validate.Range(min=VALUES[0], max=VALUES[-1])
+
+
+def _type(name: str, doc: str) -> fields.String:
+    return fields.String(required=True, validate=validate.Equal(name), metadata={"description": doc})
+
+
+class OptionsSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    first_guesser = fields.String(
+        load_default=FirstGuesser.CLOTHING.value, validate=validate.OneOf([f.value for f in FirstGuesser]),
+        metadata={"description": "How the first guesser is chosen: 'clothing' (the rule of the text: most "
+                                 "items of clothing, a race to put on another on a tie) or 'random' "
+                                 "(the game's seeded RNG)"})
+    joker_guesses = fields.String(
+        load_default=JokerGuesses.ANY.value, validate=validate.OneOf([j.value for j in JokerGuesses]),
+        metadata={"description": "Joker guesses allowed: 'any' four values (715 multisets) or only "
+                                 "'hands' (no value more than twice: 615)"})
+
+
+# -- actions ------------------------------------------------------------------------------------
+class ReportClothingSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    type = _type("report_clothing", "Report how many items of clothing you have on (sealed until both report)")
+    items = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=MAX_ITEMS))
+
+
+class PutOnItemSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    type = _type("put_on_item", "Declare that you have put on another item (tie race: first one guesses first)")
+
+
+class GuessSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    type = _type("guess", "Ask whether the tier you attack (jacks, then queens, then kings) hides this value")
+    value = fields.Integer(required=True, strict=True, validate=VALUE_RANGE,
+                           metadata={"description": "A card value: Ace = 1 up to 10"})
+
+
+class GuessJokerSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    type = _type("guess_joker", "Guess the joker's four values (once both kings are down)")
+    values = fields.List(fields.Integer(strict=True, validate=VALUE_RANGE), required=True,
+                         validate=validate.Length(equal=JOKER_SIZE),
+                         metadata={"description": "Four values, a multiset: order does not matter"})
+
+
+ACTION_SCHEMAS: dict[str, type[Schema]] = {
+    "report_clothing": ReportClothingSchema,
+    "put_on_item": PutOnItemSchema,
+    "guess": GuessSchema,
+    "guess_joker": GuessJokerSchema,
+}
+
+
+# -- the view -----------------------------------------------------------------------------------
+class ClothingSchema(Schema):
+    reported = fields.List(fields.Boolean(), required=True, metadata={"description": "Per seat"})
+    items = fields.List(fields.Integer(allow_none=True), required=True,
+                        metadata={"description": "Per seat; another seat's count stays null until both reported"})
+    tied = fields.List(fields.Integer(), required=True, metadata={"description": "Seats in the dressing race"})
+    decided_by = fields.String(required=True, allow_none=True,
+                               validate=validate.OneOf(["clothing", "race", "random"]),
+                               metadata={"description": "How the first guesser was chosen"})
+
+
+class ValueCardSchema(Schema):
+    card = fields.String(required=True, allow_none=True,
+                         metadata={"description": "Card code ('5S', 'AC', '10C'); null when hidden from you"})
+    value = fields.Integer(required=True, allow_none=True, validate=VALUE_RANGE)
+    found = fields.Boolean(required=True, metadata={"description": "Found by the opponent"})
+
+
+class FaceCardSchema(Schema):
+    card = fields.String(required=True, metadata={"description": "JC, JS, QC, QS, KC, KS or JK1 (black joker)"})
+    tier = fields.String(required=True, validate=validate.OneOf(TIERS))
+    down = fields.Boolean(required=True, metadata={"description": "Every value beneath it found"})
+    cards = fields.List(fields.Nested(ValueCardSchema), required=True,
+                        metadata={"description": "The value cards beneath it"})
+
+
+class BoardSchema(Schema):
+    owner = fields.Integer(required=True)
+    target = fields.String(required=True, validate=validate.OneOf(TIERS),
+                           metadata={"description": "The tier the opponent attacks now"})
+    faces = fields.List(fields.Nested(FaceCardSchema), required=True, metadata={"description": "Left to right"})
+    set_aside = fields.List(fields.String(), required=True, allow_none=True,
+                            metadata={"description": "The 4 cards set aside: null until the game is over"})
+
+
+class RecordFaceSchema(Schema):
+    card = fields.String(required=True, metadata={"description": "JH, JD, QH, QD, KH, KD or JK2 (red joker)"})
+    tier = fields.String(required=True, validate=validate.OneOf(TIERS))
+    cards = fields.List(fields.String(allow_none=True), required=True,
+                        metadata={"description": "Red value cards placed for found values (null: not found)"})
+
+
+class RecordSchema(Schema):
+    keeper = fields.Integer(required=True, metadata={"description": "The seat keeping this record"})
+    faces = fields.List(fields.Nested(RecordFaceSchema), required=True)
+    hand = fields.List(fields.String(), required=True, metadata={"description": "Red value cards not placed"})
+
+
+class GuessEntrySchema(Schema):
+    seat = fields.Integer(required=True, metadata={"description": "The guesser"})
+    tier = fields.String(required=True, validate=validate.OneOf(TIERS))
+    values = fields.List(fields.Integer(validate=VALUE_RANGE), required=True,
+                         metadata={"description": "One value on a tier, four (sorted) at the joker"})
+    answer = fields.String(required=True, allow_none=True, validate=validate.OneOf(["yes", "no"]),
+                           metadata={"description": "Tier guesses; null for joker guesses"})
+    card = fields.String(required=True, allow_none=True, metadata={"description": "The card a 'yes' found"})
+    right = fields.Integer(required=True, allow_none=True, validate=validate.Range(min=0, max=JOKER_SIZE),
+                           metadata={"description": "Joker guesses: how many values were right"})
+
+
+class ViewSchema(Schema):
+    phase = fields.String(required=True, validate=validate.OneOf([p.value for p in Phase]))
+    seat = fields.Integer(required=True, allow_none=True, metadata={"description": "Your seat (null: spectator)"})
+    clothing = fields.Nested(ClothingSchema, required=True)
+    first_guesser = fields.Integer(required=True, allow_none=True)
+    guesser = fields.Integer(required=True, allow_none=True, metadata={"description": "Whose turn to guess"})
+    winner = fields.Integer(required=True, allow_none=True)
+    boards = fields.List(fields.Nested(BoardSchema), required=True,
+                         metadata={"description": "Per seat: your own in full, the other's found cards only"})
+    records = fields.List(fields.Nested(RecordSchema), required=True,
+                          metadata={"description": "Per seat: its red record of the opponent's board"})
+    history = fields.List(fields.Nested(GuessEntrySchema), required=True,
+                          metadata={"description": "Every guess and its answer, oldest first"})
