@@ -8,8 +8,9 @@ and legal actions (never the state), and returns one of the legal actions.
 - ``expert``: determinized Monte Carlo (:func:`ludor.simulation.search`): it deals the cards it
   has not seen at random among the other hands (as many as each holds, the cards it knows from
   its exchange placed), plays every candidate move on the same deal followed by greedy play from
-  everyone, and picks the move with the best mean finishing reward; at most
-  :data:`EXPERT_ROLLOUTS` simulations or :data:`EXPERT_SECONDS` per decision.
+  everyone (compiled rollouts, :mod:`ludor.rollouts`), and picks the move with the best mean
+  finishing reward; at most :data:`EXPERT_ROLLOUTS` simulated rounds or :data:`EXPERT_SECONDS`
+  per decision.
 
 Outside the play all levels vote alike (:func:`vote`) and give back their worst cards.
 Bots act only when the game waits on them, so they play the Autoplim in turn only.
@@ -28,7 +29,7 @@ from ludor.knowledge import Knowledge
 from ludor.policy import AUTOPLIM_MOVE, PASS, Choice, greedy
 from ludor.simulation import search
 
-EXPERT_ROLLOUTS = 600
+EXPERT_ROLLOUTS = 2000
 EXPERT_SECONDS = 0.25
 
 

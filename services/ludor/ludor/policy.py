@@ -2,8 +2,8 @@
 
 Bots reason on hands as 15 counts (one per power, see :mod:`ludor.hierarchy`): suits never matter
 in play. A :class:`Choice` is a move in that form; :mod:`ludor.bots` turns it into the action body.
-The greedy policy is both the ``greedy`` bot and the rollout policy of the ``expert``'s
-simulations, so it is written to be cheap.
+The greedy policy is the ``greedy`` bot; :mod:`ludor.rollouts` compiles the very same policy for
+the ``expert``'s simulations (a test holds the two to the same results).
 """
 
 from __future__ import annotations

@@ -1,114 +1,90 @@
-"""A fast model of the rest of a round, for the expert bot's simulations.
+"""The expert's search: determinized Monte Carlo over the compiled rollouts of
+:mod:`ludor.rollouts`.
 
-Hands are 15 counts (suits never matter in play); the trick follows :mod:`ludor.trick`, the same
-code as the engine, so the model plays by the engine's rules. Only what the expert needs is
-modelled: the round ends when one seat alone holds cards; seats act only in turn.
+From what its seat knows (:class:`ludor.knowledge.Knowledge`), the expert deals the unseen cards
+at random among the other hands, tries every candidate move (:func:`ludor.policy.candidates`) on
+that same deal, lets everyone play greedy to the end of the round, and scores its finishing
+position. Deals are drawn in batches until the simulation budget or the time cap is spent; the
+candidate with the best total wins (ties: the first, i.e. the cheapest).
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from ludor import trick as flow
-from ludor.combos import TWO_OF_OROS_PLAY, Ruleset, can_match, classify
-from ludor.hierarchy import AUTOPLIM
+import numpy as np
+
+from ludor import rollouts as fast
+from ludor.hierarchy import POWERS
 from ludor.knowledge import Knowledge
-from ludor.options import PLIM_ALWAYS, PLIM_OFF
-from ludor.policy import AUTOPLIM_MOVE, PASS, Choice, candidates, greedy
-from ludor.trick import Trick
+from ludor.policy import AUTOPLIM_MOVE, PASS, Choice, candidates
+
+DEALS_PER_BATCH = 8
 
 
-@dataclass
-class SimRound:
-    hands: list[list[int]]
-    trick: Trick
-    finished: list[int]
-    two_of_oros_played: bool
-    rules: Ruleset
-    plim_mode: str
-    sizes: list[int] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.sizes = [sum(h) for h in self.hands]
-
-    @property
-    def over(self) -> bool:
-        return sum(1 for s in self.sizes if s) <= 1
-
-    def apply(self, seat: int, choice: Choice) -> None:
-        hand, trick = self.hands[seat], self.trick
-        if choice.kind == PASS:
-            flow.pass_turn(trick, seat, self.sizes)
-        elif choice.kind == AUTOPLIM_MOVE:
-            under = trick.top
-            hand[AUTOPLIM] -= 1
-            self.sizes[seat] -= 1
-            target = flow.plim_target(trick, seat, self.sizes) if choice.plim else None
-            hit = target is not None and under is not None and self.plim_mode != PLIM_OFF and (
-                self.plim_mode == PLIM_ALWAYS or can_match(self.hands[target], under, self.rules))
-            flow.autoplim(trick, seat, self.sizes, target if hit else None, self.two_of_oros_played)
-        else:
-            assert choice.take is not None
-            combo = classify(choice.take, self.rules)
-            assert combo is not None
-            for p, k in enumerate(choice.take):
-                hand[p] -= k
-            self.sizes[seat] -= sum(choice.take)
-            self.two_of_oros_played |= combo.kind == TWO_OF_OROS_PLAY
-            flow.play(trick, seat, combo, self.sizes)
-        if not self.sizes[seat] and seat not in self.finished:
-            self.finished.append(seat)
-        if self.over:
-            self.finished.extend(s for s in range(len(self.sizes)) if self.sizes[s])
-        elif trick.closed:
-            assert trick.winner is not None
-            leader = flow.next_with_cards(trick.winner, self.sizes, include_self=True)
-            assert leader is not None
-            self.trick = Trick(leader, leader)
-
-    def rollout(self, seat: int) -> int:
-        """Play on with every seat greedy until ``seat``'s finishing position (0 = first) is known."""
-        plim_on = self.plim_mode != PLIM_OFF
-        while seat not in self.finished:
-            s = self.trick.turn
-            self.apply(s, greedy(self.hands[s], self.trick, s, self.sizes, self.two_of_oros_played,
-                                 self.rules, plim_on))
-        return self.finished.index(seat)
-
-
-def simulate(k: Knowledge, hands: Sequence[Sequence[int]], first: Choice) -> int:
-    """The finishing position of ``k.seat`` if it plays ``first`` and all then play greedy."""
-    trick = Trick(k.trick.leader, k.trick.turn, k.trick.top, k.trick.last, set(k.trick.passed),
-                  set(k.trick.blocked))
-    sim = SimRound([list(h) for h in hands], trick, list(k.finished), k.two_of_oros_played, k.rules,
-                   k.plim_mode)
-    sim.apply(k.seat, first)
-    return sim.rollout(k.seat)
-
-
-def reward(position: int, n: int) -> float:
-    """1 for the Presidente down to 0 for the Culo, the first place weighted double."""
-    return (n - 1 - position) / (n - 1) + (1.0 if position == 0 else 0.0)
+def _moves(options: list[Choice]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    moves = np.array([fast.M_PASS if c.kind == PASS else fast.M_AUTOPLIM if c.kind == AUTOPLIM_MOVE
+                      else fast.M_PLAY for c in options], dtype=np.int64)
+    takes = np.array([c.take if c.take is not None else (0,) * POWERS for c in options], dtype=np.int64)
+    declares = np.array([c.plim for c in options], dtype=np.bool_)
+    return moves, takes, declares
 
 
 def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float) -> Choice:
-    """Determinized Monte Carlo: deal the unseen cards at random, try every candidate on the same
-    deal (all seats greedy afterwards), and keep the candidate with the best mean reward. Stops
-    after ``rollouts`` simulations or ``seconds``, whichever comes first (at least one deal)."""
+    """The candidate with the best mean reward over at most ``rollouts`` simulations (at least
+    one deal) or ``seconds``."""
     options = candidates(k.counts, k.trick, k.rules, k.plim_on)
     if len(options) == 1:
         return options[0]
-    totals = [0.0] * len(options)
+    n = k.n
+    moves, takes, declares = _moves(options)
+    known = np.zeros((n, POWERS), dtype=np.int64)
+    for seat, powers in k.known.items():
+        for p in powers:
+            known[seat, p] += 1
+    trick = k.trick
+    t0 = fast.trick_array(trick.leader, trick.turn, trick.top, trick.last,
+                          k.two_of_oros_played, len(k.finished))
+    passed = np.array([s in trick.passed for s in range(n)], dtype=np.bool_)
+    blocked = np.array([s in trick.blocked for s in range(n)], dtype=np.bool_)
+    finished = np.array([*k.finished, *[-1] * (n - len(k.finished))], dtype=np.int64)
+    run, run_index = fast.run_arrays(k.rules.run)
+    sizes = np.array(k.sizes, dtype=np.int64)
+    own = np.array(k.counts, dtype=np.int64)
+    unseen = np.array(k.unseen, dtype=np.int64)
+    totals = np.zeros(len(options), dtype=np.float64)
+    batch = max(1, min(DEALS_PER_BATCH, rollouts // len(options)))
     deadline = time.perf_counter() + seconds
-    done = 0
+    deals = 0
     while True:
-        hands = k.sample(rng)
-        for i, choice in enumerate(options):
-            totals[i] += reward(simulate(k, hands, choice), k.n)
-        done += len(options)
-        if done + len(options) > rollouts or time.perf_counter() > deadline:
+        fast.evaluate(k.seat, own, sizes, unseen, known, t0, passed, blocked, finished, moves, takes, declares,
+                      batch, rng.getrandbits(31), k.rules.straights, run, run_index,
+                      fast.PLIM_MODES[k.plim_mode], totals)
+        deals += batch
+        if (deals + batch) * len(options) > rollouts or time.perf_counter() > deadline:
             break
-    return options[max(range(len(options)), key=lambda i: (totals[i], -i))]
+    return options[int(np.argmax(totals))]
+
+
+def warm_up() -> float:
+    """Compile the rollouts (or load them from numba's disk cache) with one small search; returns
+    the seconds it took. ``python -m ludor.simulation build`` does it ahead of the first game."""
+    from ludoteca.rng import Rng
+
+    from ludor.engine import LudorEngine
+
+    start = time.perf_counter()
+    engine = LudorEngine()
+    state = engine.new_game(["human"] * 4, {}, Rng("00" * 32))
+    seat = min(engine.to_act(state))
+    search(Knowledge.from_view(engine.view(state, seat)), random.Random(0), 50, 1.0)
+    return time.perf_counter() - start
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] != ["build"]:
+        sys.exit("usage: python -m ludor.simulation build")
+    print(f"ludor rollouts ready in {warm_up():.1f} s")

@@ -1,0 +1,468 @@
+"""Compiled rollouts for the expert bot (numba): many random deals of the unseen cards, each
+candidate move tried on every deal, the rest of the round played greedy by everyone.
+
+This is the engine's round (:mod:`ludor.trick`, :mod:`ludor.combos`) and the greedy policy
+(:func:`ludor.policy.greedy`) rewritten over arrays, because the expert needs thousands of
+simulated rounds per second. Tests hold it to the engine: an all-greedy round simulated here ends
+in the same finishing order as the same deal played through the engine by the greedy bot.
+
+Array layouts: a hand is 15 counts (one per power, :mod:`ludor.hierarchy`); the trick and round
+scalars live in one int64 array ``t`` (indices below); ``passed``/``blocked`` are per-seat flags.
+Compiled functions are cached on disk by numba (``cache=True``, in ``__pycache__`` or
+``$NUMBA_CACHE_DIR``), so a process compiles at most once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+# Powers and kinds (the same numbers as ludor.hierarchy / ludor.combos).
+TWO, JOKER, AUTOPLIM, TWO_OF_OROS, POWERS = 11, 12, 13, 14, 15
+SET, STRAIGHT, AUTOPLIM_PLAY, TWO_OF_OROS_PLAY = 0, 1, 2, 3
+# Moves.
+M_PLAY, M_PASS, M_AUTOPLIM = 0, 1, 2
+# The Autoplim's PLIM clause.
+PLIM_MODES = {"match": 0, "always": 1, "off": 2}
+P_MATCH, P_ALWAYS, P_OFF = 0, 1, 2
+# Closings.
+C_OPEN, C_PASSES, C_TWO_OF_OROS, C_AUTOPLIM = -1, 0, 1, 2
+# The trick/round array.
+LEADER, TURN, TOP_KIND, TOP_POWER, TOP_SIZE, LAST, WINNER, CLOSED, TWO_PLAYED, N_FINISHED, OVER = range(11)
+T_SIZE = 11
+ENDGAME_PLAIN_CARDS = 3
+
+
+def trick_array(leader: int, turn: int, top: Sequence[int] | None, last: int | None,
+                two_of_oros_played: bool, n_finished: int) -> np.ndarray:
+    t = np.full(T_SIZE, -1, dtype=np.int64)
+    t[LEADER], t[TURN], t[LAST] = leader, turn, -1 if last is None else last
+    if top is not None:
+        t[TOP_KIND], t[TOP_POWER], t[TOP_SIZE] = top
+    t[TWO_PLAYED], t[N_FINISHED], t[OVER] = int(two_of_oros_played), n_finished, 0
+    return t
+
+
+def run_arrays(run: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The straight ranks and, per power, its index among them (-1: not in straights)."""
+    index = np.full(POWERS, -1, dtype=np.int64)
+    for i, p in enumerate(run):
+        index[p] = i
+    return np.array(run, dtype=np.int64), index
+
+
+# -- combinations ------------------------------------------------------------------------------
+@njit(cache=True)
+def classify(take, straights, run, run_index):  # type: ignore[no-untyped-def]
+    """(kind, power, size) of a play, kind -1 when it is none (see ludor.combos.classify)."""
+    total = 0
+    for p in range(POWERS):
+        total += take[p]
+    if total == 0 or take[AUTOPLIM] > 0:
+        return -1, 0, 0
+    if take[TWO_OF_OROS] > 0:
+        if total == 1:
+            return TWO_OF_OROS_PLAY, TWO_OF_OROS, 1
+        return -1, 0, 0
+    first, last, distinct = -1, -1, 0
+    for p in range(JOKER):
+        if take[p] > 0:
+            if first < 0:
+                first = p
+            last = p
+            distinct += 1
+    if distinct == 0:
+        return SET, JOKER, total
+    if distinct == 1:
+        return SET, first, total
+    if not straights or total < 3:
+        return -1, 0, 0
+    for p in range(JOKER):
+        if take[p] > 0 and (take[p] != 1 or run_index[p] < 0):
+            return -1, 0, 0
+    lo, hi = run_index[first], run_index[last]
+    gaps = hi - lo + 1 - distinct
+    if gaps > take[JOKER]:
+        return -1, 0, 0
+    extra = take[JOKER] - gaps
+    top = min(hi + extra, len(run) - 1)
+    if lo - (extra - (top - hi)) < 0:
+        return -1, 0, 0
+    return STRAIGHT, run[top], total
+
+
+@njit(cache=True)
+def answers(tk, tp, ts, k, p, s):  # type: ignore[no-untyped-def]
+    if k == TWO_OF_OROS_PLAY or k == AUTOPLIM_PLAY or tk < 0:  # noqa: SIM109 (plain numba)
+        return True
+    return k == tk and s == ts and p >= tp
+
+
+@njit(cache=True)
+def is_plim(tk, tp, ts, k, p, s):  # type: ignore[no-untyped-def]
+    return tk >= 0 and k == tk and p == tp and s == ts and (k == SET or k == STRAIGHT)  # noqa: SIM109
+
+
+@njit(cache=True)
+def _straight_take(hand, run, a, length, skip_mask, take):  # type: ignore[no-untyped-def]
+    """Fill ``take`` with the window run[a:a+length]: held ranks as naturals (except those in
+    ``skip_mask``), jokers for the others. Returns False if it needs more jokers than held or
+    keeps fewer than two naturals."""
+    take[:] = 0
+    kept = 0
+    jokers = 0
+    for i in range(length):
+        p = run[a + i]
+        if hand[p] > 0 and not (skip_mask >> i) & 1:
+            take[p] = 1
+            kept += 1
+        else:
+            jokers += 1
+    take[JOKER] = jokers
+    return kept >= 2 and jokers <= hand[JOKER]
+
+
+@njit(cache=True)
+def can_match(hand, k, p, s, straights, run, run_index):  # type: ignore[no-untyped-def]
+    """Could ``hand`` play exactly (k, p, s)? (ludor.combos.can_match)"""
+    if k == SET:
+        if p == JOKER:
+            return hand[JOKER] >= s
+        return hand[p] >= 1 and hand[p] + hand[JOKER] >= s
+    if k != STRAIGHT or not straights:
+        return False
+    take = np.zeros(POWERS, dtype=np.int64)
+    for a in range(len(run) - s + 1):
+        for mask in range(1 << s):
+            bits = 0
+            for i in range(s):
+                bits += (mask >> i) & 1
+            if bits > hand[JOKER]:
+                continue
+            if _straight_take(hand, run, a, s, mask, take):
+                kk, pp, ss = classify(take, straights, run, run_index)
+                if kk == k and pp == p and ss == s:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def _answer_list(hand, tk, tp, ts, straights, run, run_index, takes, powers):  # type: ignore[no-untyped-def]
+    """The undominated answers to the top (not the 2 de Oros), lowest first, into ``takes`` and
+    ``powers``; returns their number (ludor.policy._answers)."""
+    m = 0
+    jokers = hand[JOKER]
+    if tk == SET:
+        for p in range(tp, JOKER):
+            n = hand[p]
+            if n > 0 and n + jokers >= ts:
+                takes[m, :] = 0
+                takes[m, p] = min(n, ts)
+                takes[m, JOKER] = ts - takes[m, p]
+                powers[m] = p
+                m += 1
+        if jokers >= ts:
+            takes[m, :] = 0
+            takes[m, JOKER] = ts
+            powers[m] = JOKER
+            m += 1
+    elif tk == STRAIGHT and straights:
+        take = np.zeros(POWERS, dtype=np.int64)
+        for a in range(len(run) - ts + 1):
+            if not _straight_take(hand, run, a, ts, 0, take):
+                continue
+            k, p, s = classify(take, straights, run, run_index)
+            if k < 0 or not answers(tk, tp, ts, k, p, s):
+                continue
+            dup = False
+            for j in range(m):
+                same = True
+                for q in range(POWERS):
+                    if takes[j, q] != take[q]:
+                        same = False
+                        break
+                if same:
+                    dup = True
+                    break
+            if not dup:
+                takes[m, :] = take
+                powers[m] = p
+                m += 1
+        _sort_answers(takes, powers, m)
+    return m
+
+
+@njit(cache=True)
+def _before(takes, powers, i, j):  # type: ignore[no-untyped-def]
+    if powers[i] != powers[j]:
+        return powers[i] < powers[j]
+    for q in range(POWERS):
+        if takes[i, q] != takes[j, q]:
+            return takes[i, q] < takes[j, q]
+    return False
+
+
+@njit(cache=True)
+def _sort_answers(takes, powers, m):  # type: ignore[no-untyped-def]
+    """Insertion sort by (power, take), the order of ludor.combos.plays."""
+    row = np.zeros(POWERS, dtype=np.int64)
+    for i in range(1, m):
+        j = i
+        while j > 0 and _before(takes, powers, j, j - 1):
+            row[:] = takes[j]
+            takes[j, :] = takes[j - 1]
+            takes[j - 1, :] = row
+            powers[j], powers[j - 1] = powers[j - 1], powers[j]
+            j -= 1
+
+
+# -- the trick ---------------------------------------------------------------------------------
+@njit(cache=True)
+def next_contender(t, after, sizes, passed, blocked):  # type: ignore[no-untyped-def]
+    n = len(sizes)
+    for i in range(1, n + 1):
+        s = (after + i) % n
+        if s != t[LAST] and sizes[s] > 0 and not passed[s] and not blocked[s]:
+            return s
+    return -1
+
+
+@njit(cache=True)
+def next_with_cards(seat, sizes, include_self):  # type: ignore[no-untyped-def]
+    n = len(sizes)
+    for i in range(0 if include_self else 1, n):
+        s = (seat + i) % n
+        if sizes[s] > 0:
+            return s
+    return -1
+
+
+@njit(cache=True)
+def _advance(t, after, sizes, passed, blocked):  # type: ignore[no-untyped-def]
+    nxt = next_contender(t, after, sizes, passed, blocked)
+    if nxt < 0:
+        t[WINNER], t[CLOSED] = t[LAST], C_PASSES
+    else:
+        t[TURN] = nxt
+
+
+@njit(cache=True)
+def _wins_by_plim(seat, sizes, passed, blocked):  # type: ignore[no-untyped-def]
+    contenders = 0
+    for s in range(len(sizes)):
+        if s != seat and sizes[s] > 0 and not passed[s] and not blocked[s]:
+            contenders += 1
+    return contenders <= 1
+
+
+# -- the greedy policy ---------------------------------------------------------------------------
+@njit(cache=True)
+def _unit(take, power, k):  # type: ignore[no-untyped-def]
+    take[:] = 0
+    take[power] = k
+
+
+@njit(cache=True)
+def greedy(hand, t, seat, sizes, passed, blocked, straights, run, run_index, plim_on,  # type: ignore[no-untyped-def]
+           take, takes, powers):
+    """ludor.policy.greedy: returns (move, declare PLIM); a play's cards go in ``take``."""
+    tk, tp, ts = t[TOP_KIND], t[TOP_POWER], t[TOP_SIZE]
+    k, p, s = classify(hand, straights, run, run_index)
+    if k >= 0 and answers(tk, tp, ts, k, p, s):
+        take[:] = hand
+        return M_PLAY, False
+    total = sizes[seat]
+    declare = plim_on and tk >= 0
+    has_autoplim = hand[AUTOPLIM] > 0
+    if has_autoplim and total == 1:
+        return M_AUTOPLIM, declare
+    plain = total - hand[TWO] - hand[JOKER] - hand[AUTOPLIM] - hand[TWO_OF_OROS]
+    sure = has_autoplim and (t[TWO_PLAYED] > 0 or hand[TWO_OF_OROS] > 0)
+    if tk < 0:
+        if plain > 0:
+            for q in range(JOKER):
+                if hand[q] > 0:
+                    _unit(take, q, hand[q])
+                    return M_PLAY, False
+        if hand[TWO_OF_OROS] > 0:
+            _unit(take, TWO_OF_OROS, 1)
+            return M_PLAY, False
+        if sure:
+            return M_AUTOPLIM, declare
+        if hand[TWO] > 0:
+            _unit(take, TWO, hand[TWO])
+            return M_PLAY, False
+        if hand[JOKER] > 0:
+            _unit(take, JOKER, hand[JOKER])
+            return M_PLAY, False
+        return M_AUTOPLIM, declare
+    m = _answer_list(hand, tk, tp, ts, straights, run, run_index, takes, powers)
+    if _wins_by_plim(seat, sizes, passed, blocked):
+        for i in range(m):
+            if powers[i] == tp and is_plim(tk, tp, ts, tk, powers[i], ts):
+                take[:] = takes[i]
+                return M_PLAY, False
+    for i in range(m):
+        if takes[i, TWO] == 0 and takes[i, JOKER] == 0:
+            take[:] = takes[i]
+            return M_PLAY, False
+    if sure:
+        return M_AUTOPLIM, declare
+    if plain <= ENDGAME_PLAIN_CARDS:
+        if m > 0:
+            take[:] = takes[0]
+            return M_PLAY, False
+        if hand[TWO_OF_OROS] > 0:
+            _unit(take, TWO_OF_OROS, 1)
+            return M_PLAY, False
+    return M_PASS, False
+
+
+# -- the round -----------------------------------------------------------------------------------
+@njit(cache=True)
+def apply(hands, sizes, t, passed, blocked, finished, seat, move, take, declare,  # type: ignore[no-untyped-def]
+          straights, run, run_index, plim_mode):
+    """One move (ludor.engine's _play / _pass / _play_autoplim and _after_move)."""
+    n = len(sizes)
+    hand = hands[seat]
+    if move == M_PASS:
+        passed[seat] = True
+        _advance(t, seat, sizes, passed, blocked)
+    elif move == M_AUTOPLIM:
+        tk, tp, ts = t[TOP_KIND], t[TOP_POWER], t[TOP_SIZE]
+        hand[AUTOPLIM] -= 1
+        sizes[seat] -= 1
+        target = -1
+        if declare:
+            target = t[TURN] if seat != t[TURN] else next_with_cards(seat, sizes, False)
+        block = -1
+        if target >= 0 and tk >= 0 and plim_mode != P_OFF and (
+                plim_mode == P_ALWAYS or can_match(hands[target], tk, tp, ts, straights, run, run_index)):
+            block = target
+        passed[:] = False
+        blocked[:] = False
+        t[TOP_KIND], t[TOP_POWER], t[TOP_SIZE], t[LAST] = AUTOPLIM_PLAY, AUTOPLIM, 1, seat
+        if block >= 0:
+            blocked[block] = True
+        if t[TWO_PLAYED] > 0:
+            t[WINNER], t[CLOSED] = seat, C_AUTOPLIM
+        else:
+            _advance(t, seat, sizes, passed, blocked)
+    else:
+        k, p, s = classify(take, straights, run, run_index)
+        for q in range(POWERS):
+            hand[q] -= take[q]
+        sizes[seat] -= s
+        plim = is_plim(t[TOP_KIND], t[TOP_POWER], t[TOP_SIZE], k, p, s)
+        t[TOP_KIND], t[TOP_POWER], t[TOP_SIZE], t[LAST] = k, p, s, seat
+        if k == TWO_OF_OROS_PLAY:
+            t[TWO_PLAYED] = 1
+            t[WINNER], t[CLOSED] = seat, C_TWO_OF_OROS
+        else:
+            if plim:
+                b = next_contender(t, seat, sizes, passed, blocked)
+                if b >= 0:
+                    blocked[b] = True
+            _advance(t, seat, sizes, passed, blocked)
+    if sizes[seat] == 0 and not _has_finished(finished, t[N_FINISHED], seat):
+        finished[t[N_FINISHED]] = seat
+        t[N_FINISHED] += 1
+    active = 0
+    for s in range(n):
+        if sizes[s] > 0:
+            active += 1
+    if active <= 1:
+        for s in range(n):
+            if sizes[s] > 0:
+                finished[t[N_FINISHED]] = s
+                t[N_FINISHED] += 1
+        t[OVER] = 1
+    elif t[CLOSED] != C_OPEN:
+        leader = next_with_cards(t[WINNER], sizes, True)
+        t[LEADER], t[TURN] = leader, leader
+        t[TOP_KIND], t[LAST], t[WINNER], t[CLOSED] = -1, -1, -1, C_OPEN
+        passed[:] = False
+        blocked[:] = False
+
+
+@njit(cache=True)
+def _has_finished(finished, count, seat):  # type: ignore[no-untyped-def]
+    for i in range(count):  # noqa: SIM110 (no generators in numba)
+        if finished[i] == seat:
+            return True
+    return False
+
+
+@njit(cache=True)
+def play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, run_index,  # type: ignore[no-untyped-def]
+             plim_mode):
+    """Everyone greedy until ``me``'s finishing position is known (``me`` -1: the round's end).
+    Returns that position (0 = first), or -1."""
+    take = np.zeros(POWERS, dtype=np.int64)
+    takes = np.zeros((16, POWERS), dtype=np.int64)
+    powers = np.zeros(16, dtype=np.int64)
+    plim_on = plim_mode != P_OFF
+    while t[OVER] == 0:
+        if me >= 0 and _has_finished(finished, t[N_FINISHED], me):
+            break
+        s = t[TURN]
+        move, declare = greedy(hands[s], t, s, sizes, passed, blocked, straights, run, run_index, plim_on,
+                               take, takes, powers)
+        apply(hands, sizes, t, passed, blocked, finished, s, move, take, declare, straights, run, run_index,
+              plim_mode)
+    if me < 0:
+        return -1
+    for i in range(t[N_FINISHED]):
+        if finished[i] == me:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def evaluate(me, own, sizes, unseen, known, t0, passed0, blocked0, finished0,  # type: ignore[no-untyped-def]
+             moves, cand_takes, declares, deals, seed, straights, run, run_index, plim_mode, totals):
+    """Add to ``totals[c]`` the reward of candidate ``c`` on each of ``deals`` random deals of the
+    ``unseen`` cards among the other seats (after their ``known`` cards)."""
+    np.random.seed(seed)
+    n = len(sizes)
+    pool = np.zeros(np.sum(unseen), dtype=np.int64)
+    at = 0
+    for p in range(POWERS):
+        for _ in range(unseen[p]):
+            pool[at] = p
+            at += 1
+    hands0 = np.zeros((n, POWERS), dtype=np.int64)
+    for _ in range(deals):
+        np.random.shuffle(pool)
+        at = 0
+        for s in range(n):
+            hands0[s, :] = known[s]
+            if s == me:
+                hands0[s, :] = own
+                continue
+            room = sizes[s] - np.sum(known[s])
+            for i in range(room):
+                hands0[s, pool[at + i]] += 1
+            at += room
+        for c in range(len(moves)):
+            hands = hands0.copy()
+            sz = sizes.copy()
+            t = t0.copy()
+            passed = passed0.copy()
+            blocked = blocked0.copy()
+            finished = finished0.copy()
+            apply(hands, sz, t, passed, blocked, finished, me, moves[c], cand_takes[c], declares[c], straights,
+                  run, run_index, plim_mode)
+            position = play_out(hands, sz, t, passed, blocked, finished, me, straights, run, run_index, plim_mode)
+            totals[c] += reward(position, n)
+
+
+@njit(cache=True)
+def reward(position, n):  # type: ignore[no-untyped-def]
+    """1 for the Presidente down to 0 for the Culo, the first place counted double."""
+    r = (n - 1 - position) / (n - 1)
+    if position == 0:
+        r += 1.0
+    return r
