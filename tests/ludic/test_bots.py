@@ -54,6 +54,27 @@ class TestSpace:
             assert not table.is_ambiguous and table.obey == sp.mask(int(row))
 
 
+    def test_the_space_is_cached_on_disk(self, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        from ludic import library
+
+        monkeypatch.setenv("LUDOTECA_CACHE", str(tmp_path))
+        library.space.cache_clear()
+        try:
+            built = library.space()
+            assert list(tmp_path.glob("ludic-space-*.npz"))
+            library.space.cache_clear()
+            loaded = library.space()
+            assert loaded is not built and np.array_equal(loaded.packed, built.packed)
+            assert library.main(["build"]) == 0 and library.main([]) == 2
+        finally:
+            library.space.cache_clear()
+
+    def test_a_random_seeker_survives_the_drill(self) -> None:
+        result = drill(table_of("the top card is red").obey, _checked(bots.random_seeker), random.Random(4),
+                       max_actions=30)
+        assert not result.solved and result.guesses == 0
+
+
 class TestVexer:
     def test_the_library_is_measured_in_thirds(self) -> None:
         rules = vexer_rules()

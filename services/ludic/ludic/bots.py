@@ -8,8 +8,8 @@ Every level plays both roles, as seats take turns being the Vexer:
 - ``expert``: the expert Seeker; as Vexer, a hard rule.
 
 The expert Seeker (:mod:`ludic.seeker`) eliminates candidates among the hypothesis space's
-distinct truth tables (:mod:`ludic.library`) and picks the query or play of most expected
-information; it guesses, in the rule language, when the evidence points to one table.
+distinct truth tables (:mod:`ludic.library`) and picks the query, play or guess worth the most
+expected information per action; it writes its guesses in the rule language.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ludic.difficulty import DIFFICULTIES, vexer_rules
 from ludic.library import space
 from ludic.rules import InitialSets, illegality
 from ludic.seeker import decide
-from ludic.tables import Table, table_of
+from ludic.tables import Table
 from ludic.universe import BREAK, OBEY, set_of_codes
 
 RULE_PLACEHOLDER = "<rule>"
@@ -37,21 +37,19 @@ def initial_sets(view: JSON) -> InitialSets:
 
 
 def choose_rule(view: JSON, difficulty: str | None, rng: random.Random) -> str:
-    """A legal rule for the dealt initial sets from the Vexer library (the nearest difficulty when
-    none of the asked one fits; a rule naming the 'obey' initial set as the last resort)."""
+    """A legal rule for the dealt initial sets from the Vexer library: of the asked difficulty (the
+    nearest one when none fits), or of any difficulty; failing all, the first rule of the space
+    that fits (some atom always separates two distinct sets)."""
     initial = initial_sets(view)
-    order = list(DIFFICULTIES) if difficulty is None else sorted(
-        DIFFICULTIES, key=lambda d: abs(DIFFICULTIES.index(d) - DIFFICULTIES.index(difficulty)))
-    for level in order:
-        fitting = [r.text for r in vexer_rules() if r.difficulty == level
-                   and illegality(Table(r.obey), initial) is None]
-        if fitting and (difficulty is not None or level == order[-1] or rng.random() < 0.5):
-            return rng.choice(fitting)
+    fitting = [r for r in vexer_rules() if illegality(Table(r.obey), initial) is None]
+    if difficulty is None and fitting:
+        return rng.choice(fitting).text
+    for level in sorted(DIFFICULTIES, key=lambda d: abs(DIFFICULTIES.index(d) - DIFFICULTIES.index(difficulty or d))):
+        chosen = [r.text for r in fitting if r.difficulty == level]
+        if chosen:
+            return rng.choice(chosen)
     sp = space()
-    for row in range(len(sp)):
-        if illegality(Table(sp.mask(row)), initial) is None:
-            return sp.text(row)
-    raise AssertionError("no rule fits two distinct sets")  # pragma: no cover - atoms separate any two
+    return next(sp.text(row) for row in range(len(sp)) if illegality(Table(sp.mask(row)), initial) is None)
 
 
 def vexer_action(view: JSON, legal: Sequence[JSON], rng: random.Random, difficulty: str | None) -> JSON:
@@ -95,10 +93,6 @@ BOTS: dict[str, Bot] = {
     "hard": make_bot(expert_seeker, "hard"),
     "expert": make_bot(expert_seeker, "hard"),
 }
-
-
-def rule_table(text: str) -> Table:
-    return table_of(text)
 
 
 __all__ = ["BOTS", "expert_seeker", "random_seeker", "vexer_action"]

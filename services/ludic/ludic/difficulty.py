@@ -1,8 +1,9 @@
 """The Vexer library: playable rules from the hypothesis space, with a *measured* difficulty.
 
 A rule's difficulty is how many actions (queries, plays and guesses) the expert Seeker needs to
-find it in the drill (:mod:`ludic.drill`), averaged over a few deals; the library's rules are
-split into thirds by that measure: easy, medium, hard. Rules are *playable* when between 1/8 and
+find it in the drill (:mod:`ludic.drill`), averaged over several deals; the library's rules (every
+playable atom and a sample of the playable pairs) are split into thirds by that measure: easy,
+medium, hard. Rules are *playable* when between 1/8 and
 7/8 of the 576 sets obey them (the Vexer's interest is a rule "challenging, feasible, and
 satisfying to discover": a rule almost nothing obeys is neither).
 
@@ -54,13 +55,16 @@ def measure(space: Space, row: int, deals: int, seed: int) -> float:
     return sum(r.actions if r.solved else 2 * r.actions for r in results) / deals
 
 
-def build_vexer_library(space: Space, size: int = 1800, deals: int = 3, seed: int = 2024,
+def build_vexer_library(space: Space, pairs: int = 1500, deals: int = 6, seed: int = 2024,
                         path: Path = DATA) -> None:
-    """Sample ``size`` playable rules, measure each, split into thirds, and write the library."""
+    """Every playable atom and ``pairs`` random playable pairs of atoms, each measured over
+    ``deals`` drills, split into thirds, written to the library."""
     rng = random.Random(seed)
     counts = np.unpackbits(space.packed, axis=1, bitorder="little").sum(axis=1)
-    playable = np.flatnonzero((counts >= PLAYABLE[0]) & (counts <= PLAYABLE[1]))
-    rows = sorted(int(r) for r in rng.sample(list(playable), size))
+    playable = (counts >= PLAYABLE[0]) & (counts <= PLAYABLE[1])
+    atoms = [int(r) for r in np.flatnonzero(playable & (space.recipes[:, 0] == 0))]
+    combined = [int(r) for r in np.flatnonzero(playable & (space.recipes[:, 0] != 0))]
+    rows = sorted(atoms + rng.sample(combined, pairs))
     measured = []
     for n, row in enumerate(rows):
         measured.append((measure(space, row, deals, row), row))
@@ -78,8 +82,9 @@ def build_vexer_library(space: Space, size: int = 1800, deals: int = 3, seed: in
         rules.append({"rule": text, "obey": format(space.mask(row), "x"), "difficulty": level,
                       "actions": round(actions, 2)})
     document = {
-        "about": "Playable rules from the hypothesis space (1/8 to 7/8 of the sets obey), with the expert "
-                 "Seeker's mean number of actions over drills; thirds by that measure.",
+        "about": "Playable rules from the hypothesis space (1/8 to 7/8 of the sets obey): every atom and a "
+                 "sample of pairs, with the expert Seeker's mean number of actions over drills; thirds by "
+                 "that measure.",
         "space_size": len(space), "deals": deals, "seed": seed,
         "thresholds": {d: [min(v), max(v)] for d, v in bounds.items()},
         "rules": rules,

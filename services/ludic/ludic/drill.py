@@ -87,8 +87,11 @@ class _Drill:
             actions.append({"type": "draw"})
         return actions
 
+    def column(self, top: str, bottom: str) -> str:
+        return OBEY if self.rule >> set_of_codes(top, bottom) & 1 else BREAK
+
     def place(self, top: str, bottom: str, kind: str) -> str:
-        column = OBEY if self.rule >> set_of_codes(top, bottom) & 1 else BREAK
+        column = self.column(top, bottom)
         self.hand.remove(top)
         self.hand.remove(bottom)
         self.columns[column].append({"face_up": True, "initial": False, "top": top, "bottom": bottom,
@@ -131,8 +134,8 @@ def drill(rule: int, seeker: Bot, rng: random.Random, *, max_actions: int = 80,
             game.deal(2)
             continue
         result.plays += 1
-        column = game.place(top, bottom, "play" if action["column"] else "misplay")
-        correct = column == action["column"]
+        correct = game.column(top, bottom) == action["column"]
+        column = game.place(top, bottom, "play" if correct else "misplay")
         game.log.append({"event": "play", "seat": 1, "top": top, "bottom": bottom, "column": column,
                          "correct": correct})
         if not correct:
