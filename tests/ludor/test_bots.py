@@ -50,7 +50,7 @@ def test_bots_always_play_legal_actions(engine: LudorEngine, seed: str, n: int, 
         state = act(engine, state, players[seat][4:], rng)
 
 
-def test_default_expert_is_legal_and_quick(engine: LudorEngine) -> None:
+def test_default_expert_is_legal(engine: LudorEngine) -> None:
     state = engine.new_game(["bot:expert"] * 4, {}, Rng("e" * 64))
     rng = random.Random(1)
     for _ in range(3):

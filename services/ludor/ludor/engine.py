@@ -219,8 +219,8 @@ class LudorEngine:
 
     def _cards(self, state: LudorState, seat: int, action: Mapping[str, Any]) -> list[str]:
         cards = action.get("cards")
-        if (not isinstance(cards, list) or not cards or len(set(map(repr, cards))) != len(cards)
-                or not all(isinstance(c, str) for c in cards)):
+        if (not isinstance(cards, list) or not cards or not all(isinstance(c, str) for c in cards)
+                or len(set(cards)) != len(cards)):
             raise self._illegal(state, seat, "cards must be a non-empty list of distinct card codes")
         missing = [c for c in cards if c not in state.hands[seat]]
         if missing:
