@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -117,11 +118,14 @@ _RECENT: OrderedDict[tuple[int, Evidence], npt.NDArray[np.int64]] = OrderedDict(
 """The last few sets of surviving rows of the space, to narrow down instead of starting over
 (only a speed-up: the result is exactly the full computation's)."""
 RECENT = 16
+_RECENT_LOCK = threading.Lock()
 
 
 def _narrowed(space: Space, ev: Evidence) -> npt.NDArray[np.int64] | None:
     labels, wrong = dict(ev.labels), set(ev.wrong)
-    for (owner, old), rows in reversed(_RECENT.items()):
+    with _RECENT_LOCK:
+        recent = list(_RECENT.items())
+    for (owner, old), rows in reversed(recent):
         if owner != id(space) or not set(old.wrong) <= wrong or any(labels.get(s) != o for s, o in old.labels):
             continue
         new = tuple((s, o) for s, o in ev.labels if s not in dict(old.labels))
@@ -138,9 +142,10 @@ def _narrowed(space: Space, ev: Evidence) -> npt.NDArray[np.int64] | None:
 
 
 def _remember(space: Space, ev: Evidence, rows: npt.NDArray[np.int64]) -> None:
-    _RECENT[(id(space), ev)] = rows
-    while len(_RECENT) > RECENT:
-        _RECENT.popitem(last=False)
+    with _RECENT_LOCK:
+        _RECENT[(id(space), ev)] = rows
+        while len(_RECENT) > RECENT:
+            _RECENT.popitem(last=False)
 
 
 def believe(space: Space, ev: Evidence) -> Belief:
