@@ -109,7 +109,8 @@ def test_compiled_rollout_plays_like_the_engine(engine: LudorEngine, seed: int) 
     finished = np.full(n, -1, dtype=np.int64)
     run, run_index = fast.run_arrays(state.options.rules.run)
     fast.play_out(hands, hands.sum(axis=1), t, np.zeros(n, np.bool_), np.zeros(n, np.bool_), finished, -1,
-                  state.options.straights, run, run_index, fast.PLIM_MODES[state.options.autoplim_plim])
+                  state.options.straights, run, run_index, fast.PLIM_MODES[state.options.autoplim_plim],
+                  np.zeros(n, np.int64))
     rng = random.Random(0)
     while state.phase == PLAY:
         state = act(engine, state, "greedy", rng)
@@ -168,3 +169,27 @@ class TestOutsideThePlay:
         assert body(Choice(PLAY_MOVE, take), hand) == {"type": "play", "cards": ["5O", "5C", "JK1"]}
         assert body(Choice(PASS), hand) == {"type": "pass"}
         assert body(Choice(AUTOPLIM_MOVE, None, True), hand) == {"type": "play_autoplim", "declare_plim": True}
+
+
+@pytest.mark.parametrize("straights", [False, True])
+def test_compiled_random_policy_plays_legal_moves(engine: LudorEngine, straights: bool) -> None:
+    """The expert's model of the random bot only ever draws moves the engine allows."""
+    fast.seed(7)
+    rng = random.Random(5)
+    state = engine.new_game(["bot:random"] * 4, {"round_limit": 1, "straights": straights}, Rng("a1" * 32))
+    take = np.zeros(15, np.int64)
+    takes, powers = np.zeros((16, 15), np.int64), np.zeros(16, np.int64)
+    run, run_index = fast.run_arrays(state.options.rules.run)
+    while state.phase == PLAY:
+        assert state.trick is not None
+        seat = state.trick.turn
+        top = state.trick.top
+        t = fast.trick_array(seat, seat, top, state.trick.last, False, 0)
+        legal = engine.legal_actions(state, seat)
+        for _ in range(10):
+            move, declare = fast.random_move(np.array(counts_of(state.hands[seat]), np.int64), t, straights, run,
+                                             run_index, True, take, takes, powers)
+            kind = [PLAY_MOVE, PASS, AUTOPLIM_MOVE][move]
+            choice = Choice(kind, tuple(int(x) for x in take) if kind == PLAY_MOVE else None, bool(declare))
+            assert body(choice, state.hands[seat]) in legal
+        state, _ = engine.apply(state, seat, rng.choice(legal))

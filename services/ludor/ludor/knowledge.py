@@ -51,6 +51,8 @@ class Knowledge:
     """Powers of cards known to be in another seat's hand."""
     unseen: list[int]
     """Counts per power of the other cards in the others' hands."""
+    players: list[str]
+    """Each seat's kind: ``human`` or ``bot:<level>`` (public)."""
 
     @property
     def n(self) -> int:
@@ -80,7 +82,7 @@ class Knowledge:
                 unseen[p] -= 1
         return cls(seat, hand, counts_of(hand), list(view["hand_counts"]), trick_from_view(view["trick"]),
                    list(view["finished"]), bool(view["two_of_oros_played"]), options.rules,
-                   options.autoplim_plim, known, unseen)
+                   options.autoplim_plim, known, unseen, list(view["players"]))
 
     def sample(self, rng: random.Random) -> list[list[int]]:
         """Every seat's hand as counts: its own as it is, the others dealt at random from the

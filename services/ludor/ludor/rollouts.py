@@ -29,6 +29,8 @@ PLIM_MODES = {"match": 0, "always": 1, "off": 2}
 P_MATCH, P_ALWAYS, P_OFF = 0, 1, 2
 # Closings.
 C_OPEN, C_PASSES, C_TWO_OF_OROS, C_AUTOPLIM = -1, 0, 1, 2
+# How a seat is modelled in the rollouts.
+GREEDY, RANDOM = 0, 1
 # The trick/round array.
 LEADER, TURN, TOP_KIND, TOP_POWER, TOP_SIZE, LAST, WINNER, CLOSED, TWO_PLAYED, N_FINISHED, OVER = range(11)
 T_SIZE = 11
@@ -320,6 +322,73 @@ def greedy(hand, t, seat, sizes, passed, blocked, straights, run, run_index, pli
     return M_PASS, False
 
 
+@njit(cache=True)
+def seed(value):  # type: ignore[no-untyped-def]
+    """Seed the compiled code's own random generator (numba keeps it apart from numpy's)."""
+    np.random.seed(value)
+
+
+@njit(cache=True)
+def _choose(n, k):  # type: ignore[no-untyped-def]
+    out = 1
+    for i in range(k):
+        out = out * (n - i) // (i + 1)
+    return out
+
+
+@njit(cache=True)
+def random_move(hand, t, straights, run, run_index, plim_on, take, takes, powers):  # type: ignore[no-untyped-def]
+    """The ``random`` bot: uniform over the legal action bodies, so a set counts once per choice of
+    its suits and jokers (exact for sets; an answer to a straight counts once). Returns (move,
+    declare PLIM); a play's cards go in ``take``."""
+    tk, tp, ts = t[TOP_KIND], t[TOP_POWER], t[TOP_SIZE]
+    jokers = hand[JOKER]
+    weight = 1
+    for draw in range(2):  # first count the bodies, then walk to the drawn one
+        total = 0 if draw == 0 else np.random.randint(weight)
+        seen = 0
+        if tk < 0 or tk == SET:
+            lo = 0 if tk < 0 else tp
+            for p in range(lo, JOKER + 1):
+                n = hand[p] if p < JOKER else 0
+                for kn in range(0 if p == JOKER else 1, n + 1):
+                    for kj in range(jokers + 1):
+                        size = kn + kj
+                        if size == 0 or (tk == SET and size != ts):
+                            continue
+                        seen += _choose(n, kn) * _choose(jokers, kj)
+                        if draw == 1 and seen > total:
+                            take[:] = 0
+                            if p < JOKER:
+                                take[p] = kn
+                            take[JOKER] = kj
+                            return M_PLAY, False
+        elif tk == STRAIGHT:
+            m = _answer_list(hand, tk, tp, ts, straights, run, run_index, takes, powers)
+            for i in range(m):
+                seen += 1
+                if draw == 1 and seen > total:
+                    take[:] = takes[i]
+                    return M_PLAY, False
+        if hand[TWO_OF_OROS] > 0:
+            seen += 1
+            if draw == 1 and seen > total:
+                _unit(take, TWO_OF_OROS, 1)
+                return M_PLAY, False
+        if hand[AUTOPLIM] > 0:
+            seen += 1
+            if draw == 1 and seen > total:
+                return M_AUTOPLIM, False
+            if plim_on and tk >= 0:
+                seen += 1
+                if draw == 1 and seen > total:
+                    return M_AUTOPLIM, True
+        if tk >= 0:
+            seen += 1
+        weight = seen
+    return M_PASS, False
+
+
 # -- the round -----------------------------------------------------------------------------------
 @njit(cache=True)
 def apply(hands, sizes, t, passed, blocked, finished, seat, move, take, declare,  # type: ignore[no-untyped-def]
@@ -397,9 +466,9 @@ def _has_finished(finished, count, seat):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, run_index,  # type: ignore[no-untyped-def]
-             plim_mode):
-    """Everyone greedy until ``me``'s finishing position is known (``me`` -1: the round's end).
-    Returns that position (0 = first), or -1."""
+             plim_mode, policies):
+    """Everyone plays its policy (``policies[seat]``: GREEDY or RANDOM) until ``me``'s finishing
+    position is known (``me`` -1: the round's end). Returns that position (0 = first), or -1."""
     take = np.zeros(POWERS, dtype=np.int64)
     takes = np.zeros((16, POWERS), dtype=np.int64)
     powers = np.zeros(16, dtype=np.int64)
@@ -408,8 +477,11 @@ def play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, run
         if me >= 0 and _has_finished(finished, t[N_FINISHED], me):
             break
         s = t[TURN]
-        move, declare = greedy(hands[s], t, s, sizes, passed, blocked, straights, run, run_index, plim_on,
-                               take, takes, powers)
+        if policies[s] == RANDOM:
+            move, declare = random_move(hands[s], t, straights, run, run_index, plim_on, take, takes, powers)
+        else:
+            move, declare = greedy(hands[s], t, s, sizes, passed, blocked, straights, run, run_index, plim_on,
+                                   take, takes, powers)
         apply(hands, sizes, t, passed, blocked, finished, s, move, take, declare, straights, run, run_index,
               plim_mode)
     if me < 0:
@@ -422,7 +494,7 @@ def play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, run
 
 @njit(cache=True)
 def evaluate(me, own, sizes, unseen, known, t0, passed0, blocked0, finished0,  # type: ignore[no-untyped-def]
-             moves, cand_takes, declares, deals, seed, straights, run, run_index, plim_mode, totals):
+             moves, cand_takes, declares, deals, seed, straights, run, run_index, plim_mode, policies, totals):
     """Add to ``totals[c]`` the reward of candidate ``c`` on each of ``deals`` random deals of the
     ``unseen`` cards among the other seats (after their ``known`` cards)."""
     np.random.seed(seed)
@@ -455,7 +527,8 @@ def evaluate(me, own, sizes, unseen, known, t0, passed0, blocked0, finished0,  #
             finished = finished0.copy()
             apply(hands, sz, t, passed, blocked, finished, me, moves[c], cand_takes[c], declares[c], straights,
                   run, run_index, plim_mode)
-            position = play_out(hands, sz, t, passed, blocked, finished, me, straights, run, run_index, plim_mode)
+            position = play_out(hands, sz, t, passed, blocked, finished, me, straights, run, run_index, plim_mode,
+                                policies)
             totals[c] += reward(position, n)
 
 

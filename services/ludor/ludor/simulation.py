@@ -3,9 +3,11 @@
 
 From what its seat knows (:class:`ludor.knowledge.Knowledge`), the expert deals the unseen cards
 at random among the other hands, tries every candidate move (:func:`ludor.policy.candidates`) on
-that same deal, lets everyone play greedy to the end of the round, and scores its finishing
-position. Deals are drawn in batches until the simulation budget or the time cap is spent; the
-candidate with the best total wins (ties: the first, i.e. the cheapest).
+that same deal, lets everyone play on to the end of the round, and scores its finishing position.
+In those rollouts the seats the table lists as ``bot:random`` play at random, every other seat
+(humans included, and the expert itself) plays greedy. Deals are drawn in batches until the
+simulation budget or the time cap is spent; the candidate with the best total wins (ties: the
+first, i.e. the cheapest).
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float) -> C
     sizes = np.array(k.sizes, dtype=np.int64)
     own = np.array(k.counts, dtype=np.int64)
     unseen = np.array(k.unseen, dtype=np.int64)
+    policies = np.array([fast.RANDOM if kind == "bot:random" and seat != k.seat else fast.GREEDY
+                         for seat, kind in enumerate(k.players)], dtype=np.int64)
     totals = np.zeros(len(options), dtype=np.float64)
     batch = max(1, min(DEALS_PER_BATCH, rollouts // len(options)))
     deadline = time.perf_counter() + seconds
@@ -60,7 +64,7 @@ def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float) -> C
     while True:
         fast.evaluate(k.seat, own, sizes, unseen, known, t0, passed, blocked, finished, moves, takes, declares,
                       batch, rng.getrandbits(31), k.rules.straights, run, run_index,
-                      fast.PLIM_MODES[k.plim_mode], totals)
+                      fast.PLIM_MODES[k.plim_mode], policies, totals)
         deals += batch
         if (deals + batch) * len(options) > rollouts or time.perf_counter() > deadline:
             break
