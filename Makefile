@@ -16,9 +16,11 @@ $(STAMP): requirements.txt requirements-dev.txt shared/pyproject.toml $(wildcard
 
 install: $(STAMP)
 
-# Precompute the bots' tables once (cached under $$LUDOTECA_CACHE or ~/.cache/ludoteca).
+# Precompute the bots' tables once (cached under $$LUDOTECA_CACHE or ~/.cache/ludoteca): Ludix's
+# solved game, and Ludor's compiled simulator (numba's cache), so no move ever waits for them.
 policy: install
 	$(BIN)/python -m ludix.policy build
+	$(BIN)/python -m ludor.simulation build
 
 run: install policy
 	$(BIN)/python -m ludoteca.devstack --root .
