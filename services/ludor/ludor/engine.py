@@ -270,8 +270,8 @@ class LudorEngine:
         assert state.trick is not None
         if AUTOPLIM_NAME not in state.hands[seat]:
             if seat != state.trick.turn:
-                raise NotYourTurnError(f"it is seat {state.trick.turn}'s turn, not seat {seat}'s "
-                                       "(only the Autoplim may be played out of turn)",
+                raise NotYourTurnError(f"it is seat {state.trick.turn}'s turn, not seat {seat}'s, and you do "
+                                       "not hold the Autoplim (the only card playable out of turn)",
                                        to_act=[state.trick.turn])
             raise self._illegal(state, seat, "you do not hold the Autoplim")
         declare = action.get("declare_plim", False)
