@@ -527,9 +527,13 @@ class LudicEngine:
     def result(self, state: LudicState) -> GameResult | None:
         if state.phase != "over":
             return None
+        last = state.rounds[-1] if state.rounds else None
+        by_ludic = last is not None and last["next_vexer"] in state.ludic and state.winners == [last["next_vexer"]]
+        won_by = ("a ludic player became Vexer again (the text's win: scores only decide who is ludic)"
+                  if by_ludic else "the round limit: the highest score wins")
         return GameResult(tuple(state.winners), tuple(float(s) for s in state.scores),
                           {"scores": list(state.scores), "ludic": sorted(state.ludic),
-                           "rounds": len(state.rounds)})
+                           "rounds": len(state.rounds), "won_by": won_by})
 
     def dump(self, state: LudicState) -> JSON:
         return dump_state(state)
