@@ -22,6 +22,8 @@ DRIVERS = {"ludix": "steady", "ludic": "expert", "speculation": "basic", "ludor"
 def choose(game: str, view: dict[str, Any], listed: dict[str, Any], rnd: random.Random, move: int) -> Any:
     if move < RANDOM_MOVES and listed["actions"]:
         return rnd.choice(listed["actions"])
+    if {"type": "vote", "end": True} in listed["actions"]:
+        return {"type": "vote", "end": True}  # Ludor: every seat is "human" here; end after the round
     bots = registry.game(game).bots
     bot = bots.get(DRIVERS.get(game, "")) or next(iter(bots.values()))
     action = bot(view, listed["actions"] + listed["templates"], rnd)
