@@ -23,7 +23,6 @@ from ludoteca.errors import (
     AuthenticationError,
     ConflictError,
     FieldValidationError,
-    ForbiddenError,
     GameNotStartedError,
     GameOverError,
     IdempotencyConflictError,
@@ -296,12 +295,15 @@ class GameService:
 
     # -- playing ----------------------------------------------------------------------------
     def play(self, game_id: str, seat: int | None, body: Any, if_match: int | None,
-             idempotency_key: str | None) -> Played:
+             idempotency_key: str | None, loaded: Stored | None = None) -> Played:
+        """Apply one action. ``loaded``: the game as the caller already read it (saves a read on
+        the first attempt; retries after a lost compare-and-set read again)."""
         if seat is None:
             raise AuthenticationError("Playing needs a seat token (Authorization: Bearer <token>).")
         body_hash = _body_hash(body) if isinstance(body, Mapping) else _body_hash({"_": repr(body)})
         for _ in range(MAX_RETRIES):
-            stored = self._load(game_id)
+            stored = loaded or self._load(game_id)
+            loaded = None
             if idempotency_key is not None:
                 record = self.store.idempotency_record(game_id, seat, idempotency_key)
                 if record is not None:
@@ -366,16 +368,10 @@ class GameService:
         rng = random.Random(f"{game_id}:{version}:{seat}")
         action = bot(view, legal, rng)
         try:
-            self.play_as_bot(game_id, seat, action, version)
+            self.play(game_id, seat, dict(action), version, None, loaded=stored)
         except StaleVersionError:
             return "stale"
         return "played"
-
-    def play_as_bot(self, game_id: str, seat: int, action: Mapping[str, Any], version: int) -> Played:
-        stored = self._load(game_id)
-        if stored.doc["players"][seat] == "human":
-            raise ForbiddenError("Seat is not a bot seat.")
-        return self.play(game_id, seat, dict(action), version, None)
 
     def record_result(self, game_id: str) -> bool:
         """Record a finished game's result exactly once (idempotent task body)."""

@@ -167,7 +167,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
         @blp.doc(security=bearer, requestBody=action_body, parameters=action_headers)
         def post(self, game_id: str) -> Response:
             """Play one action."""
-            _, seat = caller(game_id)
+            stored, seat = caller(game_id)
             body = request.get_json(force=True, silent=True)
             if body is None:
                 raise BadRequestError("The request body must be a JSON object.")
@@ -175,7 +175,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
             key = request.headers.get("Idempotency-Key")
             if key is not None and not IDEM_RE.match(key):
                 raise BadRequestError("Idempotency-Key must be 1 to 200 visible ASCII characters.")
-            played = service.play(game_id, seat, body, if_match, key)
+            played = service.play(game_id, seat, body, if_match, key, loaded=stored)
             headers = {"ETag": etag(played.version)}
             if played.replayed:
                 headers["Idempotent-Replayed"] = "true"
