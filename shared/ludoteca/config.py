@@ -14,7 +14,13 @@ class Settings:
     idempotency_ttl_seconds: int = 24 * 3600
     max_long_poll_seconds: float = 30.0
     enqueue_bots: bool = True
-    rate_limit_per_minute: int = 600
+    # Rate limits, requests a minute (see ludoteca.hosting.ratelimit); 0 turns every limit off.
+    # Unset (None) ones derive from rate_limit_per_minute: reads 2x, new seats /20, failures /60.
+    rate_limit_per_minute: int = 600  # seat writes per seat; anonymous writes per address
+    rate_limit_reads_per_minute: int | None = None  # per seat, or per address without a token
+    rate_limit_create_per_minute: int | None = None  # POST /games and joins, per address
+    rate_limit_failures_per_minute: int | None = None  # bad or unknown tokens, per address
+    trusted_proxies: int = 0  # X-Forwarded-For hops to trust for the client address (0: ignore it)
     lobby_page_size: int = 20
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -28,5 +34,13 @@ class Settings:
             max_long_poll_seconds=float(env.get("LUDOTECA_MAX_WAIT", cls.max_long_poll_seconds)),
             enqueue_bots=env.get("LUDOTECA_ENQUEUE_BOTS", "1") != "0",
             rate_limit_per_minute=int(env.get("LUDOTECA_RATE_LIMIT", cls.rate_limit_per_minute)),
+            rate_limit_reads_per_minute=_optional_int(env.get("LUDOTECA_RATE_LIMIT_READS")),
+            rate_limit_create_per_minute=_optional_int(env.get("LUDOTECA_RATE_LIMIT_CREATE")),
+            rate_limit_failures_per_minute=_optional_int(env.get("LUDOTECA_RATE_LIMIT_FAILURES")),
+            trusted_proxies=int(env.get("LUDOTECA_TRUSTED_PROXIES", cls.trusted_proxies)),
         )
         return replace(base, **overrides)
+
+
+def _optional_int(raw: str | None) -> int | None:
+    return None if raw is None or raw.strip() == "" else int(raw)

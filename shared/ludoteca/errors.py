@@ -119,3 +119,12 @@ class UnavailableError(LudotecaError):
     status = 503
     slug = "unavailable"
     title = "Service unavailable"
+
+
+class RateLimitedError(RateLimitError):
+    """Over a rate limit; ``retry_after`` (whole seconds) is sent as the ``Retry-After`` header."""
+
+    def __init__(self, detail: str, retry_after: int, **extra: Any) -> None:
+        super().__init__(detail, **extra)
+        self.retry_after = max(1, int(retry_after))
+        self.headers = {"Retry-After": str(self.retry_after)}

@@ -323,7 +323,7 @@ def test_writes_over_the_limit_get_429_and_change_nothing(settings: Any) -> None
 
     from ludoteca.hosting import create_app
 
-    app = create_app(registry.game("ludix"), replace(settings, rate_limit_per_minute=3))
+    app = create_app(registry.game("ludix"), replace(settings, rate_limit_per_minute=3, rate_limit_create_per_minute=2))
     client = app.test_client()
     client.environ_base["REMOTE_ADDR"] = f"10.{os.getpid() % 250}.{int(time.time()) % 250}.7"  # a caller of its own
     api = Api(client)

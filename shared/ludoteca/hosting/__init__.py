@@ -15,7 +15,7 @@ from ludoteca.config import Settings
 from ludoteca.engine import GameDefinition
 from ludoteca.hosting.ops import ops_blueprint
 from ludoteca.hosting.problems import ProblemApi
-from ludoteca.hosting.ratelimit import install_rate_limit
+from ludoteca.hosting.ratelimit import document_rate_limits, install_rate_limit
 from ludoteca.hosting.routes import games_blueprint, results_blueprint
 from ludoteca.hosting.schemas import action_ref_to_property, game_schemas
 from ludoteca.service import Dispatcher, GameService
@@ -40,7 +40,9 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
     service = GameService(definition, store, dispatcher)
 
     app = Flask(f"ludoteca.{definition.name}")
-    app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_prefix=1)  # type: ignore[method-assign]
+    # the client address (rate limits) comes from X-Forwarded-For only behind trusted proxies
+    app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies,  # type: ignore[method-assign]
+                            x_proto=1, x_host=1, x_prefix=1)
     app.config.update(
         LUDOTECA=settings,
         API_TITLE=f"Ludoteca {definition.title}",
@@ -57,6 +59,7 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
         },
     )
     api = ProblemApi(app)
+    document_rate_limits(api)
     app.extensions["ludoteca"] = {"service": service, "definition": definition, "api": api}
     api.ma_plugin.converter.add_attribute_function(action_ref_to_property)
     schemas = game_schemas(definition)
@@ -66,7 +69,7 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
     if definition.extras is not None:
         api.register_blueprint(definition.extras())
     app.register_blueprint(ops_blueprint(app, definition.name, definition.title, client))
-    install_rate_limit(app, client, definition.name, settings.rate_limit_per_minute)
+    install_rate_limit(app, client, definition.name, settings)
     return app
 
 

@@ -1,39 +1,229 @@
-"""Per-caller write limits: a fixed one-minute window counted in Redis.
+"""Rate limits: flask-limiter over the sessions' Redis, keyed on who the caller really is.
 
-Every POST counts against its caller: the seat token (hashed) when there is one, else the
-client address. Over the limit the answer is a 429 problem with ``Retry-After``; nothing is
-changed. ``LUDOTECA_RATE_LIMIT=0`` turns it off (load tests from one address).
+Every request to a game route falls in exactly one bucket (``/healthz``, ``/readyz``,
+``/metrics``, ``/docs`` and ``/openapi.json`` are exempt). Limits are requests a minute:
+
+================  ==============================================  ==============  =======  ============================
+bucket            what counts                                     keyed on        default  setting (env)
+================  ==============================================  ==============  =======  ============================
+seat writes       POSTs whose token maps to a seat of the game    game id + seat  600      LUDOTECA_RATE_LIMIT
+seat reads        GETs whose token maps to a seat                 game id + seat  1200     LUDOTECA_RATE_LIMIT_READS
+new seats         ``POST /games``, ``POST /games/{id}/players``   client address  30       LUDOTECA_RATE_LIMIT_CREATE
+token failures    a malformed ``Authorization`` header, or a      client address  10       LUDOTECA_RATE_LIMIT_FAILURES
+                  token that maps to no seat (or to no live game)
+anonymous writes  other POSTs without a token (Ludic's rules)     client address  600      LUDOTECA_RATE_LIMIT
+anonymous reads   GETs without a token (spectators, the lobby)    client address  1200     LUDOTECA_RATE_LIMIT_READS
+================  ==============================================  ==============  =======  ============================
+
+Unset, the reads, new-seat and failure limits derive from ``LUDOTECA_RATE_LIMIT`` (x2, /20, /60),
+so that one knob scales them all; ``LUDOTECA_RATE_LIMIT=0`` turns every limit off (load tests
+from one address); a specific limit set to 0 lifts that bucket only.
+
+* The seat key is the seat the token *verifies to* (the token is checked here, once, against the
+  game's stored hashes; the route reuses the game read for it, :func:`loaded_game`). The
+  header's spelling (``bearer``, ``BEARER``, extra spaces) cannot change it, and a token that
+  verifies to nothing writes nothing of its own: it counts in its address's failure bucket.
+* The client address is ``request.remote_addr`` after ``ProxyFix(x_for=trusted_proxies)``:
+  ``X-Forwarded-For`` is read only behind ``LUDOTECA_TRUSTED_PROXIES`` proxies, each of which
+  must append its peer (the last hop decides); the default 0 ignores the header, so a spoofed one
+  sent straight to a service changes nothing. The local stack (gateway in front) sets 1.
+* Fixed one-minute windows (flask-limiter's ``fixed-window``): one Redis key per bucket and
+  window, ``<game>:ratelimit:LIMITER/<bucket>/...``, expiring with its window.
+* Over a limit: :class:`~ludoteca.errors.RateLimitedError`, a 429 problem with ``Retry-After``
+  (seconds until the window ends), rendered by the one problem renderer; nothing is changed.
 """
 
 from __future__ import annotations
 
+import math
 import time
+from dataclasses import dataclass
+from typing import Any, cast
 
 import redis
-from flask import Flask, Response, request
-from ludoteca.hosting.problems import problem_response
-from ludoteca.tokens import hash_token
+from apispec import BasePlugin
+from flask import Flask, Response, g, request
+from flask_limiter import ApplicationLimit, Limiter, RequestLimit
+from flask_smorest import Api
+from flask_smorest.utils import prepare_response
+from ludoteca.config import Settings
+from ludoteca.errors import AuthenticationError, NotFoundError, RateLimitedError
+from ludoteca.hosting.problems import PROBLEM_JSON, ProblemSchema, render_ludoteca_error
+from ludoteca.store import Stored
+
+#: Routes that read the caller's seat from the bearer token (routes.py's ``caller``).
+SEATED_ENDPOINTS = frozenset({"games.Game", "games.Actions", "games.Events"})
+#: Routes whose POST creates a seat: creating a game, joining one.
+NEW_SEAT_ENDPOINTS = frozenset({"games.Games", "games.Players"})
+EXEMPT_BLUEPRINTS = frozenset({"ops", "api-docs"})
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+RESPONSE = "RATE_LIMITED"
+
+LIMITS_DOC = (
+    "Too many requests: over a rate limit; nothing was changed. `Retry-After` gives the seconds "
+    "until the window ends. Limits are requests a minute, in fixed one-minute windows (defaults; "
+    "the operator may set others): seat writes 600 and seat reads 1200 per seat, keyed on the "
+    "seat the token verifies to; without a token 600 writes and 1200 reads per client address; "
+    "creating games and joining 30 per client address; requests with a malformed Authorization "
+    "header or a token that matches no seat 10 per client address."
+)
 
 
-def install_rate_limit(app: Flask, client: redis.Redis, game: str, per_minute: int) -> None:
-    if per_minute <= 0:
-        return
+@dataclass(frozen=True)
+class Limits:
+    """The resolved limits, requests a minute (0: that bucket is unlimited)."""
+
+    writes: int
+    reads: int
+    create: int
+    failures: int
+
+    @classmethod
+    def from_settings(cls, s: Settings) -> Limits:
+        base = s.rate_limit_per_minute
+
+        def pick(value: int | None, default: int) -> int:
+            return default if value is None else value
+
+        return cls(writes=base,
+                   reads=pick(s.rate_limit_reads_per_minute, 2 * base),
+                   create=pick(s.rate_limit_create_per_minute, max(1, base // 20)),
+                   failures=pick(s.rate_limit_failures_per_minute, max(1, base // 60)))
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """Where one request counts: ``key`` names the caller and the kind, ``what`` reads in a 429."""
+
+    key: str
+    per_minute: int
+    what: str
+
+
+def loaded_game(game_id: str) -> Stored | None:
+    """The game the limiter read to verify this request's token (None: it read none)."""
+    loaded = g.get("ludoteca_loaded")
+    if loaded is not None and loaded[0] == game_id:
+        return cast(Stored, loaded[1])
+    return None
+
+
+def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Settings) -> Limiter | None:
+    """Install the limits on ``app`` (after the routes and the ops hooks); None when turned off."""
+    if settings.rate_limit_per_minute <= 0:
+        return None
+    # routes.py imports loaded_game from here, so its parser is imported when installing
+    from ludoteca.hosting.routes import GAME_ID, bearer_token
+
+    limits = Limits.from_settings(settings)
+    service = app.extensions["ludoteca"]["service"]
+
+    def verified_seat(game_id: str) -> int | None:
+        """The seat the request's token maps to; None for a malformed or unknown token."""
+        try:
+            token = bearer_token()
+        except AuthenticationError:
+            return None
+        if token is None or not GAME_ID.match(game_id):
+            return None
+        try:
+            stored = service.load(game_id)
+        except NotFoundError:
+            return None
+        g.ludoteca_loaded = (game_id, stored)
+        try:
+            return cast(int | None, service.seat_of(stored, token))
+        except AuthenticationError:
+            return None
+
+    def classify() -> Bucket | None:
+        if request.blueprint in EXEMPT_BLUEPRINTS or request.endpoint == "static":
+            return None
+        address = request.remote_addr or "unknown"
+        writes = request.method not in READ_METHODS
+        kind, per_minute = ("w", limits.writes) if writes else ("r", limits.reads)
+        if request.endpoint in NEW_SEAT_ENDPOINTS and writes:
+            return Bucket(f"new/{address}", limits.create, "new games and seats per client address")
+        game_id = (request.view_args or {}).get("game_id")
+        if request.endpoint in SEATED_ENDPOINTS and game_id is not None and "Authorization" in request.headers:
+            seat = verified_seat(str(game_id))
+            if seat is None:
+                return Bucket(f"fail/{address}", limits.failures,
+                              "requests with a malformed or unknown seat token per client address")
+            return Bucket(f"seat/{game_id}/{seat}/{kind}", per_minute,
+                          f"{'writes' if writes else 'reads'} per seat")
+        return Bucket(f"anon/{address}/{kind}", per_minute,
+                      f"{'writes' if writes else 'reads'} without a seat token per client address")
 
     @app.before_request
-    def _limit() -> Response | None:
-        if request.method != "POST" or not request.path.startswith("/games"):
-            return None
-        header = request.headers.get("Authorization", "")
-        caller = "t:" + hash_token(header)[:32] if header else "a:" + (request.remote_addr or "?")
-        window = int(time.time() // 60)
-        key = f"{game}:{{ratelimit}}:{caller}:{window}"
-        pipe = client.pipeline(transaction=False)
-        pipe.incr(key)
-        pipe.expire(key, 120)
-        count = int(pipe.execute()[0])
-        if count > per_minute:
-            retry = str(60 - int(time.time()) % 60)
-            return problem_response(429, "rate-limited", "Too many requests",
-                                    f"At most {per_minute} writes a minute per caller; try again later.",
-                                    headers={"Retry-After": retry})
-        return None
+    def _classify() -> None:
+        bucket = classify()
+        g.ludoteca_bucket = bucket if bucket is not None and bucket.per_minute > 0 else None
+
+    def current() -> Bucket | None:
+        return cast(Bucket | None, g.get("ludoteca_bucket"))
+
+    def key() -> str:
+        bucket = current()
+        return bucket.key if bucket is not None else "exempt"
+
+    def limit() -> str:
+        bucket = current()
+        return f"{bucket.per_minute}/minute" if bucket is not None else ""
+
+    def breached(request_limit: RequestLimit) -> None:
+        bucket = current()
+        retry = max(1, math.ceil(request_limit.reset_at - time.time()))
+        what = f"{bucket.per_minute} {bucket.what}" if bucket is not None else str(request_limit.limit)
+        raise RateLimitedError(f"At most {what} a minute; try again in {retry} s.", retry_after=retry)
+
+    storage_options: dict[str, Any] = {"connection_pool": client.connection_pool, "key_prefix": f"{game}:ratelimit"}
+    limiter = Limiter(
+        key,
+        application_limits=[ApplicationLimit(limit)],
+        strategy="fixed-window",
+        storage_uri=settings.redis_url,
+        storage_options=storage_options,
+        on_breach=breached,
+        request_identifier=lambda: request.endpoint or "unmatched",
+        headers_enabled=False,
+        swallow_errors=False,
+    )
+    limiter.init_app(app)
+    app.register_error_handler(RateLimitedError, render_rate_limited)
+    return limiter
+
+
+def render_rate_limited(err: RateLimitedError) -> Response:
+    resp = render_ludoteca_error(err)
+    for name, value in err.headers.items():
+        resp.headers[name] = value
+    return resp
+
+
+class RateLimitDocs(BasePlugin):
+    """Documents the 429 (limits, ``Retry-After``) on every operation: every route is limited."""
+
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                         **kwargs: Any) -> None:
+        for method, operation in (operations or {}).items():
+            if method in ("get", "post", "put", "patch", "delete") and isinstance(operation, dict):
+                responses = operation.setdefault("responses", {})
+                responses.pop(429, None)
+                responses["429"] = RESPONSE
+
+
+def document_rate_limits(api: Api) -> None:
+    """Register the 429 response and the plugin that puts it on every operation (call before
+    the blueprints are registered)."""
+    response: dict[str, Any] = {
+        "description": LIMITS_DOC,
+        "schema": ProblemSchema,
+        "headers": {"Retry-After": {"description": "Seconds until the limit's window ends",
+                                    "schema": {"type": "integer", "minimum": 1}}},
+    }
+    prepare_response(response, api.spec, PROBLEM_JSON)
+    api.spec.components.response(RESPONSE, response)
+    plugin = RateLimitDocs()
+    plugin.init_spec(api.spec)
+    api.spec.plugins.append(plugin)

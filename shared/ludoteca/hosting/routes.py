@@ -11,6 +11,7 @@ from flask import Response, current_app, json, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from ludoteca.errors import AuthenticationError, BadRequestError, NotFoundError
+from ludoteca.hosting.ratelimit import loaded_game
 from ludoteca.hosting.schemas import (
     EventsPageSchema,
     EventsQuerySchema,
@@ -84,7 +85,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
     def caller(game_id: str) -> tuple[Stored, int | None]:
         """The game and the caller's seat (None: spectator); 404 and 401 as they apply."""
         check_game_id(game_id)
-        stored = service.load(game_id)
+        stored = loaded_game(game_id) or service.load(game_id)  # the limiter may have read it
         return stored, service.seat_of(stored, bearer_token())
 
     bearer: list[dict[str, list[str]]] = [{"bearerAuth": []}]
