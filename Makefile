@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install policy run test test-fast lint openapi bench bench-api bench-bots clean
+.PHONY: install policy run test test-fast lint openapi bench bench-api bench-abuse bench-bots clean
 
 $(STAMP): requirements.txt requirements-dev.txt shared/pyproject.toml $(wildcard services/*/pyproject.toml)
 	$(PYTHON) -m venv $(VENV)
@@ -38,10 +38,14 @@ lint: install
 openapi: install
 	$(BIN)/python -m ludoteca.openapi openapi
 
-bench: bench-api bench-bots
+bench: bench-api bench-abuse bench-bots
 
 bench-api: install policy
 	$(BIN)/python tests/bench/bench_api.py
+
+# a victim's move p50, quiet and while one abusive client (8 threads) is rate-limited, in one run
+bench-abuse: install policy
+	$(BIN)/python tests/bench/bench_abuse.py
 
 bench-bots: install policy
 	@for f in tests/bench/bench_*_bots.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -248,11 +248,16 @@ def describe(abuser: Abuser) -> str:
     return "; ".join(parts)
 
 
-def run_scenario(base: str, victim_moves: int, victim_games: int = 2, abuse_wait: float = 30.0,
-                 threads: int = 8) -> dict[str, Any]:
+def games_needed(moves: int) -> int:
+    """Games the victim creates up front for ``moves`` moves a phase (a game to 1000 lasts about
+    100 moves; during the abuse, creation from the victim's address is limited too)."""
+    return 2 + (20 + 2 * moves) // 70
+
+
+def run_scenario(base: str, victim_moves: int, abuse_wait: float = 30.0, threads: int = 8) -> dict[str, Any]:
     """Quiet victim moves, then as many while the abuser (limited first) hammers, in one run."""
     s = requests.Session()
-    victim = Victim(base, [new_game(s, base) for _ in range(victim_games)])
+    victim = Victim(base, [new_game(s, base) for _ in range(games_needed(victim_moves))])
     abuser_game = new_game(s, base)
     victim.moves(min(20, victim_moves))  # warm-up: connections, caches
     quiet = victim.moves(victim_moves)

@@ -23,6 +23,9 @@ from ludoteca.devstack import Supervisor, embedded_redis
 from ludoteca.hosting import create_app
 
 ROOT = Path(__file__).resolve().parent.parent
+# the suite creates games and posts far faster than a player: services it starts under gunicorn
+# inherit a huge limit (tests of the limits set theirs explicitly), like the settings fixture
+os.environ.setdefault("LUDOTECA_RATE_LIMIT", "1000000")
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ connections, alternating two human seats so every request is a real, accepted mo
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
@@ -68,6 +69,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--moves", type=int, default=1500)
     args = parser.parse_args()
+    os.environ.setdefault("LUDOTECA_RATE_LIMIT", "0")  # one client creating games fast: no rate limits
     sup = Supervisor()
     try:
         with tempfile.TemporaryDirectory() as tmp, embedded_redis(sup, Path(tmp) / "redis") as redis_url:

@@ -204,7 +204,8 @@ def test_an_abusive_client_is_limited_and_never_starves_another(
     a spoofed X-Forwarded-For on everything) through the gateway, as `make run` stacks it; the
     victim's moves in its own game are never refused."""
     sup = Supervisor()
-    limits = {"LUDOTECA_RATE_LIMIT": "120", "LUDOTECA_RATE_LIMIT_CREATE": "10", "LUDOTECA_RATE_LIMIT_FAILURES": "20"}
+    limits = {"LUDOTECA_RATE_LIMIT": "120", "LUDOTECA_RATE_LIMIT_READS": "", "LUDOTECA_RATE_LIMIT_CREATE": "10",
+              "LUDOTECA_RATE_LIMIT_FAILURES": "20"}
     try:
         svc, gw = free_port(), free_port()
         sup.start("ludix", gunicorn_argv("ludoteca.wsgi:make_app()", svc, ROOT),

@@ -1,6 +1,9 @@
 """Load scenario: players creating Ludix games and playing them through the gateway.
 
     locust -f tests/load/locustfile.py --host http://127.0.0.1:8000
+
+Every simulated player comes from one address: run the stack with ``LUDOTECA_RATE_LIMIT=0``
+(``LUDOTECA_RATE_LIMIT=0 make run``), or the per-address limits on creating games answer 429.
 """
 
 from __future__ import annotations

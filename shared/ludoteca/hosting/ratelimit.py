@@ -35,7 +35,6 @@ from one address); a specific limit set to 0 lifts that bucket only.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from typing import Any, cast
@@ -143,17 +142,17 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
         writes = request.method not in READ_METHODS
         kind, per_minute = ("w", limits.writes) if writes else ("r", limits.reads)
         if request.endpoint in NEW_SEAT_ENDPOINTS and writes:
-            return Bucket(f"new/{address}", limits.create, "new games and seats per client address")
+            return Bucket(f"new/{address}", limits.create, "new games and seats a minute per client address")
         game_id = (request.view_args or {}).get("game_id")
         if request.endpoint in SEATED_ENDPOINTS and game_id is not None and "Authorization" in request.headers:
             seat = verified_seat(str(game_id))
             if seat is None:
                 return Bucket(f"fail/{address}", limits.failures,
-                              "requests with a malformed or unknown seat token per client address")
+                              "requests with a malformed or unknown seat token a minute per client address")
             return Bucket(f"seat/{game_id}/{seat}/{kind}", per_minute,
-                          f"{'writes' if writes else 'reads'} per seat")
+                          f"{'writes' if writes else 'reads'} a minute per seat")
         return Bucket(f"anon/{address}/{kind}", per_minute,
-                      f"{'writes' if writes else 'reads'} without a seat token per client address")
+                      f"{'writes' if writes else 'reads'} a minute per client address without a seat token")
 
     @app.before_request
     def _classify() -> None:
@@ -173,9 +172,11 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
 
     def breached(request_limit: RequestLimit) -> None:
         bucket = current()
-        retry = max(1, math.ceil(request_limit.reset_at - time.time()))
+        # the window's TTL only (one round trip; RequestLimit.reset_at would read the count too)
+        ttl = round(limiter.storage.get_expiry(request_limit.key) - time.time())  # whole seconds left
+        retry = max(1, ttl + 1)
         what = f"{bucket.per_minute} {bucket.what}" if bucket is not None else str(request_limit.limit)
-        raise RateLimitedError(f"At most {what} a minute; try again in {retry} s.", retry_after=retry)
+        raise RateLimitedError(f"At most {what}; try again in {retry} s.", retry_after=retry)
 
     storage_options: dict[str, Any] = {"connection_pool": client.connection_pool, "key_prefix": f"{game}:ratelimit"}
     limiter = Limiter(

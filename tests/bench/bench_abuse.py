@@ -1,0 +1,73 @@
+"""Benchmark: a victim's Ludix moves, quiet and while one abusive client is being rate-limited,
+in one run on the stack of `make run` (embedded Redis, gunicorn, the gateway, one trusted proxy,
+the default limits).
+
+    python tests/bench/bench_abuse.py [--moves 200] [--threads 8]
+
+The abuser (a process of its own, 8 threads) hammers with its own seat token under respelled
+schemes, random bogus tokens, malformed headers, game creation and a spoofed X-Forwarded-For;
+the victim's moves are timed once the abuser is limited. Prints the victim's move p50/p90 quiet
+and under abuse, the victim's 429s (must be 0) and what the abuser got. Bounded: about 30 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from abuse import describe, ms, p50, percentile, run_scenario  # noqa: E402
+from ludoteca.config import Settings  # noqa: E402
+from ludoteca.devstack import (  # noqa: E402
+    Supervisor,
+    embedded_redis,
+    free_port,
+    gunicorn_argv,
+    start_gateway,
+    wait_http,
+)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--moves", type=int, default=200, help="victim moves in each phase")
+    parser.add_argument("--threads", type=int, default=8, help="abuser threads")
+    args = parser.parse_args()
+    sup = Supervisor()
+    try:
+        with tempfile.TemporaryDirectory() as tmp, embedded_redis(sup, Path(tmp) / "redis") as redis_url:
+            svc, gw = free_port(), free_port()
+            # as the Procfile runs it: one trusted proxy (the gateway), the default limits
+            env = {"LUDOTECA_GAME": "ludix", "REDIS_URL": redis_url, "LUDOTECA_TRUSTED_PROXIES": "1",
+                   "LUDOTECA_RATE_LIMIT": str(Settings.rate_limit_per_minute), "LUDOTECA_RATE_LIMIT_READS": "",
+                   "LUDOTECA_RATE_LIMIT_CREATE": "", "LUDOTECA_RATE_LIMIT_FAILURES": ""}
+            sup.start("ludix", gunicorn_argv("ludoteca.wsgi:make_app()", svc, ROOT), env=env, cwd=ROOT,
+                      log=Path(tmp) / "svc.log")
+            if not wait_http(f"http://127.0.0.1:{svc}/readyz", 60):
+                print("the ludix service did not start:\n" + (Path(tmp) / "svc.log").read_text())
+                return 1
+            start_gateway(sup, gw, {"ludix": f"http://127.0.0.1:{svc}"}, ROOT, Path(tmp) / "gw.log")
+            result = run_scenario(f"http://127.0.0.1:{gw}/ludix", victim_moves=args.moves, abuse_wait=30,
+                                  threads=args.threads)
+    finally:
+        sup.stop()
+    victim, abuser, quiet, loud = result["victim"], result["abuser"], result["quiet"], result["loud"]
+    print(f"Rate limits: one victim ({args.moves} moves a phase) vs one abuser ({args.threads} threads), "
+          "through the gateway, default limits (ms)")
+    print(f"{'victim moves':22} {'p50':>8} {'p90':>8}")
+    print(f"{'quiet':22} {ms(p50(quiet)):>8} {ms(percentile(quiet, 0.9)):>8}")
+    print(f"{'under abuse':22} {ms(p50(loud)):>8} {ms(percentile(loud, 0.9)):>8}")
+    print(f"under abuse / quiet (p50): {p50(loud) / p50(quiet):.2f}; victim refused with 429: "
+          f"{victim.statuses[429]} of {sum(victim.statuses.values())}")
+    print(f"abuser: limited on every kind: {result['limited']}; {abuser.total()} requests "
+          f"({result['abuse_rate']:.0f}/s while the victim played), {abuser.total(429)} answered 429")
+    print(f"  {describe(abuser)}")
+    return 0 if victim.statuses[429] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
