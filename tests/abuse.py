@@ -250,8 +250,8 @@ def describe(abuser: Abuser) -> str:
 
 def games_needed(moves: int) -> int:
     """Games the victim creates up front for ``moves`` moves a phase (a game to 1000 lasts about
-    100 moves; during the abuse, creation from the victim's address is limited too)."""
-    return 2 + (20 + 2 * moves) // 70
+    100 moves, rarely under 50; during the abuse, creation from the victim's address is limited too)."""
+    return 2 + (20 + 2 * moves) // 50
 
 
 def run_scenario(base: str, victim_moves: int, abuse_wait: float = 30.0, threads: int = 8) -> dict[str, Any]:

@@ -13,6 +13,7 @@ and under abuse, the victim's 429s (must be 0) and what the abuser got. Bounded:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -66,6 +67,8 @@ def main() -> int:
     print(f"abuser: limited on every kind: {result['limited']}; {abuser.total()} requests "
           f"({result['abuse_rate']:.0f}/s while the victim played), {abuser.total(429)} answered 429")
     print(f"  {describe(abuser)}")
+    print("(one machine: the abuser's own client process, the gateway and the service share its "
+          f"{os.cpu_count()} cores; load average now {os.getloadavg()[0]:.1f})")
     return 0 if victim.statuses[429] == 0 else 1
 
 

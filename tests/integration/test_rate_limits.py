@@ -21,7 +21,7 @@ from ludoteca import registry
 from ludoteca.config import Settings
 from ludoteca.devstack import Supervisor, embedded_redis, free_port, gunicorn_argv, start_gateway, wait_http
 from ludoteca.hosting import create_app
-from ludoteca.hosting.ratelimit import Limits
+from ludoteca.hosting.ratelimit import Limits, client_address
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = "ludix:ratelimit:"
@@ -44,8 +44,9 @@ def rl_redis(rl_url: str) -> redis.Redis:
 
 
 def address() -> str:
-    """A client address of its own (a string in the WSGI environ: nothing is sent to it)."""
-    return f"2001:db8::{secrets.token_hex(2)}:{secrets.token_hex(2)}"
+    """A client address of its own, in a /64 of its own (a string in the WSGI environ: nothing is
+    ever sent to it; 2001:db8::/32 is the documentation prefix)."""
+    return f"2001:db8:{secrets.token_hex(2)}:{secrets.token_hex(2)}::1"
 
 
 def api_for(url: str, remote: str, **limits: Any) -> Api:
@@ -115,7 +116,8 @@ def test_bogus_and_malformed_tokens_are_limited_per_address_and_write_nothing(
     assert statuses[:5] == [401] * 5 and set(statuses[5:]) == {429}
     assert_limited(*api.call("GET", f"/games/{gid}/events?after=0", bogus[0]))
     new = {k: v for k, v in keys(rl_redis).items() if k not in before}
-    assert list(new) == [k for k in new if k.startswith(f"{PREFIX}LIMITER/fail/{me}/")] and len(new) == 1
+    assert list(new) == [k for k in new if k.startswith(f"{PREFIX}LIMITER/fail/{client_address(me)}/")]
+    assert len(new) == 1
     assert all(ttl > 0 for ttl in new.values())
     everything = " ".join(rl_redis.scan_iter("*", count=1000))
     for token in bogus:
@@ -155,7 +157,7 @@ def test_forwarded_for_is_ignored_without_trusted_proxies(rl_url: str, rl_redis:
                 for i in range(1, 6)]
     assert statuses == [201, 201, 429, 429, 429]
     assert not [k for k in keys(rl_redis) if "198.51.100." in k]
-    assert [k for k in keys(rl_redis, f"LIMITER/new/{me}/*")]
+    assert [k for k in keys(rl_redis, f"LIMITER/new/{client_address(me)}/*")]
 
 
 def test_with_one_trusted_proxy_the_last_hop_decides(rl_url: str, rl_redis: redis.Redis) -> None:
@@ -179,7 +181,15 @@ def test_a_limit_of_zero_turns_every_limit_off(rl_url: str, rl_redis: redis.Redi
     for _ in range(40):
         assert api.call("GET", f"/games/{gid}", secrets.token_urlsafe(32))[0] == 401
         api.create(["human", "human"])
-    assert not [k for k in keys(rl_redis) if me in k]
+    assert not [k for k in keys(rl_redis) if client_address(me) in k]
+
+
+def test_an_ipv6_client_counts_by_its_64_network() -> None:
+    assert client_address("192.0.2.7") == "192.0.2.7"
+    assert client_address("::ffff:192.0.2.7") == "192.0.2.7"
+    assert client_address("2001:db8:1:2:aaaa::1") == client_address("2001:db8:1:2:ffff:1:2:3") == "2001:db8:1:2::/64"
+    assert client_address("2001:db8:1:3::1") != client_address("2001:db8:1:2::1")
+    assert client_address(None) == "unknown" and client_address("x" * 500) == "x" * 64
 
 
 def test_limits_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -23,7 +23,8 @@ from one address); a specific limit set to 0 lifts that bucket only.
   game's stored hashes; the route reuses the game read for it, :func:`loaded_game`). The
   header's spelling (``bearer``, ``BEARER``, extra spaces) cannot change it, and a token that
   verifies to nothing writes nothing of its own: it counts in its address's failure bucket.
-* The client address is ``request.remote_addr`` after ``ProxyFix(x_for=trusted_proxies)``:
+* The client address is ``request.remote_addr`` after ``ProxyFix(x_for=trusted_proxies)``
+  (an IPv6 address counts by its /64 network, :func:`client_address`):
   ``X-Forwarded-For`` is read only behind ``LUDOTECA_TRUSTED_PROXIES`` proxies, each of which
   must append its peer (the last hop decides); the default 0 ignores the header, so a spoofed one
   sent straight to a service changes nothing. The local stack (gateway in front) sets 1.
@@ -35,6 +36,7 @@ from one address); a specific limit set to 0 lifts that bucket only.
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from dataclasses import dataclass
 from typing import Any, cast
@@ -99,6 +101,22 @@ class Bucket:
     what: str
 
 
+def client_address(raw: str | None) -> str:
+    """The bucket of a client address: an IPv4 address as is, an IPv6 one by its /64 network
+    (one subscriber's allocation: rotating addresses within it does not give new buckets)."""
+    if not raw:
+        return "unknown"
+    try:
+        ip = ipaddress.ip_address(raw)
+    except ValueError:
+        return raw[:64]
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False).network_address) + "/64"
+    return str(ip)
+
+
 def loaded_game(game_id: str) -> Stored | None:
     """The game the limiter read to verify this request's token (None: it read none)."""
     loaded = g.get("ludoteca_loaded")
@@ -138,7 +156,7 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
     def classify() -> Bucket | None:
         if request.blueprint in EXEMPT_BLUEPRINTS or request.endpoint == "static":
             return None
-        address = request.remote_addr or "unknown"
+        address = client_address(request.remote_addr)
         writes = request.method not in READ_METHODS
         kind, per_minute = ("w", limits.writes) if writes else ("r", limits.reads)
         if request.endpoint in NEW_SEAT_ENDPOINTS and writes:
