@@ -17,6 +17,7 @@ import statistics
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -213,6 +214,10 @@ class AbuserProcess:
     def sent(self) -> int:
         return int(self._sent.value)
 
+    @property
+    def pid(self) -> int:
+        return int(self._proc.pid or 0)
+
     def stop(self) -> Abuser:
         self._stop.set()
         try:
@@ -254,8 +259,10 @@ def games_needed(moves: int) -> int:
     return 2 + (20 + 2 * moves) // 50
 
 
-def run_scenario(base: str, victim_moves: int, abuse_wait: float = 30.0, threads: int = 8) -> dict[str, Any]:
-    """Quiet victim moves, then as many while the abuser (limited first) hammers, in one run."""
+def run_scenario(base: str, victim_moves: int, abuse_wait: float = 30.0, threads: int = 8,
+                 probe: Callable[[int], Any] | None = None) -> dict[str, Any]:
+    """Quiet victim moves, then as many while the abuser (limited first) hammers, in one run.
+    ``probe(abuser_pid)`` (optional) is called as the victim's abused phase starts and ends."""
     s = requests.Session()
     victim = Victim(base, [new_game(s, base) for _ in range(games_needed(victim_moves))])
     abuser_game = new_game(s, base)
@@ -265,12 +272,14 @@ def run_scenario(base: str, victim_moves: int, abuse_wait: float = 30.0, threads
     process.start()
     try:
         limited = process.wait_limited(abuse_wait)
+        probes = [probe(process.pid)] if probe else []
         before = process.sent()
         t0 = time.perf_counter()
         loud = victim.moves(victim_moves)
         seconds = time.perf_counter() - t0
         during = process.sent() - before
+        probes += [probe(process.pid)] if probe else []
     finally:
         abuser = process.stop()
     return {"victim": victim, "abuser": abuser, "quiet": quiet, "loud": loud, "limited": limited,
-            "abuse_rate": during / seconds if seconds > 0 else 0.0}
+            "abuse_rate": during / seconds if seconds > 0 else 0.0, "seconds": seconds, "probes": probes}

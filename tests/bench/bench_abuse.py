@@ -33,6 +33,22 @@ from ludoteca.devstack import (  # noqa: E402
 )
 
 
+def cpu_seconds(pid: int, group: bool) -> float:
+    """CPU time (user + system) of a process, or of every process in its group (a gunicorn
+    master and its workers), from /proc; 0 where /proc is not there."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        this, pgrp = int(stat.parent.name), int(fields[2])
+        if this == pid or (group and pgrp == pid):
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--moves", type=int, default=200, help="victim moves in each phase")
@@ -52,8 +68,14 @@ def main() -> int:
                 print("the ludix service did not start:\n" + (Path(tmp) / "svc.log").read_text())
                 return 1
             start_gateway(sup, gw, {"ludix": f"http://127.0.0.1:{svc}"}, ROOT, Path(tmp) / "gw.log")
+            pids = {"service": sup.procs["ludix"].pid, "gateway": sup.procs["gateway"].pid}
+
+            def probe(abuser: int) -> dict[str, float]:
+                cpu = {name: cpu_seconds(pid, group=True) for name, pid in pids.items()}
+                return {**cpu, "abuser's client": cpu_seconds(abuser, group=False)}
+
             result = run_scenario(f"http://127.0.0.1:{gw}/ludix", victim_moves=args.moves, abuse_wait=30,
-                                  threads=args.threads)
+                                  threads=args.threads, probe=probe)
     finally:
         sup.stop()
     victim, abuser, quiet, loud = result["victim"], result["abuser"], result["quiet"], result["loud"]
@@ -67,8 +89,10 @@ def main() -> int:
     print(f"abuser: limited on every kind: {result['limited']}; {abuser.total()} requests "
           f"({result['abuse_rate']:.0f}/s while the victim played), {abuser.total(429)} answered 429")
     print(f"  {describe(abuser)}")
-    print("(one machine: the abuser's own client process, the gateway and the service share its "
-          f"{os.cpu_count()} cores; load average now {os.getloadavg()[0]:.1f})")
+    before, after = result["probes"]
+    used = ", ".join(f"{name} {(after[name] - before[name]) / result['seconds']:.2f}" for name in after)
+    print(f"cores busy while the victim played under abuse: {used} (of {os.cpu_count()}, shared with "
+          f"the victim and the rest of the machine; load average {os.getloadavg()[0]:.1f})")
     return 0 if victim.statuses[429] == 0 else 1
 
 
