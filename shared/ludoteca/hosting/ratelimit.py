@@ -60,16 +60,6 @@ EXEMPT_BLUEPRINTS = frozenset({"ops", "api-docs"})
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 RESPONSE = "RATE_LIMITED"
 
-LIMITS_DOC = (
-    "Too many requests: over a rate limit; nothing was changed. `Retry-After` gives the seconds "
-    "until the window ends. Limits are requests a minute, in fixed one-minute windows (defaults; "
-    "the operator may set others): seat writes 600 and seat reads 1200 per seat, keyed on the "
-    "seat the token verifies to; without a token 600 writes and 1200 reads per client address; "
-    "creating games and joining 30 per client address; requests with a malformed Authorization "
-    "header or a token that matches no seat 10 per client address."
-)
-
-
 @dataclass(frozen=True)
 class Limits:
     """The resolved limits, requests a minute (0: that bucket is unlimited)."""
@@ -235,8 +225,16 @@ class RateLimitDocs(BasePlugin):
 def document_rate_limits(api: Api) -> None:
     """Register the 429 response and the plugin that puts it on every operation (call before
     the blueprints are registered)."""
+    d = Limits.from_settings(Settings())  # the defaults, whatever this process runs with
+    doc = (f"Too many requests: over a rate limit; nothing was changed. `Retry-After` gives the seconds "
+           f"until the window ends. Limits are requests a minute in fixed one-minute windows (the "
+           f"defaults; the operator may set others): {d.writes} writes and {d.reads} reads per seat, "
+           f"counted on the seat the token verifies to; without a token {d.writes} writes and {d.reads} "
+           f"reads per client address; {d.create} new games and joins per client address; {d.failures} "
+           f"requests with a malformed Authorization header or a token that matches no seat per client "
+           f"address.")
     response: dict[str, Any] = {
-        "description": LIMITS_DOC,
+        "description": doc,
         "schema": ProblemSchema,
         "headers": {"Retry-After": {"description": "Seconds until the limit's window ends",
                                     "schema": {"type": "integer", "minimum": 1}}},
