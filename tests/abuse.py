@@ -259,27 +259,40 @@ def games_needed(moves: int) -> int:
     return 2 + (20 + 2 * moves) // 50
 
 
-def run_scenario(base: str, victim_moves: int, abuse_wait: float = 30.0, threads: int = 8,
+def run_scenario(base: str, victim_moves: int, abuse_wait: float = 30.0, threads: int = 8, rounds: int = 1,
                  probe: Callable[[int], Any] | None = None) -> dict[str, Any]:
-    """Quiet victim moves, then as many while the abuser (limited first) hammers, in one run.
-    ``probe(abuser_pid)`` (optional) is called as the victim's abused phase starts and ends."""
+    """The victim's moves quiet, then as many while the abuser (limited first) hammers, in one run;
+    in ``rounds`` alternations (so that the machine's other load weighs on both alike).
+    ``probe(abuser_pid)`` (optional) is called as each abused phase starts and ends."""
     s = requests.Session()
     victim = Victim(base, [new_game(s, base) for _ in range(games_needed(victim_moves))])
     abuser_game = new_game(s, base)
     victim.moves(min(20, victim_moves))  # warm-up: connections, caches
-    quiet = victim.moves(victim_moves)
-    process = AbuserProcess(base, abuser_game, threads=threads, max_seconds=abuse_wait + 60)
-    process.start()
-    try:
-        limited = process.wait_limited(abuse_wait)
-        probes = [probe(process.pid)] if probe else []
-        before = process.sent()
-        t0 = time.perf_counter()
-        loud = victim.moves(victim_moves)
-        seconds = time.perf_counter() - t0
-        during = process.sent() - before
-        probes += [probe(process.pid)] if probe else []
-    finally:
-        abuser = process.stop()
+    quiet: list[float] = []
+    loud: list[float] = []
+    abuser = Abuser(base, abuser_game, threads=threads)
+    limited, seconds, during = True, 0.0, 0
+    probes: list[tuple[Any, Any]] = []
+    for r in range(rounds):
+        n = victim_moves // rounds + (1 if r < victim_moves % rounds else 0)
+        quiet += victim.moves(n)
+        process = AbuserProcess(base, abuser_game, threads=threads, max_seconds=abuse_wait + 60)
+        process.start()
+        try:
+            limited = process.wait_limited(abuse_wait) and limited
+            first = probe(process.pid) if probe else None
+            before = process.sent()
+            t0 = time.perf_counter()
+            loud += victim.moves(n)
+            seconds += time.perf_counter() - t0
+            during += process.sent() - before
+            if probe:
+                probes.append((first, probe(process.pid)))
+        finally:
+            got = process.stop()
+        abuser.counts.update(got.counts)
+        abuser.bad_429s.extend(got.bad_429s)
+        abuser.bogus_tokens.extend(got.bogus_tokens)
+        abuser.errors.update(got.errors)
     return {"victim": victim, "abuser": abuser, "quiet": quiet, "loud": loud, "limited": limited,
             "abuse_rate": during / seconds if seconds > 0 else 0.0, "seconds": seconds, "probes": probes}

@@ -2,7 +2,7 @@
 in one run on the stack of `make run` (embedded Redis, gunicorn, the gateway, one trusted proxy,
 the default limits).
 
-    python tests/bench/bench_abuse.py [--moves 200] [--threads 8]
+    python tests/bench/bench_abuse.py [--moves 200] [--threads 8] [--rounds 4]
 
 The abuser (a process of its own, 8 threads) hammers with its own seat token under respelled
 schemes, random bogus tokens, malformed headers, game creation and a spoofed X-Forwarded-For;
@@ -53,6 +53,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--moves", type=int, default=200, help="victim moves in each phase")
     parser.add_argument("--threads", type=int, default=8, help="abuser threads")
+    parser.add_argument("--rounds", type=int, default=4, help="alternations of quiet and abused phases")
     args = parser.parse_args()
     sup = Supervisor()
     try:
@@ -75,12 +76,12 @@ def main() -> int:
                 return {**cpu, "abuser's client": cpu_seconds(abuser, group=False)}
 
             result = run_scenario(f"http://127.0.0.1:{gw}/ludix", victim_moves=args.moves, abuse_wait=30,
-                                  threads=args.threads, probe=probe)
+                                  threads=args.threads, rounds=args.rounds, probe=probe)
     finally:
         sup.stop()
     victim, abuser, quiet, loud = result["victim"], result["abuser"], result["quiet"], result["loud"]
-    print(f"Rate limits: one victim ({args.moves} moves a phase) vs one abuser ({args.threads} threads), "
-          "through the gateway, default limits (ms)")
+    print(f"Rate limits: one victim ({args.moves} moves quiet, as many under abuse, in {args.rounds} "
+          f"alternations) vs one abuser ({args.threads} threads), through the gateway, default limits (ms)")
     print(f"{'victim moves':22} {'p50':>8} {'p90':>8}")
     print(f"{'quiet':22} {ms(p50(quiet)):>8} {ms(percentile(quiet, 0.9)):>8}")
     print(f"{'under abuse':22} {ms(p50(loud)):>8} {ms(percentile(loud, 0.9)):>8}")
@@ -89,8 +90,9 @@ def main() -> int:
     print(f"abuser: limited on every kind: {result['limited']}; {abuser.total()} requests "
           f"({result['abuse_rate']:.0f}/s while the victim played), {abuser.total(429)} answered 429")
     print(f"  {describe(abuser)}")
-    before, after = result["probes"]
-    used = ", ".join(f"{name} {(after[name] - before[name]) / result['seconds']:.2f}" for name in after)
+    names = result["probes"][0][1]
+    used = ", ".join(f"{name} {sum(b[name] - a[name] for a, b in result['probes']) / result['seconds']:.2f}"
+                     for name in names)
     print(f"cores busy while the victim played under abuse: {used} (of {os.cpu_count()}, shared with "
           f"the victim and the rest of the machine; load average {os.getloadavg()[0]:.1f})")
     return 0 if victim.statuses[429] == 0 else 1
