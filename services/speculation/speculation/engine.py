@@ -223,7 +223,7 @@ class SpeculationEngine:
                 Phase.CLOTHING, Phase.RACE) and state.is_bot(seat) else ""
             raise NotYourTurnError(f"Seat {seat} is not to act now{why}.", to_act=sorted(waiting))
         kind = action.get("type") if isinstance(action, Mapping) else None
-        handler = self._handlers().get((state.phase, kind))
+        handler = self._handlers().get((state.phase, kind)) if isinstance(kind, str) else None
         if handler is None:
             raise self._illegal(state, seat, f"{kind!r} is not an action of the {state.phase.value} phase.")
         state, events = handler(state, seat, action)
