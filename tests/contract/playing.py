@@ -15,9 +15,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
+from contract.twins import twin
 from ludoteca import registry
 from ludoteca.engine import JSON, GameDefinition
+from ludoteca.errors import LudotecaError
 from ludoteca.rng import Rng
+from marshmallow import ValidationError
 
 GAMES = registry.names()
 
@@ -129,3 +133,33 @@ def level_tables(game: str, include_all_random: bool) -> Iterator[list[str]]:
         yield from rnd.sample(others, min(per_count, len(others)))
         if include_all_random:
             yield from all_random
+
+
+# -- what a seat reads -----------------------------------------------------------------------
+def error_body(definition: GameDefinition, state: Any, seat: int) -> Any:
+    """What a seat reads when it posts a bad action (the detail and the extras: legal lists)."""
+    try:
+        definition.engine.apply(state, seat, {"type": "no_such_action"})
+    except LudotecaError as err:
+        return [type(err).__name__, err.detail, err.extra]
+    pytest.fail("an unknown action type was accepted")
+
+
+def check_views(definition: GameDefinition, state: Any, n: int, rnd: random.Random) -> None:
+    engine = definition.engine
+    seed = engine.dump(state).get("rng", {}).get("seed")
+    for seat in [None, *range(n)]:
+        view = engine.view(state, seat)
+        text = canonical(view)
+        try:
+            definition.view_schema().load(json.loads(text))
+        except ValidationError as err:
+            pytest.fail(f"{definition.name}: the view of seat {seat} does not match the view schema: {err.messages}")
+        if seed:
+            assert seed not in text, "the RNG seed is in a view"
+        other = twin(definition, state, seat, rnd)
+        assert canonical(engine.view(other, seat)) == text, f"seat {seat}'s view depends on what it may not know"
+        if seat is not None:
+            assert engine.legal_actions(other, seat) == engine.legal_actions(state, seat)
+            assert engine.action_templates(other, seat) == engine.action_templates(state, seat)
+            assert canonical(error_body(definition, other, seat)) == canonical(error_body(definition, state, seat))

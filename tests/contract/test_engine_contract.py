@@ -26,24 +26,23 @@ from contract.playing import (
     GAMES,
     bot_action,
     canonical,
+    check_views,
     level_tables,
     new_game,
     option_sets,
     players_of,
     random_action,
 )
-from contract.twins import twin
 from ludoteca import registry
 from ludoteca.engine import JSON, Event, GameDefinition
 from ludoteca.errors import GameOverError, IllegalActionError, LudotecaError
-from marshmallow import ValidationError
 
 BASE_SEED = os.environ.get("LUDOTECA_CONTRACT_SEED", "contract-1")
-STRICT_STEPS = 120
+STRICT_STEPS = 100
 """Steps of a random playout with every check (then only the light ones, to the end)."""
-CHECK_EVERY = 6
+CHECK_EVERY = 8
 """Views, twins, probes and other listed actions every this many strict steps."""
-SEEDS_PER_OPTIONS = 2
+SEEDS_PER_OPTIONS = 1
 WRONG_VALUES: list[Any] = [None, "x", -1, 10**30, 2.5, [], {}, True]
 
 
@@ -81,35 +80,6 @@ def check_rejections(definition: GameDefinition, state: Any, n: int, rnd: random
         except Exception as err:  # the contract: nothing but a typed error
             pytest.fail(f"{definition.name}: seat {seat!r} posting {body!r} raised {type(err).__name__}: {err}")
         assert canonical(engine.dump(state)) == before, "a rejected (or accepted) probe changed its input state"
-
-
-def error_body(definition: GameDefinition, state: Any, seat: int) -> Any:
-    """What a seat reads when it posts a bad action (the detail and the extras: legal lists)."""
-    try:
-        definition.engine.apply(state, seat, {"type": "no_such_action"})
-    except LudotecaError as err:
-        return [type(err).__name__, err.detail, err.extra]
-    pytest.fail("an unknown action type was accepted")
-
-
-def check_views(definition: GameDefinition, state: Any, n: int, rnd: random.Random) -> None:
-    engine = definition.engine
-    seed = engine.dump(state).get("rng", {}).get("seed")
-    for seat in [None, *range(n)]:
-        view = engine.view(state, seat)
-        text = canonical(view)
-        try:
-            definition.view_schema().load(json.loads(text))
-        except ValidationError as err:
-            pytest.fail(f"{definition.name}: the view of seat {seat} does not match the view schema: {err.messages}")
-        if seed:
-            assert seed not in text, "the RNG seed is in a view"
-        other = twin(definition, state, seat, rnd)
-        assert canonical(engine.view(other, seat)) == text, f"seat {seat}'s view depends on what it may not know"
-        if seat is not None:
-            assert engine.legal_actions(other, seat) == engine.legal_actions(state, seat)
-            assert engine.action_templates(other, seat) == engine.action_templates(state, seat)
-            assert canonical(error_body(definition, other, seat)) == canonical(error_body(definition, state, seat))
 
 
 def check_listed_accepted(definition: GameDefinition, state: Any, n: int, rnd: random.Random) -> None:
@@ -289,7 +259,7 @@ def test_all_random_bot_tables_end_within_the_declared_bound(game: str) -> None:
 @pytest.mark.parametrize("game", GAMES)
 def test_purely_random_playouts_end_within_the_declared_bound(game: str) -> None:
     """Random listed actions (and bot-written rules) only, from the first move to the end."""
-    run_random_playouts(game, random_steps=None, seeds=1, tag="random")
+    run_random_playouts(game, random_steps=None, seeds=2, tag="random")
 
 
 @pytest.mark.parametrize("game", GAMES)
