@@ -292,3 +292,29 @@ def test_an_illegal_action_error_lists_only_the_callers_legal_actions(game: str)
                 pass
         seat = rnd.choice(sorted(engine.to_act(state)))
         state, _ = engine.apply(state, seat, random_action(definition, state, seat, rnd))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_action_that_reaches_the_declared_bound_ends_the_game(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Declared small for the test (the engine asks ``max_actions`` itself), the bound ends the
+    game with exactly that many actions, an honest result (``summary["bound"]``) and views that
+    still validate; nothing is left to play."""
+    definition = registry.game(game)
+    engine = definition.engine
+    for cap in (1, 2, 5, 17, 60):
+        monkeypatch.setattr(engine, "max_actions", lambda options, seats, cap=cap: cap)
+        for k, options in enumerate(option_sets(game)):
+            rnd = random.Random(f"{BASE_SEED}:cap:{game}:{cap}:{k}")
+            n = rnd.randint(engine.min_seats, engine.max_seats)
+            seed = seed_hex("cap", game, cap, k)
+            levels: list[str | None] = [None] * n
+            state, log, bound = play(definition, seed, levels, options, rnd,
+                                     random_driver(definition, n, rnd, None), strict_steps=cap)
+            assert bound == cap
+            summary = check_finished(definition, state, n, len(log), bound)
+            if summary["bound"] is not None and summary["bound"]["reached"] == "actions":
+                assert len(log) == cap and summary["bound"]["limit"] == cap
+            else:
+                assert len(log) < cap, "the game ended at the bound without saying so"
+            check_views(definition, state, n, rnd)
+            replay_identical(definition, seed, levels, options, log, state)

@@ -88,7 +88,6 @@ def test_no_route_leaks_anything_a_caller_may_not_know(game: str, client_factory
 
     seats: list[int | None] = [None, *range(n)]
     token_of = {None: None, **dict(enumerate(tokens))}
-    seen_seq = dict.fromkeys(seats, 0)
     steps = 0
     while True:
         stored = service.store.load(gid)

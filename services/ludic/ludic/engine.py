@@ -148,7 +148,7 @@ class LudicEngine:
         events: list[Event] = []
         handler(new, seat, action, events)
         new.actions += 1
-        if new.phase != "over" and new.actions >= MAX_ACTIONS:
+        if new.phase != "over" and new.actions >= self.max_actions(new.options, new.seats):
             events.append(Event("ActionBoundReached", {"actions": new.actions}))
             best = max(new.scores)
             self._finish(new, [s for s in range(new.seats) if new.scores[s] == best], events)
@@ -547,9 +547,10 @@ class LudicEngine:
         last = state.rounds[-1] if state.rounds else None
         by_ludic = last is not None and last["next_vexer"] in state.ludic and state.winners == [last["next_vexer"]]
         bound: JSON | None = None
-        if state.actions >= MAX_ACTIONS:
-            bound = {"reached": "actions", "limit": MAX_ACTIONS}
-            won_by = f"the action bound ({MAX_ACTIONS} actions; the round in progress dropped): the highest score wins"
+        cap = self.max_actions(state.options, state.seats)
+        if state.actions >= cap:
+            bound = {"reached": "actions", "limit": cap}
+            won_by = f"the action bound ({cap} actions; the round in progress dropped): the highest score wins"
         elif by_ludic:
             won_by = "a ludic player became Vexer again (the text's win: scores only decide who is ludic)"
         elif state.options["round_limit"] and len(state.rounds) >= state.options["round_limit"]:

@@ -222,7 +222,7 @@ class LudorEngine:
         events: list[Event] = []
         new_state = handler(state, seat, action, events)
         new_state.actions = state.actions + 1
-        if new_state.phase != OVER and new_state.actions >= MAX_ACTIONS:
+        if new_state.phase != OVER and new_state.actions >= self.max_actions(new_state.options.dump(), new_state.n):
             events.append(_event("ActionBoundReached", actions=new_state.actions))
             new_state.trick, new_state.to_give = None, []
             self._end_game(new_state, events)
@@ -526,8 +526,9 @@ class LudorEngine:
         top = max(state.points)
         winners = tuple(s for s, p in enumerate(state.points) if p == top)
         bound: JSON | None = None
-        if state.actions >= MAX_ACTIONS:
-            bound = {"reached": "actions", "limit": MAX_ACTIONS}
+        cap = self.max_actions(state.options.dump(), state.n)
+        if state.actions >= cap:
+            bound = {"reached": "actions", "limit": cap}
         elif state.options.round_limit is None and len(state.rounds) >= MAX_ROUNDS:
             bound = {"reached": "rounds", "limit": MAX_ROUNDS}
         return GameResult(winners, tuple(float(p) for p in state.points), {

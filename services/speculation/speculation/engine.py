@@ -14,10 +14,11 @@ Phases, each played with actions:
    and the turn passes unless all four are right, which wins.
 4. ``over``: both boards and the cards set aside are revealed.
 
-Bound (declared by :meth:`SpeculationEngine.max_actions`): the game also ends after the
-:data:`MAX_GUESSES`-th guess (a player who never repeats a hopeless guess needs at most 657, so
-only endless repeats reach it): the seat that found more of the opponent's cards wins (then the
-better joker answer; still equal, the win is shared), and the result's summary says so.
+Bound (declared by :meth:`SpeculationEngine.max_actions`): the game also ends with its
+``RITUAL_ACTIONS + MAX_GUESSES``-th action, the ritual's included (so after 2,000 to 2,003
+guesses: a player who never repeats a hopeless guess needs at most 657, so only endless repeats
+reach it): the seat that found more of the opponent's cards wins (then the better joker answer;
+still equal, the win is shared), and the result's summary says so.
 
 The server answers for the defender (truthfully, at once). When two unfound cards of the guessed
 value lie in the tier, the game's RNG picks which one is revealed (the defender's free choice in
@@ -46,7 +47,7 @@ MAX_ITEMS = 30
 
 
 MAX_GUESSES = 2000
-"""The game ends after this many guesses (both seats', tier and joker ones together)."""
+"""Guesses (both seats', tier and joker ones together) the action bound allows after the ritual."""
 RITUAL_ACTIONS = 3
 """Two clothing reports and one item put on in the race, at most."""
 
@@ -227,9 +228,20 @@ class SpeculationEngine:
         if handler is None:
             raise self._illegal(state, seat, f"{kind!r} is not an action of the {state.phase.value} phase.")
         state, events = handler(state, seat, action)
-        if state.phase is not Phase.OVER and len(state.history) >= MAX_GUESSES:
+        if state.phase is not Phase.OVER and self.actions(state) >= self.max_actions(state.options.dump(), len(SEATS)):
             state = self._end_at_bound(state, events)
         return state, events
+
+    @staticmethod
+    def actions(state: State) -> int:
+        """Actions applied so far: the clothing reports, the item put on in the race, the guesses."""
+        if state.decided_by == "random":
+            ritual = 0
+        elif state.phase in (Phase.CLOTHING, Phase.RACE):
+            ritual = sum(c is not None for c in state.items)
+        else:
+            ritual = len(SEATS) + (state.decided_by == "race")
+        return ritual + len(state.history)
 
     def _end_at_bound(self, state: State, events: list[Event]) -> State:
         found = self.found_counts(state)
@@ -238,7 +250,7 @@ class SpeculationEngine:
         first, second = ranked
         winner = first if (found[first], best[first]) != (found[second], best[second]) else None
         state = replace(state, phase=Phase.OVER, guesser=None, winner=winner)
-        events.append(Event("GuessBoundReached", {"guesses": len(state.history), "found": found,
+        events.append(Event("ActionBoundReached", {"actions": self.actions(state), "found": found,
                                                   "best_joker": best, "winner": winner}))
         events.append(Event("BoardsRevealed", {"boards": [self._board_view(state, s, None) for s in SEATS]}))
         return state
@@ -414,7 +426,7 @@ class SpeculationEngine:
                          "tier_guesses": questions, "joker_guesses": jokers, "bound": None}
         won = state.winner is not None and bool(state.history) and state.history[-1].right == JOKER_SIZE
         if not won:
-            summary["bound"] = {"reached": "guesses", "limit": MAX_GUESSES}
+            summary["bound"] = {"reached": "actions", "limit": self.max_actions(state.options.dump(), len(SEATS))}
             summary["found"] = self.found_counts(state)
             summary["best_joker"] = self.best_joker_answers(state)
         if state.winner is None:
