@@ -118,14 +118,15 @@ def new_game(definition: GameDefinition, players: list[str], options: JSON, seed
     return definition.engine.new_game(list(players), dict(options), Rng(seed))
 
 
-def level_tables(game: str, include_all_random: bool) -> Iterator[list[str]]:
-    """Bot-only tables: for every seat count, every combination of levels (a multiset), sampled
-    when there are many; the all-``random`` tables (the longest) only when asked."""
+def level_tables(game: str, include_all_random: bool, budget: int = 6) -> Iterator[list[str]]:
+    """Bot-only tables: for every seat count, combinations of levels (multisets) sampled, about
+    ``budget`` tables in all (at least one per seat count); the all-``random`` tables (the
+    longest) only when asked."""
     definition = registry.game(game)
     levels = sorted(definition.bots)
     engine = definition.engine
-    rnd = random.Random(f"{game}-tables")
-    per_count = max(2, 6 // (engine.max_seats - engine.min_seats + 1))
+    rnd = random.Random(f"{game}-tables-{budget}")
+    per_count = max(1, budget // (engine.max_seats - engine.min_seats + 1))
     for seats in range(engine.min_seats, engine.max_seats + 1):
         combos = [list(c) for c in itertools.combinations_with_replacement(levels, seats)]
         all_random = [c for c in combos if set(c) == {"random"}]
