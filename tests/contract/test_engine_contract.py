@@ -33,6 +33,7 @@ from contract.playing import (
     players_of,
     random_action,
 )
+from contract.twins import PRIVATE_EVENTS
 from ludoteca import registry
 from ludoteca.engine import JSON, Event, GameDefinition
 from ludoteca.errors import GameOverError, IllegalActionError, LudotecaError
@@ -93,10 +94,13 @@ def check_listed_accepted(definition: GameDefinition, state: Any, n: int, rnd: r
                 pytest.fail(f"{definition.name}: listed action {action} of seat {seat} refused: {err.detail}")
 
 
-def check_events(events: list[Event], n: int) -> None:
+def check_events(game: str, events: list[Event], n: int) -> None:
+    private = PRIVATE_EVENTS.get(game, frozenset())
     for e in events:
         assert isinstance(e, Event) and isinstance(e.type, str) and isinstance(e.data, dict)
         assert e.audience is None or (e.audience and e.audience <= frozenset(range(n))), e
+        if e.type in private:
+            assert e.audience is not None and len(e.audience) < n, f"{e.type} is told to everyone"
         json.dumps(e.data)
 
 
@@ -153,7 +157,7 @@ def play(definition: GameDefinition, seed: str, levels: list[str | None], option
             assert canonical(engine.dump(state)) == before, f"{where}: apply mutated its input"
             data = json.loads(json.dumps(engine.dump(new)))
             assert canonical(engine.dump(engine.load(data))) == canonical(engine.dump(new)), f"{where}: codec"
-            check_events(events, n)
+            check_events(definition.name, events, n)
         log.append((seat, action))
         state = new
     return state, log, bound

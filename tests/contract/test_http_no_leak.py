@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 from api_client import Api
 from contract.playing import GAMES, canonical, check_views, random_action
+from contract.twins import PRIVATE_EVENTS
 from ludoteca import registry
 
 STEPS = 40
@@ -140,6 +141,9 @@ def test_no_route_leaks_anything_a_caller_may_not_know(game: str, client_factory
         after = service.store.load(gid)
         new_state = engine.load(after.doc["state"])
         new_records = [rec for _, rec in service.store.events_after(gid, 0, count=1_000_000)]
+        for r in new_records:
+            if r["type"] in PRIVATE_EVENTS.get(game, frozenset()):
+                assert r["audience"] is not None and len(r["audience"]) < n, f"{r['type']} stored for everyone"
         assert played["game"]["state"] == roundtrip(engine.view(new_state, seat))
         fresh = [r for r in new_records if r["seq"] > (records[-1]["seq"] if records else 0)]
         assert played["events"] == visible(fresh, seat)

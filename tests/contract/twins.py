@@ -104,6 +104,13 @@ def _speculation(state: Any, seat: int | None, rnd: random.Random) -> Any:
 
 SPECIFIC: dict[str, Twin] = {"ludic": _ludic, "ludor": _ludor, "speculation": _speculation}
 
+PRIVATE_EVENTS: dict[str, frozenset[str]] = {
+    "ludic": frozenset({"HandDealt", "CardsReceived", "HintReceived", "RuleRecorded"}),
+    "ludor": frozenset({"CardsDealt", "CardsGiven"}),
+}
+"""Event types that carry a secret: their audience is never everyone (a game without an entry
+has none: Ludix and Speculation tell everything they tell to anyone)."""
+
 
 def twin(definition: GameDefinition, state: Any, seat: int | None, rnd: random.Random) -> Any:
     specific = SPECIFIC.get(definition.name)
