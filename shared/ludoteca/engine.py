@@ -20,6 +20,13 @@ Rules every engine keeps (they are tested for every game):
 - Events carry an audience: ``None`` for everyone (spectators too) or a set of seats. Anything
   secret goes in an event whose audience is only the seats allowed to know it.
 - The same seed and the same actions give byte-identical ``dump`` output (replay).
+- Bounded: every game ends. ``max_actions(options, seats)`` declares the most actions any game
+  with those options and seats accepts, and the engine enforces it: the action that reaches it
+  ends the game (a game may end earlier at a declared round bound, which its rules document).
+  A game ended by a bound has an honest result: the winners by the game's own tie-break rule,
+  and ``summary["bound"] = {"reached": "actions" | "rounds" | ..., "limit": n}`` (``None`` when
+  the game ended by its normal rules). Bounds sit far above normal play, so only endless play
+  (a table that never scores, never guesses right or always votes to go on) ever meets them.
 """
 
 from __future__ import annotations
@@ -63,7 +70,8 @@ class GameResult:
 
     ``winners``: seats that share the win. ``scores``: one number per seat (points, or a
     finishing-position based score), used for the leaderboard's mean. ``summary``: anything
-    game-specific worth showing (final totals, titles ...), public.
+    game-specific worth showing (final totals, titles ...), public; its ``bound`` member says
+    which declared bound ended the game, if one did (see :class:`Engine`).
     """
 
     winners: tuple[int, ...]
@@ -76,6 +84,12 @@ class Engine(Protocol[S]):
 
     min_seats: int
     max_seats: int
+
+    def max_actions(self, options: Mapping[str, Any], seats: int) -> int:
+        """The declared bound: no game with these ``options`` (as loaded by the options schema)
+        and this many seats accepts more actions; the one that reaches it ends the game, its
+        result's ``summary["bound"]`` saying so. Checked for every game by ``tests/contract``."""
+        ...
 
     def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> S:
         """A new game. ``players[i]`` is ``"human"`` or ``"bot:<level>"`` for seat ``i``;

@@ -49,6 +49,14 @@ MAX_FACE_UP = 5
 DEFAULT_OPTIONS: dict[str, Any] = {"short_game": False, "round_limit": 0, "vexer_choices": False,
                                    "turn_initial_sets": True}
 RULE_TEMPLATE = "<rule>"
+MAX_ROUNDS = 100
+"""The game ends after this round whatever the scores (normal games last 5 to 35 rounds; the
+``round_limit`` option may only ask for fewer)."""
+ACTIONS_PER_ROUND = 200
+MAX_ACTIONS = MAX_ROUNDS * ACTIONS_PER_ROUND
+"""No game accepts more actions. A round has at most a few dozen actions (every query, play and
+draw uses the deck's or a hand's cards; the last phase flips a set each time), so this is never
+reached before :data:`MAX_ROUNDS`; it bounds the cut's ties too."""
 
 
 def _audience(*seats: int) -> frozenset[int]:
@@ -60,6 +68,10 @@ class LudicEngine:
 
     min_seats = 3
     max_seats = 5
+
+    def max_actions(self, options: Mapping[str, Any], seats: int) -> int:
+        """The declared bound: no game accepts more than :data:`MAX_ACTIONS` actions."""
+        return MAX_ACTIONS
 
     # ---- setup -----------------------------------------------------------------------------------
     def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> LudicState:
@@ -135,6 +147,11 @@ class LudicEngine:
         new = copy_state(state)
         events: list[Event] = []
         handler(new, seat, action, events)
+        new.actions += 1
+        if new.phase != "over" and new.actions >= self.max_actions(new.options, new.seats):
+            events.append(Event("ActionBoundReached", {"actions": new.actions}))
+            best = max(new.scores)
+            self._finish(new, [s for s in range(new.seats) if new.scores[s] == best], events)
         return new, events
 
     def _illegal(self, state: LudicState, seat: int, message: str) -> IllegalActionError:
@@ -472,7 +489,7 @@ class LudicEngine:
         limit = state.options["round_limit"]
         if new_vexer in state.ludic:
             self._finish(state, [new_vexer], events)
-        elif limit and len(state.rounds) >= limit:
+        elif (limit and len(state.rounds) >= limit) or len(state.rounds) >= MAX_ROUNDS:
             best = max(state.scores)
             self._finish(state, [s for s in range(state.seats) if state.scores[s] == best], events)
         else:
@@ -529,11 +546,21 @@ class LudicEngine:
             return None
         last = state.rounds[-1] if state.rounds else None
         by_ludic = last is not None and last["next_vexer"] in state.ludic and state.winners == [last["next_vexer"]]
-        won_by = ("a ludic player became Vexer again (the text's win: scores only decide who is ludic)"
-                  if by_ludic else "the round limit: the highest score wins")
+        bound: JSON | None = None
+        cap = self.max_actions(state.options, state.seats)
+        if state.actions >= cap:
+            bound = {"reached": "actions", "limit": cap}
+            won_by = f"the action bound ({cap} actions; the round in progress dropped): the highest score wins"
+        elif by_ludic:
+            won_by = "a ludic player became Vexer again (the text's win: scores only decide who is ludic)"
+        elif state.options["round_limit"] and len(state.rounds) >= state.options["round_limit"]:
+            won_by = "the round limit: the highest score wins"
+        else:
+            bound = {"reached": "rounds", "limit": MAX_ROUNDS}
+            won_by = f"the round bound ({MAX_ROUNDS} rounds, nobody ludic made Vexer again): the highest score wins"
         return GameResult(tuple(state.winners), tuple(float(s) for s in state.scores),
                           {"scores": list(state.scores), "ludic": sorted(state.ludic),
-                           "rounds": len(state.rounds), "won_by": won_by})
+                           "rounds": len(state.rounds), "won_by": won_by, "bound": bound})
 
     def dump(self, state: LudicState) -> JSON:
         return dump_state(state)

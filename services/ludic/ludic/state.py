@@ -109,6 +109,8 @@ class LudicState:
     round: Round | None = None
     rounds: list[Json] = field(default_factory=list)
     winners: list[int] = field(default_factory=list)
+    actions: int = 0
+    """Actions applied so far: the engine's action bound counts them."""
 
     @property
     def seats(self) -> int:
@@ -165,4 +167,5 @@ def load_state(data: Json) -> LudicState:
         cuts=[dict(c) for c in data["cuts"]], cut_deck=list(data["cut_deck"]),
         round=_load_round(data["round"]) if data.get("round") else None,
         rounds=[dict(r) for r in data["rounds"]], winners=list(data["winners"]),
+        actions=int(data.get("actions", 0)),
     )

@@ -13,6 +13,10 @@ Phases:
 3. *End*: once a total reaches the target (300 by default) the round is completed, counted from
    the first player, so every seat has had the same number of turns; then the highest total wins
    and equal highest totals share the win.
+4. *Bounds* (declared by :meth:`LudixEngine.max_actions`): the game also ends after round
+   :data:`MAX_ROUNDS` completes, and at once when its :meth:`~LudixEngine.max_actions`-th action
+   is applied (the turn in progress is then lost, as in a bust); the highest total wins as above,
+   and the result's summary names the bound (``"bound"``).
 
 Nothing in Ludix is secret: every seat's view is the spectator's view plus its own seat number.
 """
@@ -35,6 +39,14 @@ MAX_SEATS = 8
 DEFAULT_TARGET = 300
 MIN_TARGET = 50
 MAX_TARGET = 1000
+
+MAX_ROUNDS = 200
+"""The game ends when this round completes even if nobody has reached the target (normal games
+last 4 to 8 rounds at the default target, a few dozen at the largest)."""
+ACTIONS_PER_TURN = 25
+"""The action bound allows this many actions per turn on average over :data:`MAX_ROUNDS` full
+rounds (a turn averages about 3.5 throws for a player who never holds: every throw busts with
+chance 23/81)."""
 
 CALL = "alea_jacta_est"
 ROLL = "roll"
@@ -62,6 +74,8 @@ class LudixState:
     throw: str | None = None
     """The pending valid throw, as the dice fell (its numeral is chosen by the next action)."""
     over: bool = False
+    actions: int = 0
+    """Actions applied so far (the call included): the action bound counts them."""
 
     @property
     def seats(self) -> int:
@@ -106,6 +120,11 @@ class LudixEngine:
 
     min_seats = MIN_SEATS
     max_seats = MAX_SEATS
+
+    def max_actions(self, options: Mapping[str, Any], seats: int) -> int:
+        """The declared bound: no game accepts more actions (the call, then
+        :data:`ACTIONS_PER_TURN` per turn for :data:`MAX_ROUNDS` rounds of every seat)."""
+        return 1 + seats * MAX_ROUNDS * ACTIONS_PER_TURN
 
     # -- setup ------------------------------------------------------------------------------
     def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> LudixState:
@@ -162,17 +181,25 @@ class LudixEngine:
         if not isinstance(action, Mapping) or dict(action) not in legal:
             raise IllegalActionError("that action is not legal now", legal=legal)
         kind = action["type"]
-        if kind == CALL:
-            return self._call(state, seat)
+        state = replace(state, actions=state.actions + 1)
         events: list[Event] = []
-        if state.throw is not None:
-            state = self._choose(state, seat, action.get("numeral"), events)
-        state = self._hold(state, seat, events) if kind == HOLD else self._roll(state, seat, events)
+        if kind == CALL:
+            state = self._call(state, seat, events)
+        else:
+            if state.throw is not None:
+                state = self._choose(state, seat, action.get("numeral"), events)
+            state = self._hold(state, seat, events) if kind == HOLD else self._roll(state, seat, events)
+        if not state.over and state.actions >= self.max_actions({"target": state.target}, state.seats):
+            lost = state.turn_total + sum(n.value for n in state.pending_numerals()[:1])
+            events.append(Event("ActionBoundReached", {"seat": state.current, "actions": state.actions,
+                                                       "lost": lost}))
+            state = self._end_game(replace(state, throw=None, turn_total=0), events)
         return state, events
 
-    def _call(self, state: LudixState, seat: int) -> tuple[LudixState, list[Event]]:
+    def _call(self, state: LudixState, seat: int, events: list[Event]) -> LudixState:
         state = replace(state, first_player=seat, current=seat)
-        return state, [Event("AleaJactaEstCalled", {"seat": seat}), _turn_started(state)]
+        events += [Event("AleaJactaEstCalled", {"seat": seat}), _turn_started(state)]
+        return state
 
     def _choose(self, state: LudixState, seat: int, name: str | None, events: list[Event]) -> LudixState:
         numerals = state.pending_numerals()
@@ -224,20 +251,32 @@ class LudixEngine:
         turns = list(state.turns)
         turns[seat] += 1
         state = replace(state, turns=tuple(turns), throw=None, turn_total=0)
-        if state.final_round and not state.still_to_play(seat):
-            state = replace(state, over=True, current=None)
-            outcome = self.result(state)
-            assert outcome is not None
-            events.append(
-                Event(
-                    "GameEnded",
-                    {"winners": list(outcome.winners), "totals": list(state.totals), "rounds": turns[seat]},
-                )
-            )
-            return state
+        if (state.final_round or turns[seat] >= MAX_ROUNDS) and not state.still_to_play(seat):
+            return self._end_game(state, events)
         state = replace(state, current=(seat + 1) % state.seats)
         events.append(_turn_started(state))
         return state
+
+    def _end_game(self, state: LudixState, events: list[Event]) -> LudixState:
+        state = replace(state, over=True, current=None)
+        outcome = self.result(state)
+        assert outcome is not None
+        data: JSON = {"winners": list(outcome.winners), "totals": list(state.totals), "rounds": max(state.turns)}
+        if outcome.summary["bound"] is not None:
+            data["bound"] = outcome.summary["bound"]
+        events.append(Event("GameEnded", data))
+        return state
+
+    def bound_reached(self, state: LudixState) -> JSON | None:
+        """Which declared bound ended the game (``None``: the target did, or not over)."""
+        if not state.over:
+            return None
+        cap = self.max_actions({"target": state.target}, state.seats)
+        if state.actions >= cap:
+            return {"reached": "actions", "limit": cap}
+        if max(state.totals) < state.target:
+            return {"reached": "rounds", "limit": MAX_ROUNDS}
+        return None
 
     # -- reading ----------------------------------------------------------------------------
     def view(self, state: LudixState, seat: int | None) -> JSON:
@@ -275,6 +314,7 @@ class LudixEngine:
                 "target": state.target,
                 "first_player": state.first_player,
                 "rounds": max(state.turns),
+                "bound": self.bound_reached(state),
             },
         )
 
@@ -291,6 +331,7 @@ class LudixEngine:
             "turn_total": state.turn_total,
             "throw": state.throw,
             "over": state.over,
+            "actions": state.actions,
         }
 
     def load(self, data: Mapping[str, Any]) -> LudixState:
@@ -305,6 +346,7 @@ class LudixEngine:
             turn_total=int(data["turn_total"]),
             throw=None if data["throw"] is None else str(data["throw"]),
             over=bool(data["over"]),
+            actions=int(data.get("actions", 0)),
         )
 
 

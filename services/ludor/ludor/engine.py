@@ -16,6 +16,11 @@ Actions (bodies):
   of the play, in turn or not.
 - ``{"type": "give_back", "cards": [codes]}``: the exchange's return leg (``choose`` option).
 - ``{"type": "vote", "end": bool}``: after a round, to end the game (true) or play on.
+
+Bounds (declared by :meth:`LudorEngine.max_actions`): the game ends after round
+:data:`MAX_ROUNDS` without a vote (as with the ``round_limit`` option), and at once when its
+:data:`MAX_ACTIONS`-th action is applied (the round in progress is dropped); the most points win
+both ways, and the result's summary names the bound (``"bound"``).
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ from ludor.hierarchy import (
     sorted_cards,
     worst,
 )
-from ludor.options import CHOOSE, FORTY_DECK, PLIM_ALWAYS, PLIM_OFF, Options
+from ludor.options import CHOOSE, FORTY_DECK, MAX_ROUND_LIMIT, PLIM_ALWAYS, PLIM_OFF, Options
 from ludor.trick import Trick
 
 MIN_SEATS, MAX_SEATS = 3, 6
@@ -64,6 +69,16 @@ TRADES: tuple[tuple[str, str, int], ...] = ((CULO, PRESIDENTE, 2), (VICE_CULO, V
 """(giver of its best cards, receiver who gives back as many of its worst, how many)."""
 
 PLAY_MOVE, PASS_MOVE, AUTOPLIM_MOVE = "play", "pass", "play_autoplim"
+
+MAX_ROUNDS = MAX_ROUND_LIMIT
+"""The game ends after this round even if every vote says play on (a table of bots alone ends
+after its first round; the ``round_limit`` option may only ask for fewer)."""
+ACTIONS_PER_ROUND = 400
+"""A round has at most about 320 actions: 51 plays at most (each sheds a card), at most
+``seats - 1`` passes a trick (a seat that passes is out of the trick, and every trick opens with
+a play), two give-backs and one vote a seat."""
+MAX_ACTIONS = MAX_ROUNDS * ACTIONS_PER_ROUND
+"""No game accepts more actions."""
 
 
 def titles_for(n: int) -> tuple[str, ...]:
@@ -102,6 +117,8 @@ class LudorState:
     votes: list[bool | None] = field(default_factory=list)
     points: list[int] = field(default_factory=list)
     rounds: list[JSON] = field(default_factory=list)
+    actions: int = 0
+    """Actions applied so far: :data:`MAX_ACTIONS` bounds them."""
 
     @property
     def n(self) -> int:
@@ -124,6 +141,10 @@ class LudorEngine:
 
     min_seats = MIN_SEATS
     max_seats = MAX_SEATS
+
+    def max_actions(self, options: Mapping[str, Any], seats: int) -> int:
+        """The declared bound: no game accepts more than :data:`MAX_ACTIONS` actions."""
+        return MAX_ACTIONS
 
     # -- setup ---------------------------------------------------------------------------------
     def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> LudorState:
@@ -200,6 +221,11 @@ class LudorEngine:
             raise self._illegal(state, seat, f"unknown action type {kind!r}")
         events: list[Event] = []
         new_state = handler(state, seat, action, events)
+        new_state.actions = state.actions + 1
+        if new_state.phase != OVER and new_state.actions >= self.max_actions(new_state.options.dump(), new_state.n):
+            events.append(_event("ActionBoundReached", actions=new_state.actions))
+            new_state.trick, new_state.to_give = None, []
+            self._end_game(new_state, events)
         return new_state, events
 
     def _illegal(self, state: LudorState, seat: int, message: str) -> IllegalActionError:
@@ -396,7 +422,7 @@ class LudorEngine:
         events.append(_event("RoundEnded", round=s.round, order=list(s.finished), titles=list(titles),
                              points=list(s.points)))
         limit = s.options.round_limit
-        if limit is not None and s.round >= limit:
+        if (limit is not None and s.round >= limit) or s.round >= MAX_ROUNDS:
             self._end_game(s, events)
         else:
             s.phase = VOTE
@@ -499,9 +525,16 @@ class LudorEngine:
             return None
         top = max(state.points)
         winners = tuple(s for s, p in enumerate(state.points) if p == top)
+        bound: JSON | None = None
+        cap = self.max_actions(state.options.dump(), state.n)
+        if state.actions >= cap:
+            bound = {"reached": "actions", "limit": cap}
+        elif state.options.round_limit is None and len(state.rounds) >= MAX_ROUNDS:
+            bound = {"reached": "rounds", "limit": MAX_ROUNDS}
         return GameResult(winners, tuple(float(p) for p in state.points), {
             "rounds": len(state.rounds), "points": list(state.points),
             "titles": list(state.titles), "orders": [r["order"] for r in state.rounds],
+            "bound": bound,
         })
 
     # -- codec ---------------------------------------------------------------------------------
@@ -516,7 +549,7 @@ class LudorEngine:
             "moves": copy.deepcopy(state.moves), "tricks": copy.deepcopy(state.tricks),
             "exchange": copy.deepcopy(state.exchange), "to_give": list(state.to_give),
             "votes": list(state.votes), "points": list(state.points),
-            "rounds": copy.deepcopy(state.rounds),
+            "rounds": copy.deepcopy(state.rounds), "actions": state.actions,
         }
 
     def load(self, data: Mapping[str, Any]) -> LudorState:
@@ -527,7 +560,7 @@ class LudorEngine:
             pile=d["pile"], leftover=d["leftover"], titles=d["titles"], finished=d["finished"],
             trick=None if d["trick"] is None else Trick.load(d["trick"]), moves=d["moves"],
             tricks=d["tricks"], exchange=d["exchange"], to_give=d["to_give"], votes=d["votes"],
-            points=d["points"], rounds=d["rounds"],
+            points=d["points"], rounds=d["rounds"], actions=int(d.get("actions", 0)),
         )
 
 

@@ -14,6 +14,12 @@ Phases, each played with actions:
    and the turn passes unless all four are right, which wins.
 4. ``over``: both boards and the cards set aside are revealed.
 
+Bound (declared by :meth:`SpeculationEngine.max_actions`): the game also ends with its
+``RITUAL_ACTIONS + MAX_GUESSES``-th action, the ritual's included (so after 2,000 to 2,003
+guesses: a player who never repeats a hopeless guess needs at most 657, so only endless repeats
+reach it): the seat that found more of the opponent's cards wins (then the better joker answer;
+still equal, the win is shared), and the result's summary says so.
+
 The server answers for the defender (truthfully, at once). When two unfound cards of the guessed
 value lie in the tier, the game's RNG picks which one is revealed (the defender's free choice in
 the text); the draw happens on every "yes", so the RNG counter follows public facts only.
@@ -38,6 +44,12 @@ from speculation.record import record_of
 SEATS = (0, 1)
 MAX_ITEMS = 30
 """The most items of clothing a seat may report (legal actions list every count up to it)."""
+
+
+MAX_GUESSES = 2000
+"""Guesses (both seats', tier and joker ones together) the action bound allows after the ritual."""
+RITUAL_ACTIONS = 3
+"""Two clothing reports and one item put on in the race, at most."""
 
 
 class Phase(str, Enum):
@@ -152,6 +164,10 @@ class SpeculationEngine:
     min_seats = 2
     max_seats = 2
 
+    def max_actions(self, options: Mapping[str, Any], seats: int) -> int:
+        """The declared bound: the ritual's actions and :data:`MAX_GUESSES` guesses."""
+        return RITUAL_ACTIONS + MAX_GUESSES
+
     # -- setup --------------------------------------------------------------------------------
     def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> State:
         if len(players) != len(SEATS):
@@ -208,10 +224,47 @@ class SpeculationEngine:
                 Phase.CLOTHING, Phase.RACE) and state.is_bot(seat) else ""
             raise NotYourTurnError(f"Seat {seat} is not to act now{why}.", to_act=sorted(waiting))
         kind = action.get("type") if isinstance(action, Mapping) else None
-        handler = self._handlers().get((state.phase, kind))
+        handler = self._handlers().get((state.phase, kind)) if isinstance(kind, str) else None
         if handler is None:
             raise self._illegal(state, seat, f"{kind!r} is not an action of the {state.phase.value} phase.")
-        return handler(state, seat, action)
+        state, events = handler(state, seat, action)
+        if state.phase is not Phase.OVER and self.actions(state) >= self.max_actions(state.options.dump(), len(SEATS)):
+            state = self._end_at_bound(state, events)
+        return state, events
+
+    @staticmethod
+    def actions(state: State) -> int:
+        """Actions applied so far: the clothing reports, the item put on in the race, the guesses."""
+        if state.decided_by == "random":
+            ritual = 0
+        elif state.phase in (Phase.CLOTHING, Phase.RACE):
+            ritual = sum(c is not None for c in state.items)
+        else:
+            ritual = len(SEATS) + (state.decided_by == "race")
+        return ritual + len(state.history)
+
+    def _end_at_bound(self, state: State, events: list[Event]) -> State:
+        found = self.found_counts(state)
+        best = self.best_joker_answers(state)
+        ranked = sorted(SEATS, key=lambda s: (found[s], best[s]), reverse=True)
+        first, second = ranked
+        winner = first if (found[first], best[first]) != (found[second], best[second]) else None
+        state = replace(state, phase=Phase.OVER, guesser=None, winner=winner)
+        events.append(Event("ActionBoundReached", {"actions": self.actions(state), "found": found,
+                                                  "best_joker": best, "winner": winner}))
+        events.append(Event("BoardsRevealed", {"boards": [self._board_view(state, s, None) for s in SEATS]}))
+        return state
+
+    @staticmethod
+    def found_counts(state: State) -> list[int]:
+        """How many of its opponent's cards each seat has found."""
+        return [sum(sum(face) for face in state.boards[opponent(s)].found) for s in SEATS]
+
+    @staticmethod
+    def best_joker_answers(state: State) -> list[int]:
+        """Each seat's best joker answer so far (0 before any joker guess)."""
+        return [max((g.right or 0 for g in state.history if g.seat == s and g.tier is Tier.JOKER), default=0)
+                for s in SEATS]
 
     def _handlers(self) -> dict[tuple[Phase, Any], Callable[[State, int, Mapping[str, Any]],
                                                            tuple[State, list[Event]]]]:
@@ -365,15 +418,23 @@ class SpeculationEngine:
 
     # -- the end ------------------------------------------------------------------------------
     def result(self, state: State) -> GameResult | None:
-        if state.winner is None:
+        if state.phase is not Phase.OVER:
             return None
         questions = [sum(1 for g in state.history if g.seat == s and g.tier is not Tier.JOKER) for s in SEATS]
         jokers = [sum(1 for g in state.history if g.seat == s and g.tier is Tier.JOKER) for s in SEATS]
+        summary: JSON = {"winner": state.winner, "first_guesser": state.first_guesser,
+                         "tier_guesses": questions, "joker_guesses": jokers, "bound": None}
+        won = state.winner is not None and bool(state.history) and state.history[-1].right == JOKER_SIZE
+        if not won:
+            summary["bound"] = {"reached": "actions", "limit": self.max_actions(state.options.dump(), len(SEATS))}
+            summary["found"] = self.found_counts(state)
+            summary["best_joker"] = self.best_joker_answers(state)
+        if state.winner is None:
+            return GameResult(winners=SEATS, scores=(0.5, 0.5), summary=summary)
         return GameResult(
             winners=(state.winner,),
             scores=tuple(1.0 if s == state.winner else 0.0 for s in SEATS),
-            summary={"winner": state.winner, "first_guesser": state.first_guesser,
-                     "tier_guesses": questions, "joker_guesses": jokers},
+            summary=summary,
         )
 
     # -- codec --------------------------------------------------------------------------------

@@ -1,0 +1,119 @@
+"""What each game keeps secret, as a perturbation: ``twin(state, seat, rnd)`` is the same game with
+everything ``seat`` (``None``: a spectator) may not know changed. The contract suite checks that
+a seat's view, legal actions, templates and error bodies are the same in both.
+
+Every game gets the generic twin (another RNG: the seed and the counter are never anyone's to
+know before the end); a game whose state holds more secrets (hands, a rule, hidden boards) adds
+its own perturbation here. This is the only per-game knowledge of ``tests/contract``.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from ludoteca.engine import GameDefinition
+from ludoteca.rng import Rng
+
+Twin = Callable[[Any, int | None, random.Random], Any]
+
+
+def other_rng(rnd: random.Random) -> Rng:
+    return Rng(f"{rnd.getrandbits(256):064x}", rnd.randrange(1000))
+
+
+def generic_twin(definition: GameDefinition, state: Any, seat: int | None, rnd: random.Random) -> Any:
+    """The same state with another RNG (through the codec, so it works for any engine)."""
+    data = definition.engine.dump(state)
+    if "rng" in data:
+        data = {**data, "rng": other_rng(rnd).dump()}
+    return definition.engine.load(data)
+
+
+def _ludic(state: Any, seat: int | None, rnd: random.Random) -> Any:
+    """Other Seekers' hands and the deck dealt differently, the cut deck reordered, and (for
+    anyone but the Vexer) another rule. (The hintbook is no secret: its cards are the pile's
+    less the hints given, and the Vexer builds hints from it.)"""
+    other = copy.deepcopy(state)
+    other.rng = other_rng(rnd)
+    rnd.shuffle(other.cut_deck)
+    rr = other.round
+    if rr is None:
+        return other
+    owners = [s for s in rr.hands if s != seat]
+    pool = [c for s in owners for c in rr.hands[s]] + rr.deck
+    rnd.shuffle(pool)
+    for s in owners:
+        size = len(rr.hands[s])
+        rr.hands[s], pool = pool[:size], pool[size:]
+    rr.deck = pool
+    if seat != rr.vexer and rr.rule is not None:
+        rr.rule = "a twin's rule: the top card is red"
+        rr.rule_obey = format(rnd.getrandbits(576), "x")
+    return other
+
+
+def _ludor(state: Any, seat: int | None, rnd: random.Random) -> Any:
+    """The other hands redealt among themselves (same sizes), the Culo's leftover, the others'
+    exchanges and the RNG."""
+    from ludor.hierarchy import build_deck
+
+    other = copy.deepcopy(state)
+    others = [s for s in range(state.n) if s != seat]
+    pool = [c for s in others for c in other.hands[s]] + other.leftover
+    rnd.shuffle(pool)
+    for s in others:
+        size = len(other.hands[s])
+        other.hands[s], pool = pool[:size], pool[size:]
+    other.leftover = pool
+    other.rng = other_rng(rnd)
+    deck = build_deck()
+    for e in other.exchange:
+        if seat not in (e["giver"], e["receiver"]):
+            e["cards"] = rnd.sample(deck, len(e["cards"]))
+    return other
+
+
+def _speculation(state: Any, seat: int | None, rnd: random.Random) -> Any:
+    """The boards ``seat`` does not own with their hidden cards (unfound and set aside) dealt
+    differently, sealed clothing reports changed, and the RNG."""
+    from speculation.board import Board
+    from speculation.engine import SEATS, Phase
+
+    def shuffle_hidden(board: Board) -> Board:
+        places = [(i, p) for i, face in enumerate(board.found) for p, f in enumerate(face) if not f]
+        hidden = [board.cards[i][p] for i, p in places] + list(board.set_aside)
+        rnd.shuffle(hidden)
+        cards = [list(face) for face in board.cards]
+        for (i, p), card in zip(places, hidden, strict=False):
+            cards[i][p] = card
+        return Board(tuple(tuple(c) for c in cards), board.found, tuple(hidden[len(places):]))
+
+    if state.phase is Phase.OVER:
+        return state
+    boards = tuple(b if s == seat else shuffle_hidden(b) for s, b in enumerate(state.boards))
+    items = list(state.items)
+    if state.phase is Phase.CLOTHING:
+        items = [c if s == seat or c is None else rnd.randrange(31) for s, c in enumerate(items)]
+    assert tuple(SEATS) == (0, 1)
+    return replace(state, boards=boards, items=tuple(items), rng=other_rng(rnd))
+
+
+SPECIFIC: dict[str, Twin] = {"ludic": _ludic, "ludor": _ludor, "speculation": _speculation}
+
+PRIVATE_EVENTS: dict[str, frozenset[str]] = {
+    "ludic": frozenset({"HandDealt", "CardsReceived", "HintReceived", "RuleRecorded"}),
+    "ludor": frozenset({"CardsDealt", "CardsGiven"}),
+}
+"""Event types that carry a secret: their audience is never everyone (a game without an entry
+has none: Ludix and Speculation tell everything they tell to anyone)."""
+
+
+def twin(definition: GameDefinition, state: Any, seat: int | None, rnd: random.Random) -> Any:
+    specific = SPECIFIC.get(definition.name)
+    if specific is None:
+        return generic_twin(definition, state, seat, rnd)
+    return specific(state, seat, rnd)
