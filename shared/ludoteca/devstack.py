@@ -194,10 +194,11 @@ def gunicorn_argv(target: str, port: int, root: Path, host: str = "127.0.0.1") -
 
 
 def start_service(sup: Supervisor, game: str, port: int, redis_url: str, root: Path,
-                  log: Path | None = None) -> None:
-    """One game service under gunicorn, as the Procfile runs it; returns once it is ready."""
+                  log: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+    """One game service under gunicorn, as the Procfile runs it; returns once it is ready.
+    ``env``: more environment (e.g. ``BROKER_URL``, ``LUDOTECA_REDIS_TIMEOUT``)."""
     sup.start(game, gunicorn_argv("ludoteca.wsgi:make_app()", port, root),
-              env={"LUDOTECA_GAME": game, "REDIS_URL": redis_url}, cwd=root, log=log)
+              env={"LUDOTECA_GAME": game, "REDIS_URL": redis_url, **(env or {})}, cwd=root, log=log)
     if not wait_http(f"http://127.0.0.1:{port}/readyz", 60):
         raise RuntimeError(f"{game} did not become ready on port {port}")
 
