@@ -76,28 +76,20 @@ def client_factory(app_factory: Callable[[str], Any]) -> Callable[[str], FlaskCl
     return lambda game: app_factory(game).test_client()
 
 
-def start_worker(supervisor: Supervisor, redis_url: str, log: Path, env: dict[str, str] | None = None,
-                 name: str = "worker") -> subprocess.Popen[bytes]:
-    """A real Celery worker process consuming every game's queue over ``redis_url``; returns
-    once it is ready (its log says so)."""
+@pytest.fixture(scope="session")
+def worker(supervisor: Supervisor, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A real Celery worker consuming every game's queue. Yields its log file."""
+    log = tmp_path_factory.mktemp("worker") / "worker.log"
     argv = [sys.executable, "-m", "celery", "-A", "ludoteca.worker", "worker", "-Q", ",".join(registry.names()),
             "--concurrency", "2", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
-            "--without-heartbeat", "-n", f"{name}-{os.getpid()}@%h"]
-    proc = supervisor.start(name, argv, env={"REDIS_URL": redis_url, "LUDOTECA_VISIBILITY_TIMEOUT": "10",
-                                             **(env or {})}, cwd=ROOT, log=log)
+            "--without-heartbeat", "-n", f"test-{os.getpid()}@%h"]
+    proc = supervisor.start("worker", argv, env={"REDIS_URL": redis_url, "LUDOTECA_VISIBILITY_TIMEOUT": "10"},
+                            cwd=ROOT, log=log)
     deadline = time.monotonic() + 120
     while "ready." not in (log.read_text() if log.exists() else ""):
         if proc.poll() is not None or time.monotonic() > deadline:
             raise RuntimeError("the Celery worker did not start:\n" + (log.read_text() if log.exists() else ""))
         time.sleep(0.2)
-    return proc
-
-
-@pytest.fixture(scope="session")
-def worker(supervisor: Supervisor, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A real Celery worker consuming every game's queue. Yields its log file."""
-    log = tmp_path_factory.mktemp("worker") / "worker.log"
-    start_worker(supervisor, redis_url, log)
     yield log
 
 

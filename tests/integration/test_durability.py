@@ -39,7 +39,7 @@ def stack(tmp_path: Path) -> Iterator[tuple[EmbeddedRedis, dict[str, str]]]:
     sup = Supervisor()
     try:
         server = EmbeddedRedis(sup, tmp_path / "redis").start()
-        broker = f"redis://127.0.0.1:{server.port}/1"
+        broker = server.url  # see tests/integration/test_redis_faults.py's stack
         bases = {}
         for game in registry.names():
             port = free_port()
