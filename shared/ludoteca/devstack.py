@@ -305,8 +305,7 @@ def run(root: Path) -> int:
             if port_open(port):
                 print(f"[devstack] port {port} is busy; set LUDOTECA_REDIS_PORT or REDIS_URL", file=sys.stderr)
                 return 1
-            server = EmbeddedRedis(sup, var / "redis", port).start()
-            stack.callback(server.stop)
+            server = EmbeddedRedis(sup, var / "redis", port).start()  # stopped with the supervisor
             redis_url = server.url
             print(f"[devstack] embedded redis-server at {redis_url}, data (append-only file) in {server.workdir}")
         env = {"REDIS_URL": redis_url, "QUEUES": ",".join(games), "PYTHONUNBUFFERED": "1"}

@@ -310,6 +310,36 @@ def run_fault(stack: Stack, name: str, fault: Callable[[], float]) -> None:
     assert lost == 0
 
 
+def test_a_long_poll_outlasts_the_redis_timeout_and_wakes_on_a_move(stack: Stack) -> None:
+    """``wait`` beyond the 1 s Redis socket timeout: the store blocks in slices, so the long-poll
+    neither fails nor returns early, and a move made meanwhile wakes it at once."""
+    base = stack.bases["ludix"]
+    table = HttpTable.open(base, "ludix", "long-poll")
+    last = requests.get(f"{base}/games/{table.gid}/events?after=0", timeout=10).json()["last_seq"]
+    t0 = time.monotonic()
+    idle = requests.get(f"{base}/games/{table.gid}/events?after={last}&wait=3", timeout=20)
+    idle_seconds = time.monotonic() - t0
+    assert idle.status_code == 200 and idle.json()["events"] == [] and idle_seconds >= 2.9, (idle.text, idle_seconds)
+    woken: dict[str, Any] = {}
+
+    def poll() -> None:
+        t = time.monotonic()
+        r = requests.get(f"{base}/games/{table.gid}/events?after={last}&wait=20", timeout=40)
+        woken.update(status=r.status_code, body=r.json(), seconds=time.monotonic() - t)
+
+    poller = threading.Thread(target=poll)
+    poller.start()
+    time.sleep(2.5)
+    t_move = time.monotonic()
+    assert table.step() == "played"
+    poller.join(30)
+    latency = time.monotonic() - t_move
+    print(f"\n[long-poll] wait=3 on an idle game answered after {idle_seconds:.2f} s (Redis timeout 1 s); "
+          f"a poll waiting since 2.5 s woke {latency * 1000:.0f} ms after the move was sent")
+    assert woken["status"] == 200 and woken["body"]["events"], woken
+    assert woken["seconds"] < 20
+
+
 def test_redis_frozen_gives_503_fast_and_everything_recovers(stack: Stack) -> None:
     def freeze() -> float:
         stack.server.signal(signal.SIGSTOP)
