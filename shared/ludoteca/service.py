@@ -246,19 +246,24 @@ class GameService:
         }
 
     def events(self, game_id: str, seat: int | None, after: int, wait: float) -> dict[str, Any]:
-        """The caller's events after ``after``; waits up to ``wait`` seconds for one to arrive."""
+        """The caller's events after ``after``; waits up to ``wait`` seconds for one to arrive.
+
+        The store blocks in slices shorter than the Redis socket timeout: this loops until an
+        event the caller may see arrives or the deadline passes."""
         deadline = time.monotonic() + max(0.0, wait)
         cursor = after
         while True:
             remaining_ms = int((deadline - time.monotonic()) * 1000)
-            batch = self.store.events_after(game_id, cursor, block_ms=remaining_ms if remaining_ms > 0 else None)
-            if not batch:  # nothing new, and the wait (if any) is over
+            block_ms = remaining_ms if remaining_ms > 0 else None
+            batch = self.store.events_after(game_id, cursor, block_ms=block_ms)
+            if batch:
+                cursor = batch[-1][0]
+                visible = [_public_event(rec) for _, rec in batch if _visible(rec, seat)]
+                if visible:
+                    return {"events": visible, "last_seq": cursor}
+            if block_ms is None or time.monotonic() >= deadline:  # the wait (if any) is over
                 return {"events": [], "last_seq": cursor}
-            cursor = batch[-1][0]
-            visible = [_public_event(rec) for _, rec in batch if _visible(rec, seat)]
-            if visible or time.monotonic() >= deadline:
-                return {"events": visible, "last_seq": cursor}
-            # Only events this caller may not see arrived: keep waiting for the rest of the time.
+            # Nothing yet, or only events this caller may not see: keep waiting.
 
     def replay(self, game_id: str) -> dict[str, Any]:
         stored = self._load(game_id)

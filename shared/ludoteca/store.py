@@ -185,10 +185,17 @@ class GameStore:
 
     def events_after(self, game_id: str, after: int, block_ms: int | None = None,
                      count: int = 500) -> list[tuple[int, dict[str, Any]]]:
-        """Events with sequence number greater than ``after``; with ``block_ms`` waits up to
-        that long for the first one (Redis ``XREAD BLOCK``)."""
+        """Events with sequence number greater than ``after``; with ``block_ms`` waits for the
+        first one (Redis ``XREAD BLOCK``), but never longer than half the client's socket
+        timeout: an empty answer may come before ``block_ms`` and the caller blocks again
+        (``GameService.events`` loops to its deadline). So a long-poll runs on the same
+        fail-fast client as every other call: a hung Redis is noticed within the timeout, not
+        after the whole wait, and no second pool with a long timeout is needed."""
         key = self._key(game_id, "events")
         if block_ms is not None and block_ms > 0:
+            timeout = self.r.connection_pool.connection_kwargs.get("socket_timeout")
+            if timeout:
+                block_ms = max(1, min(block_ms, int(timeout * 500)))
             res = self.r.xread({key: f"{after}-1"}, count=count, block=block_ms)
         else:
             res = self.r.xread({key: f"{after}-1"}, count=count)

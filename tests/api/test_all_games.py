@@ -11,25 +11,9 @@ import pytest
 from api_client import Api
 from ludoteca import registry
 from ludoteca.rng import Rng, commitment
+from playout import choose
 
 MAX_MOVES = 3000
-RANDOM_MOVES = 150
-"""Random listed actions first (wide coverage), then a real bot's choices so the game ends
-(random play at Speculation's joker alone averages ~700 guesses a player)."""
-DRIVERS = {"ludix": "steady", "ludic": "expert", "speculation": "basic", "ludor": "greedy"}
-
-
-def choose(game: str, view: dict[str, Any], listed: dict[str, Any], rnd: random.Random, move: int) -> Any:
-    if move < RANDOM_MOVES and listed["actions"]:
-        return rnd.choice(listed["actions"])
-    if {"type": "vote", "end": True} in listed["actions"]:
-        return {"type": "vote", "end": True}  # Ludor: every seat is "human" here; end after the round
-    bots = registry.game(game).bots
-    bot = bots.get(DRIVERS.get(game, "")) or next(iter(bots.values()))
-    action = bot(view, listed["actions"] + listed["templates"], rnd)
-    if not listed["templates"]:
-        assert action in listed["actions"], "a bot chose an action that is not listed"
-    return action
 
 
 def seated_game(game: str, client_factory: Any) -> tuple[Api, str, list[str]]:

@@ -20,19 +20,34 @@ from ludoteca.hosting.routes import games_blueprint, results_blueprint
 from ludoteca.hosting.schemas import action_ref_to_property, game_schemas
 from ludoteca.service import Dispatcher, GameService
 from ludoteca.store import GameStore
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 API_VERSION = "1.0.0"
 
 
-def redis_client(url: str) -> redis.Redis:
-    return redis.Redis.from_url(url, socket_timeout=None, socket_connect_timeout=5, health_check_interval=30)
+def redis_client(url: str, timeout: float | None = None) -> redis.Redis:
+    """The one way to build a Redis client: every call fails within about ``timeout`` seconds
+    (default ``Settings.redis_timeout_seconds``, env ``LUDOTECA_REDIS_TIMEOUT``, 1 s).
+
+    No retries inside the client (redis-py's default is ten, with backoff: a hung Redis would
+    hold a request for ten-odd seconds). A failed call becomes a 503 with ``Retry-After`` and the
+    client retries; that is also the only safe retry for a move, since a commit whose reply was
+    lost may have landed (the client's ``Idempotency-Key`` makes its retry exact, a blind retry
+    here could not). A connection that died with a Redis restart is noticed when the pool hands
+    it out (redis-py reconnects then), so recovery needs no retry and no service restart.
+    Long-polls block in slices shorter than the timeout (``GameStore.events_after``)."""
+    if timeout is None:
+        timeout = Settings.from_env().redis_timeout_seconds
+    return redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout,
+                                retry=Retry(NoBackoff(), 0), health_check_interval=30)
 
 
 def create_app(definition: GameDefinition, settings: Settings | None = None,
                dispatcher: Dispatcher | None = None, client: redis.Redis | None = None) -> Flask:
     settings = settings or Settings.from_env()
-    client = client or redis_client(settings.redis_url)
+    client = client or redis_client(settings.redis_url, settings.redis_timeout_seconds)
     if dispatcher is None:
         from ludoteca.worker import CeleryDispatcher
         dispatcher = CeleryDispatcher.for_url(settings.redis_url)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import defaultdict
@@ -10,7 +11,10 @@ from typing import Any
 import redis
 import swagger_ui_bundle
 from flask import Blueprint, Flask, Response, g, request, send_from_directory, url_for
-from ludoteca.hosting.problems import problem_response
+from ludoteca.errors import StoreUnavailableError
+from ludoteca.hosting.problems import render_ludoteca_error
+
+log = logging.getLogger("ludoteca.ops")
 
 DOCS_PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>{title}</title>
@@ -67,10 +71,14 @@ def ops_blueprint(app: Flask, game: str, title: str, client: redis.Redis) -> Blu
 
     @bp.get("/readyz")
     def readyz() -> Any:
+        """Ready when Redis answers PING within its timeout (about a second: the client fails
+        fast, so this never hangs). A loading Redis answers PING with LOADING: not ready."""
         try:
             client.ping()
-        except redis.RedisError:
-            return problem_response(503, "unavailable", "Service unavailable", "Redis is not reachable.")
+        except redis.RedisError as err:
+            log.warning("not ready: %s: %s", type(err).__name__, err)
+            return render_ludoteca_error(StoreUnavailableError(
+                f"Redis is not answering ({type(err).__name__}); this instance takes no traffic."))
         return {"status": "ready", "game": game}
 
     @bp.get("/metrics")

@@ -7,10 +7,11 @@ import logging
 from typing import Any
 
 import marshmallow as ma
+import redis
 from flask import Flask, Response, has_request_context, json, request
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
-from ludoteca.errors import LudotecaError
+from ludoteca.errors import LudotecaError, store_unavailable
 from werkzeug.exceptions import HTTPException
 
 PROBLEM_JSON = "application/problem+json"
@@ -54,7 +55,17 @@ def _slug(status: int) -> str:
 
 
 def render_ludoteca_error(err: LudotecaError) -> Response:
-    return problem_response(err.status, err.slug, err.title, err.detail, err.extra)
+    headers = {"Retry-After": str(err.retry_after)} if err.retry_after is not None else None
+    return problem_response(err.status, err.slug, err.title, err.detail, err.extra, headers)
+
+
+def render_redis_error(err: redis.RedisError) -> Response:
+    """Redis down, hung, loading or refusing writes: 503 with ``Retry-After``, never a 500."""
+    unavailable = store_unavailable(err)
+    if unavailable is None:
+        return render_unexpected(err)
+    log.warning("the game store is unavailable: %s: %s", type(err).__name__, err)
+    return render_ludoteca_error(unavailable)
 
 
 def render_http_exception(err: HTTPException) -> Response:
@@ -91,6 +102,7 @@ def render_unexpected(err: Exception) -> Response:
 
 def install_error_handlers(app: Flask) -> None:
     app.register_error_handler(LudotecaError, render_ludoteca_error)
+    app.register_error_handler(redis.RedisError, render_redis_error)
     app.register_error_handler(HTTPException, render_http_exception)
     app.register_error_handler(Exception, render_unexpected)
 

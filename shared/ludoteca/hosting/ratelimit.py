@@ -43,13 +43,13 @@ from typing import Any, cast
 
 import redis
 from apispec import BasePlugin
-from flask import Flask, Response, g, request
+from flask import Flask, g, request
 from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 from ludoteca.config import Settings
 from ludoteca.errors import AuthenticationError, NotFoundError, RateLimitedError
-from ludoteca.hosting.problems import PROBLEM_JSON, ProblemSchema, render_ludoteca_error
+from ludoteca.hosting.problems import PROBLEM_JSON, ProblemSchema
 from ludoteca.store import Stored
 
 #: Routes that read the caller's seat from the bearer token (routes.py's ``caller``).
@@ -199,15 +199,7 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
         swallow_errors=False,
     )
     limiter.init_app(app)
-    app.register_error_handler(RateLimitedError, render_rate_limited)
     return limiter
-
-
-def render_rate_limited(err: RateLimitedError) -> Response:
-    resp = render_ludoteca_error(err)
-    for name, value in err.headers.items():
-        resp.headers[name] = value
-    return resp
 
 
 class RateLimitDocs(BasePlugin):
