@@ -16,6 +16,7 @@ class Settings:
     enqueue_bots: bool = True
     rate_limit_per_minute: int = 600
     lobby_page_size: int = 20
+    max_body_bytes: int = 64 * 1024
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -28,5 +29,6 @@ class Settings:
             max_long_poll_seconds=float(env.get("LUDOTECA_MAX_WAIT", cls.max_long_poll_seconds)),
             enqueue_bots=env.get("LUDOTECA_ENQUEUE_BOTS", "1") != "0",
             rate_limit_per_minute=int(env.get("LUDOTECA_RATE_LIMIT", cls.rate_limit_per_minute)),
+            max_body_bytes=int(env.get("LUDOTECA_MAX_BODY", cls.max_body_bytes)),
         )
         return replace(base, **overrides)
