@@ -121,7 +121,8 @@ def common_rows(game: str) -> Iterator[Row]:
         yield row(f"join: {name}", "POST", join, body, expect=status, auth=False)
     # -- play: the envelope -------------------------------------------------------------------
     for name, body, status in [("empty body", b"", 400), ("only spaces", b"   ", 400), ("a list", [], 422),
-                               ("a string", json.dumps("roll"), 422), ("null", None, 422), ("type a number", {"type": 5}, 422),
+                               ("a string", json.dumps("roll"), 422), ("null", None, 422),
+                               ("type a number", {"type": 5}, 422),
                                ("type unknown", {"type": "teleport"}, 422),
                                ("type unicode-heavy", {"type": UNICODE}, 422),
                                ("type a list", {"type": ["roll"]}, 422)]:

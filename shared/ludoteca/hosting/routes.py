@@ -131,7 +131,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
 
     @blp.route("/<string:game_id>/players")
     class Players(MethodView):
-        @blp.arguments(JoinSchema)
+        @blp.arguments(JoinSchema, required=False)
         @blp.response(201, schemas.created)
         @_document(blp, 400, 404, 409, 422, 429)
         def post(self, body: dict[str, Any], game_id: str) -> Response:
@@ -169,6 +169,8 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
         def post(self, game_id: str) -> Response:
             """Play one action."""
             stored, seat = caller(game_id)
+            if seat is None:  # before the headers and the body: a stranger learns nothing from them
+                raise AuthenticationError("Playing needs a seat token (Authorization: Bearer <token>).")
             body = json_body()
             if_match = parse_if_match(request.headers.get("If-Match"))
             key = request.headers.get("Idempotency-Key")
