@@ -23,8 +23,10 @@ from typing import Any
 
 import pytest
 import redis
+from flask.json.provider import DefaultJSONProvider
 from ludoteca import registry
-from ludoteca.hosting.bodies import MAX_BODY_BYTES, MAX_DEPTH
+from ludoteca.hosting import bodies
+from ludoteca.hosting.bodies import MAX_BODY_BYTES, MAX_DEPTH, MAX_SAFE_INTEGER
 
 PROBLEM = "application/problem+json"
 BIG = MAX_BODY_BYTES + 1024
@@ -347,3 +349,50 @@ def test_hostile_requests_get_a_clear_4xx_and_change_nothing(game: str, client_f
     assert len(rows) >= 100, "the table covers at least 100 malformed requests a game"
     assert not wrong, "\n".join(wrong)
 
+
+
+# -- the bounds themselves, exactly ---------------------------------------------------------------
+@pytest.mark.parametrize(("text", "value"), [
+    ("[" * MAX_DEPTH + "]" * MAX_DEPTH, None),  # exactly the limit is fine
+    ('{"rule": "((((((((((((((((((((((((((((((((((((((((("}', {"rule": "(" * 41}),  # strings do not nest
+    ('["[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", "\\"[[["]', ["[" * 37, '"[[[']),
+    (f"[{MAX_SAFE_INTEGER}, -{MAX_SAFE_INTEGER}, 1e308, -0.0, 1.5]",
+     [MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, 1e308, -0.0, 1.5]),
+    ('{"name": "\\ud83c\\udfb2 \\u00e9"}', {"name": "\U0001f3b2 é"}),
+])
+def test_bounded_parser_accepts_what_is_within_the_bounds(text: str, value: Any) -> None:
+    parsed = bodies.loads(text.encode())
+    if value is not None:
+        assert parsed == value
+
+
+@pytest.mark.parametrize("text", [
+    "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), f"{MAX_SAFE_INTEGER + 1}", f"-{MAX_SAFE_INTEGER + 1}",
+    HUGE_INT, "1e309", "NaN", "Infinity", "-Infinity", "[1,]", "", "\ufeff{}",
+])
+def test_bounded_parser_refuses_what_is_beyond_them(text: str) -> None:
+    with pytest.raises(bodies.JSONBodyError):
+        bodies.loads(text.encode())
+
+
+def test_responses_are_encoded_as_before(client_factory: Any) -> None:
+    """The bounded provider only parses: responses keep Flask's default encoding, byte for byte."""
+    app = client_factory("ludix").application
+    body = {"b": [1, 2.5, None, True], "a": "\U0001f3b2 é", "c": {"z": 1, "y": 2}}
+    with app.app_context():
+        assert app.json.dumps(body) == DefaultJSONProvider(app).dumps(body)
+
+
+def test_rule_nesting_is_bounded_in_the_language() -> None:
+    """Ludic's parser refuses deep rules with its own error (reason 'size'), for the Vexer's rule,
+    a Seeker's guess and the checker alike, and accepts nesting within the bound."""
+    from ludic import language, rules
+
+    fine = "(" * language.MAX_PARENTHESES + "the top card is red" + ")" * language.MAX_PARENTHESES
+    assert language.normalise(fine) == "the top card is red"
+    for text in (PARENS, NOTS, "(" * (language.MAX_PARENTHESES + 1) + "the top card is red"
+                 + ")" * (language.MAX_PARENTHESES + 1)):
+        with pytest.raises(language.RuleError) as caught:
+            rules.accept_guess(text)
+        assert caught.value.reason == "size"
+        assert rules.check(text)["errors"][0]["reason"] == "size"
