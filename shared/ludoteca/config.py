@@ -24,6 +24,7 @@ class Settings:
     rate_limit_failures_per_minute: int | None = None  # bad or unknown tokens, per address
     trusted_proxies: int = 0  # X-Forwarded-For hops to trust for the client address (0: ignore it)
     lobby_page_size: int = 20
+    max_body_bytes: int = 64 * 1024
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -41,6 +42,7 @@ class Settings:
             rate_limit_create_per_minute=_optional_int(env.get("LUDOTECA_RATE_LIMIT_CREATE")),
             rate_limit_failures_per_minute=_optional_int(env.get("LUDOTECA_RATE_LIMIT_FAILURES")),
             trusted_proxies=int(env.get("LUDOTECA_TRUSTED_PROXIES", cls.trusted_proxies)),
+            max_body_bytes=int(env.get("LUDOTECA_MAX_BODY", cls.max_body_bytes)),
         )
         return replace(base, **overrides)
 

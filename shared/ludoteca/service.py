@@ -95,8 +95,9 @@ class GameService:
         kind = body.get("type")
         schema_cls = self.d.action_schemas.get(kind) if isinstance(kind, str) else None
         if schema_cls is None:
+            shown = kind[:40] + "..." if isinstance(kind, str) and len(kind) > 40 else kind
             raise FieldValidationError(
-                f"Unknown action type {kind!r}.",
+                f"Unknown action type {shown!r}.",
                 errors={"type": [f"Must be one of: {', '.join(sorted(self.d.action_schemas))}."]},
             )
         try:
@@ -106,8 +107,13 @@ class GameService:
         return dict(loaded) if isinstance(loaded, Mapping) else dict(body)
 
     def parse_options(self, options: Any) -> dict[str, Any]:
+        if options is None:
+            options = {}
+        if not isinstance(options, Mapping):
+            raise FieldValidationError("The game options must be a JSON object.",
+                                       errors={"options": ["Expected a JSON object."]})
         try:
-            loaded = self.d.options_schema().load(options or {})
+            loaded = self.d.options_schema().load(options)
         except MaValidationError as err:
             raise FieldValidationError("The game options are not valid.", errors={"options": err.messages}) from None
         return dict(loaded)

@@ -26,13 +26,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from ludic.universe import RANK_WORDS
 
 MAX_TEXT = 2000
 MAX_NUMBER = 1000
+MAX_PARENTHESES = 16
+"""How deep parentheses may nest (no rule about two cards needs more than a few)."""
+MAX_DEPTH = 64
+"""How deep the parse tree may grow (``not not not ...``, ``1 + 1 + ...``): bounds every
+recursive walk of a rule (building, compiling, rendering)."""
 
 Position = Literal["top", "bottom", "high", "low"]
 QuantifierKind = Literal["some", "every", "no", "exactly_one", "other"]
@@ -378,7 +383,7 @@ class _Build(Transformer[Token, Rule]):
         ranks = {v: k for k, v in RANK_WORDS.items()}
         if word in ranks:
             return Const(ranks[word])
-        value = int(word)
+        value = int(word) if len(word) <= len(str(MAX_NUMBER)) else MAX_NUMBER + 1
         if value > MAX_NUMBER:
             raise _TypeError(f"numbers above {MAX_NUMBER} are not needed for two cards", meta)
         return Const(value)
@@ -553,10 +558,14 @@ def parse(text: str) -> Rule:
                         expected=["a statement about the set, e.g. 'the top card is red'"])
     if len(text) > MAX_TEXT:
         raise RuleError(f"a rule is at most {MAX_TEXT} characters", reason="size")
+    _check_parentheses(text)
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as error:
         raise _syntax_error(text, error) from None
+    if _depth(tree) > MAX_DEPTH:
+        raise RuleError(f"the rule nests too deeply (more than {MAX_DEPTH} levels of 'not', operators "
+                        "or parentheses)", reason="size", line=1, column=1)
     try:
         return _Build().transform(tree)
     except VisitError as error:
@@ -564,6 +573,35 @@ def parse(text: str) -> Rule:
         if isinstance(inner, _TypeError):
             raise RuleError(inner.message, reason="type", line=inner.line, column=inner.column) from None
         raise
+    except RecursionError:  # pragma: no cover - the depth bound comes first; a last resort
+        raise RuleError("the rule nests too deeply", reason="size", line=1, column=1) from None
+
+
+def _check_parentheses(text: str) -> None:
+    """Refuse parentheses nested deeper than :data:`MAX_PARENTHESES`, at the one too many."""
+    depth = 0
+    for index, char in enumerate(text):
+        if char == "(":
+            depth += 1
+            if depth > MAX_PARENTHESES:
+                line = text.count("\n", 0, index) + 1
+                column = index - (text.rfind("\n", 0, index) + 1) + 1
+                raise RuleError(f"parentheses nest more than {MAX_PARENTHESES} deep", reason="size",
+                                line=line, column=column)
+        elif char == ")":
+            depth -= 1
+
+
+def _depth(tree: Tree[Token]) -> int:
+    """The height of lark's parse tree, walked without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(tree, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(node, Tree) and level <= MAX_DEPTH:
+            stack.extend((child, level + 1) for child in node.children)
+    return deepest
 
 
 # ---- syntax tree -> text ---------------------------------------------------------------------------

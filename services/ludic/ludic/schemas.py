@@ -6,6 +6,7 @@ are generated from it); the action schemas validate bodies before the engine jud
 
 from __future__ import annotations
 
+from ludoteca.hosting.schemas import StrictBoolean, strict_integer
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from ludic.language import MAX_TEXT
@@ -33,16 +34,16 @@ def _type(name: str) -> fields.String:
 
 # ---- options ------------------------------------------------------------------------------------
 class OptionsSchema(_Strict):
-    short_game = fields.Boolean(load_default=False, metadata={
+    short_game = StrictBoolean(load_default=False, metadata={
         "description": "A short game: a player becomes ludic at 11 points instead of 15."})
-    round_limit = fields.Integer(load_default=0, validate=validate.Range(min=0, max=100), metadata={
+    round_limit = strict_integer(load_default=0, validate=validate.Range(min=0, max=100), metadata={
         "description": "End after this many rounds (highest score wins); 0: play until a ludic player "
         "becomes Vexer again, as the text says."})
-    vexer_choices = fields.Boolean(load_default=False, metadata={
+    vexer_choices = StrictBoolean(load_default=False, metadata={
         "description": "The Vexer chooses which set to flip and which counterexample to give as a hint "
         "(the game waits for a choose_flip / choose_hint action); otherwise the server chooses: the "
         "oldest set after the initial one, a random counterexample."})
-    turn_initial_sets = fields.Boolean(load_default=True, metadata={
+    turn_initial_sets = StrictBoolean(load_default=True, metadata={
         "description": "The Vexer may turn either initial set around (swap its top and bottom) when "
         "writing the rule."})
 
@@ -60,8 +61,8 @@ class WriteRuleSchema(_Strict):
     type = _type("write_rule")
     rule = fields.String(required=True, validate=RULE_TEXT, metadata={
         "description": "The rule in the rule language (LANGUAGE.md)", "example": "A red card outranks a black card"})
-    turn_obey = fields.Boolean(load_default=False, metadata={"description": "Turn the 'obey' initial set around"})
-    turn_break = fields.Boolean(load_default=False, metadata={"description": "Turn the 'break' initial set around"})
+    turn_obey = StrictBoolean(load_default=False, metadata={"description": "Turn the 'obey' initial set around"})
+    turn_break = StrictBoolean(load_default=False, metadata={"description": "Turn the 'break' initial set around"})
 
 
 class QuerySchema(_Strict):

@@ -6,6 +6,7 @@ are generated from it); the action schemas validate bodies before the engine jud
 
 from __future__ import annotations
 
+from ludoteca.hosting.schemas import strict_integer
 from marshmallow import RAISE, Schema, fields, validate
 
 from ludix.engine import CALL, DEFAULT_TARGET, HOLD, MAX_SEATS, MAX_TARGET, MIN_TARGET, ROLL
@@ -22,7 +23,7 @@ class _Strict(Schema):
 
 # -- options --------------------------------------------------------------------------------
 class OptionsSchema(_Strict):
-    target = fields.Integer(
+    target = strict_integer(
         load_default=DEFAULT_TARGET,
         validate=validate.Range(min=MIN_TARGET, max=MAX_TARGET),
         metadata={"description": "Points that end the game (the round is then completed)."},

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ludoteca.hosting.schemas import StrictBoolean, strict_integer
 from marshmallow import RAISE, Schema, fields, validate
 
 from ludor.combos import KIND_NAMES
@@ -52,12 +53,12 @@ class _Strict(Schema):
 
 # -- options --------------------------------------------------------------------------------
 class OptionsSchema(_Strict):
-    straights = fields.Boolean(load_default=False, metadata={
+    straights = StrictBoolean(load_default=False, metadata={
         "description": "Straights (escaleras) of 3+ consecutive single cards may be played."})
     deck = fields.String(load_default=FULL_DECK, validate=validate.OneOf(DECKS), metadata={
         "description": "full: the 48-card Spanish deck (51 cards with the 2 jokers and the Autoplim); "
                        "forty: the 40-card deck without 8s and 9s (43 cards)."})
-    round_limit = fields.Integer(load_default=None, allow_none=True,
+    round_limit = strict_integer(load_default=None, allow_none=True,
                                  validate=validate.Range(min=1, max=MAX_ROUND_LIMIT), metadata={
         "description": "End the game after this many rounds even if no majority votes to end."})
     exchange = fields.String(load_default=AUTOMATIC, validate=validate.OneOf(EXCHANGES), metadata={
@@ -89,7 +90,7 @@ class PlayAutoplimSchema(_Strict):
     """The Autoplim's holder, at any moment of the play, even out of turn: clears the table."""
 
     type = fields.String(required=True, validate=validate.Equal("play_autoplim"))
-    declare_plim = fields.Boolean(load_default=False, metadata={
+    declare_plim = StrictBoolean(load_default=False, metadata={
         "description": "Declare PLIM on the covered play: blocks the next player for this trick "
                        "(see the autoplim_plim option)."})
 
@@ -104,7 +105,7 @@ class VoteSchema(_Strict):
     """After a round: vote to end the game (true) or play another round (false)."""
 
     type = fields.String(required=True, validate=validate.Equal("vote"))
-    end = fields.Boolean(required=True)
+    end = StrictBoolean(required=True)
 
 
 ACTION_SCHEMAS: dict[str, type[Schema]] = {

@@ -13,6 +13,7 @@ import redis
 from flask import Flask
 from ludoteca.config import Settings
 from ludoteca.engine import GameDefinition
+from ludoteca.hosting.bodies import LIMITS_DOC, install_body_bounds
 from ludoteca.hosting.ops import ops_blueprint
 from ludoteca.hosting.problems import ProblemApi
 from ludoteca.hosting.ratelimit import document_rate_limits, install_rate_limit
@@ -67,7 +68,7 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
         OPENAPI_JSON_PATH="openapi.json",
         JSON_SORT_KEYS=False,
         API_SPEC_OPTIONS={
-            "info": {"description": definition.description or f"The {definition.title} game service."},
+            "info": {"description": (definition.description or f"The {definition.title} game service.") + LIMITS_DOC},
             "components": {"securitySchemes": {"bearerAuth": {
                 "type": "http", "scheme": "bearer",
                 "description": "The seat token returned once by POST /games or POST /games/{id}/players"}}},
@@ -85,6 +86,7 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
         api.register_blueprint(definition.extras())
     app.register_blueprint(ops_blueprint(app, definition.name, definition.title, client))
     install_rate_limit(app, client, definition.name, settings)
+    install_body_bounds(app, settings.max_body_bytes)
     return app
 
 

@@ -27,9 +27,20 @@ class ProblemSchema(ma.Schema):
     status = ma.fields.Integer(required=True, metadata={"description": "HTTP status code"})
     detail = ma.fields.String(metadata={"description": "What went wrong with this request"})
     instance = ma.fields.String(metadata={"description": "The request path"})
-    errors = ma.fields.Dict(metadata={"description": "Field errors: field name to messages (422)"})
+    errors = ma.fields.Dict(metadata={"description": "Field errors: field name to messages (422); nested "
+                                                    "fields map to objects of the same shape"})
     legal = ma.fields.List(ma.fields.Dict(), metadata={"description": "The caller's legal actions (409)"})
+    templates = ma.fields.List(ma.fields.Dict(), metadata={
+        "description": "The caller's free-text actions, with placeholders (409, beside `legal`)"})
+    to_act = ma.fields.List(ma.fields.Integer(), metadata={"description": "Seats the game waits on (409 not "
+                                                                          "your turn)"})
+    open_seats = ma.fields.List(ma.fields.Integer(), metadata={"description": "Seats still open (409 on join)"})
+    game_status = ma.fields.String(validate=ma.validate.OneOf(["waiting_for_players", "active", "finished"]),
+                                   metadata={"description": "The game's status (409 when it does not allow this)"})
     current_version = ma.fields.Integer(metadata={"description": "The game's version now (412)"})
+    rule_error = ma.fields.Dict(metadata={
+        "description": "Ludic: why a rule was refused (422), as `/rules/check` reports it: message, reason, "
+                       "line, column, expected"})
 
 
 def problem_response(status: int, slug: str, title: str, detail: str | None = None,

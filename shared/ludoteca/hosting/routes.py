@@ -11,6 +11,7 @@ from flask import Response, current_app, json, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from ludoteca.errors import AuthenticationError, BadRequestError, NotFoundError
+from ludoteca.hosting.bodies import json_body
 from ludoteca.hosting.ratelimit import loaded_game
 from ludoteca.hosting.schemas import (
     EventsPageSchema,
@@ -25,9 +26,9 @@ from ludoteca.hosting.schemas import (
 from ludoteca.service import GameService
 from ludoteca.store import Stored
 
-GAME_ID = re.compile(r"^[0-9a-f]{1,64}$")
-ETAG_RE = re.compile(r'^\s*(?:W/)?"?(\d{1,18})"?\s*$')
-IDEM_RE = re.compile(r"^[\x21-\x7e]{1,200}$")
+GAME_ID = re.compile(r"[0-9a-f]{1,64}")
+ETAG_RE = re.compile(r'[ \t]*(?:W/)?"?(\d{1,18})"?[ \t]*')
+IDEM_RE = re.compile(r"[\x21-\x7e]{1,200}")
 
 
 def _errors(*codes: int) -> dict[int, str]:
@@ -67,14 +68,14 @@ def etag(version: int) -> str:
 def parse_if_match(value: str | None) -> int | None:
     if value is None:
         return None
-    m = ETAG_RE.match(value)
+    m = ETAG_RE.fullmatch(value)
     if not m:
         raise BadRequestError("If-Match must be the ETag of GET /games/{id}, e.g. \"7\".")
     return int(m.group(1))
 
 
 def check_game_id(game_id: str) -> None:
-    if not GAME_ID.match(game_id):
+    if not GAME_ID.fullmatch(game_id):
         raise NotFoundError(f"No game with id {game_id!r}.")
 
 
@@ -131,7 +132,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
 
     @blp.route("/<string:game_id>/players")
     class Players(MethodView):
-        @blp.arguments(JoinSchema)
+        @blp.arguments(JoinSchema, required=False)
         @blp.response(201, schemas.created)
         @_document(blp, 400, 404, 409, 422, 429)
         def post(self, body: dict[str, Any], game_id: str) -> Response:
@@ -169,12 +170,12 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
         def post(self, game_id: str) -> Response:
             """Play one action."""
             stored, seat = caller(game_id)
-            body = request.get_json(force=True, silent=True)
-            if body is None:
-                raise BadRequestError("The request body must be a JSON object.")
+            if seat is None:  # before the headers and the body: a stranger learns nothing from them
+                raise AuthenticationError("Playing needs a seat token (Authorization: Bearer <token>).")
+            body = json_body()
             if_match = parse_if_match(request.headers.get("If-Match"))
             key = request.headers.get("Idempotency-Key")
-            if key is not None and not IDEM_RE.match(key):
+            if key is not None and not IDEM_RE.fullmatch(key):
                 raise BadRequestError("Idempotency-Key must be 1 to 200 visible ASCII characters.")
             played = service.play(game_id, seat, body, if_match, key, loaded=stored)
             headers = {"ETag": etag(played.version)}

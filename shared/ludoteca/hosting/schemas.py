@@ -3,6 +3,7 @@ game's own view, options and action schemas (so each service's OpenAPI is fully 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +12,44 @@ from ludoteca.engine import GameDefinition
 from marshmallow import fields, validate
 
 STATUSES = ["waiting_for_players", "active", "finished"]
+MAX_SAFE_INTEGER = 2**53 - 1
+SEAT = validate.Range(min=0, max=63)
+NAME = validate.Length(min=1, max=40)
+_QUERY_INT = re.compile(r"-?[0-9]{1,16}")
+
+
+class StrictBoolean(fields.Boolean):
+    """A JSON ``true`` or ``false`` only (never ``1``, ``"yes"`` or ``"on"``)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if value is True or value is False:
+            return value
+        raise self.make_error("invalid", input=value)
+
+
+def strict_integer(**kwargs: Any) -> fields.Integer:
+    """A JSON integer only: a float (``2.6e-42``, even ``2.0``), a boolean or a string is refused."""
+    return fields.Integer(strict=True, **kwargs)
+
+
+class QueryInteger(fields.Integer):
+    """An integer in a query string: ASCII digits with an optional minus, at most 16 of them (no
+    ``1e3``, ``1_000``, full-width or other scripts' digits, spaces)."""
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, str) and not _QUERY_INT.fullmatch(value):
+            raise self.make_error("invalid", input=value)
+        return super()._validated(value)
+
+
+class PlainString(fields.String):
+    """A string without control characters or lone surrogates (names shown to other players)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 or 0xD800 <= ord(ch) < 0xE000 for ch in text):
+            raise ma.ValidationError("Control characters and lone surrogates are not allowed.")
+        return text
 
 
 class ActionRef(fields.Raw):
@@ -62,7 +101,7 @@ class EventsQuerySchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0),
+    after = QueryInteger(load_default=0, validate=validate.Range(min=0, max=MAX_SAFE_INTEGER),
                            metadata={"description": "Return events with seq greater than this"})
     wait = fields.Float(load_default=0.0, validate=validate.Range(min=0, max=60),
                         metadata={"description": "Long-poll: wait up to this many seconds for an event"})
@@ -72,16 +111,17 @@ class LobbyQuerySchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=100000))
-    page_size = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    page = QueryInteger(load_default=1, validate=validate.Range(min=1, max=100000))
+    page_size = QueryInteger(load_default=20, validate=validate.Range(min=1, max=100))
 
 
 class JoinSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    seat = fields.Integer(load_default=None, allow_none=True, metadata={"description": "Default: the first open seat"})
-    name = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=40))
+    seat = strict_integer(load_default=None, allow_none=True, validate=SEAT,
+                          metadata={"description": "Default: the first open seat"})
+    name = PlainString(load_default=None, allow_none=True, validate=NAME)
 
 
 class LeaderboardRowSchema(ma.Schema):
@@ -100,7 +140,7 @@ class LeaderboardQuerySchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=1000))
+    limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=1000))
 
 
 class StatsSchema(ma.Schema):
@@ -140,10 +180,10 @@ def game_schemas(d: GameDefinition) -> GameSchemas:
                              validate=validate.Length(min=d.engine.min_seats, max=d.engine.max_seats),
                              metadata={"description": "One entry per seat, in seat order"}),
         "options": fields.Nested(options_schema, load_default=_opts),
-        "seat": fields.Integer(load_default=None, allow_none=True,
+        "seat": strict_integer(load_default=None, allow_none=True, validate=SEAT,
                                metadata={"description": "The creator's seat (default: the first human seat; "
                                                         "null with no human seat)"}),
-        "name": fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=40)),
+        "name": PlainString(load_default=None, allow_none=True, validate=NAME),
     })
     envelope = type(f"{prefix}GameSchema", (ma.Schema,), {
         "id": fields.String(required=True),
