@@ -1,15 +1,34 @@
-"""Configuration from the environment, with defaults; ``create_app`` takes an override dict."""
+"""Configuration from the environment, with defaults; ``create_app`` takes an override dict.
+
+``redis_url`` (``REDIS_URL``) holds the game sessions. ``broker_url`` (``BROKER_URL``) is the
+Celery broker, kept apart from the sessions: by default the same server's database 1
+(``redis://h:p/0`` -> ``redis://h:p/1``; database 2 when the sessions already use 1). In
+production point it at a plain Redis of its own (the broker's transport has no Cluster support).
+"""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+
+def default_broker_url(redis_url: str) -> str:
+    """The sessions' URL with another database: 1, or 2 when the sessions use database 1."""
+    parts = urlsplit(redis_url)
+    if parts.scheme == "unix":
+        query = dict(parse_qsl(parts.query))
+        query["db"] = "2" if query.get("db", "0") == "1" else "1"
+        return f"unix://{parts.netloc}{parts.path}?{urlencode(query)}"
+    db = parts.path.strip("/") or "0"
+    return urlunsplit(parts._replace(path="/2" if db == "1" else "/1"))
 
 
 @dataclass(frozen=True)
 class Settings:
     redis_url: str = "redis://127.0.0.1:6379/0"
+    broker_url: str = ""  # empty: derived from redis_url (see the module docstring)
     game_ttl_seconds: int = 7 * 24 * 3600
     idempotency_ttl_seconds: int = 24 * 3600
     max_long_poll_seconds: float = 30.0
@@ -18,15 +37,22 @@ class Settings:
     lobby_page_size: int = 20
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if not self.broker_url:
+            object.__setattr__(self, "broker_url", default_broker_url(self.redis_url))
+
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
         env = os.environ
         base = cls(
             redis_url=env.get("REDIS_URL", cls.redis_url),
+            broker_url=env.get("BROKER_URL", ""),
             game_ttl_seconds=int(env.get("LUDOTECA_GAME_TTL", cls.game_ttl_seconds)),
             idempotency_ttl_seconds=int(env.get("LUDOTECA_IDEMPOTENCY_TTL", cls.idempotency_ttl_seconds)),
             max_long_poll_seconds=float(env.get("LUDOTECA_MAX_WAIT", cls.max_long_poll_seconds)),
             enqueue_bots=env.get("LUDOTECA_ENQUEUE_BOTS", "1") != "0",
             rate_limit_per_minute=int(env.get("LUDOTECA_RATE_LIMIT", cls.rate_limit_per_minute)),
         )
+        if "redis_url" in overrides and "broker_url" not in overrides and not env.get("BROKER_URL"):
+            overrides["broker_url"] = ""  # derive it from the overriding sessions URL
         return replace(base, **overrides)

@@ -35,7 +35,7 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
     client = client or redis_client(settings.redis_url)
     if dispatcher is None:
         from ludoteca.worker import CeleryDispatcher
-        dispatcher = CeleryDispatcher.for_url(settings.redis_url)
+        dispatcher = CeleryDispatcher.for_url(settings.broker_url)
     store = GameStore(client, definition.name, settings.game_ttl_seconds, settings.idempotency_ttl_seconds)
     service = GameService(definition, store, dispatcher)
 
