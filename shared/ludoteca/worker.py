@@ -26,6 +26,7 @@ from functools import cache
 from typing import Any
 
 from celery import Celery
+from celery.signals import worker_init
 from ludoteca import registry
 from ludoteca.config import Settings
 from ludoteca.service import GameService
@@ -126,6 +127,19 @@ def bot_turn(game: str, game_id: str, version: int) -> str:
 
 def record_result(game: str, game_id: str) -> bool:
     return service_for(game).record_result(game_id)
+
+
+def _preload_games(**_: Any) -> None:
+    """Import every game in the worker's main process, before the pool forks: a child that
+    replaces a killed one starts warm instead of importing the games again."""
+    for name in registry.names():
+        try:
+            registry.game(name)
+        except Exception:  # a game being written must not stop the others' bots
+            log.warning("could not load game %s", name, exc_info=True)
+
+
+worker_init.connect(_preload_games, weak=False)
 
 
 def queues() -> str:
