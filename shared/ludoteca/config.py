@@ -35,6 +35,7 @@ class Settings:
     enqueue_bots: bool = True
     rate_limit_per_minute: int = 600
     lobby_page_size: int = 20
+    leaderboard_players: int = 10_000  # the names a leaderboard keeps (the fewest wins go first)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -52,6 +53,7 @@ class Settings:
             max_long_poll_seconds=float(env.get("LUDOTECA_MAX_WAIT", cls.max_long_poll_seconds)),
             enqueue_bots=env.get("LUDOTECA_ENQUEUE_BOTS", "1") != "0",
             rate_limit_per_minute=int(env.get("LUDOTECA_RATE_LIMIT", cls.rate_limit_per_minute)),
+            leaderboard_players=int(env.get("LUDOTECA_LEADERBOARD_PLAYERS", cls.leaderboard_players)),
         )
         if "redis_url" in overrides and "broker_url" not in overrides and not env.get("BROKER_URL"):
             overrides["broker_url"] = ""  # derive it from the overriding sessions URL

@@ -30,13 +30,20 @@ Every key expires or has a documented bound (a test scans them all after a rando
   refreshed on every add); every add trims entries created longer ago than the game TTL (a game
   that waits that long for players leaves the lobby); expired games are dropped when read.
 - ``<game>:{board}:recorded``: sorted set of the games whose result is recorded, by server time
-  (s); a TTL (the game TTL, refreshed on every record), and trimmed of entries older than the
+  (ms); a TTL (the game TTL, refreshed on every record), and trimmed of entries older than the
   game TTL on every record: by then the game itself has expired and can never be recorded again.
 - ``<game>:{board}:wins`` (sorted set: wins by player name) and ``<game>:{board}:players``
   (hash: ``<name>:played``, ``<name>:points``): no TTL (the leaderboard lasts), capped to
-  ``max_players`` names (:data:`MAX_PLAYERS` by default): past it, the players with the fewest
-  wins are dropped from both, so ``wins`` has at most ``max_players`` members and ``players``
-  twice as many fields.
+  ``max_players`` names (``Settings.leaderboard_players``, env ``LUDOTECA_LEADERBOARD_PLAYERS``,
+  10,000 by default): past it, the players with the fewest wins are dropped from both, so
+  ``wins`` has at most ``max_players`` members and ``players`` twice as many fields.
+- The rate limiter's counters (:mod:`ludoteca.hosting.ratelimit`): a TTL.
+- The Celery broker's keys live in another database (``Settings.broker_url``): the queues (one
+  list per game, holding the tasks not yet taken: bounded by the games with something due and
+  the sweeper's backoff), ``unacked``/``unacked_index`` (the tasks being run: at most the
+  workers' concurrency times their prefetch), ``unacked_mutex`` (a TTL) and kombu's routing tables
+  (``_kombu.binding.*``, ``_kombu.binding_permanent.*``, ``_kombu.binding_deadlines``: one
+  entry per queue, exchange and worker mailbox; kombu sweeps the expiring ones).
 - ``<game>:{board}:stats`` (hash): no TTL, bounded by construction: ``games``, ``shared_wins``
   and one ``seat_wins:<seat>`` per seat (at most the game's maximum number of seats).
 """
@@ -102,11 +109,12 @@ return 1
 """
 
 _RECORD_RESULT = """
-local now = tonumber(redis.call('TIME')[1])
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local ttl = tonumber(ARGV[3])
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
-redis.call('ZADD', KEYS[1], now, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. tostring(now - ttl))
+redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. string.format('%.0f', now - ttl * 1000))
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('HINCRBY', KEYS[4], 'games', 1)
 local n = (#ARGV - 4) / 3

@@ -115,7 +115,7 @@ def service_for(game: str) -> GameService:
 
     settings = Settings.from_env()
     store = GameStore(redis_client(settings.redis_url), game, settings.game_ttl_seconds,
-                      settings.idempotency_ttl_seconds)
+                      settings.idempotency_ttl_seconds, settings.leaderboard_players)
     return GameService(registry.game(game), store, CeleryDispatcher.for_url(settings.broker_url))
 
 

@@ -20,7 +20,6 @@ import contextlib
 import os
 import random
 import signal
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from typing import Any
 
 import pytest
 import redis
-from conftest import wait_until
+from conftest import start_sweeper, start_worker, wait_until
 from ludoteca import registry
 from ludoteca.devstack import Supervisor, embedded_redis, free_port
 from ludoteca.errors import StaleVersionError
@@ -82,16 +81,7 @@ class Stack:
     # -- the worker ------------------------------------------------------------------------
     def start_worker(self) -> None:
         self.starts += 1
-        log = self.logs / f"worker-{self.starts}.log"
-        argv = [sys.executable, "-m", "celery", "-A", "ludoteca.worker", "worker", "-Q", ",".join(registry.names()),
-                "--concurrency", "2", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
-                "--without-heartbeat", "-n", f"liveness-{os.getpid()}-{self.starts}@%h"]
-        proc = self.sup.start(f"worker-{self.starts}", argv, env=self.env(), cwd=ROOT, log=log)
-        deadline = time.monotonic() + 120
-        while "ready." not in log.read_text():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the Celery worker did not start:\n" + log.read_text()[-3000:])
-            time.sleep(0.1)
+        proc = start_worker(self.sup, f"worker-{self.starts}", self.env(), self.logs / f"worker-{self.starts}.log")
         self.worker_pid = proc.pid
 
     def kill_worker(self) -> None:
@@ -153,8 +143,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         with embedded_redis(sup, logs / "redis", free_port()) as url:
             broker_url = url.rsplit("/", 1)[0] + "/1"
             s = Stack(url, broker_url, sup, logs, redis.Redis.from_url(url), redis.Redis.from_url(broker_url))
-            sup.start("sweeper", [sys.executable, "-m", "ludoteca.sweeper", "--interval", "0.5", "--grace", str(GRACE)],
-                      env=s.env(), cwd=ROOT, log=logs / "sweeper.log")
+            start_sweeper(sup, s.env(), logs / "sweeper.log", GRACE)
             s.start_worker()
             yield s
     finally:
