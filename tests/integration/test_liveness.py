@@ -247,8 +247,8 @@ def test_e_dispatch_lost_after_every_commit(stack: Stack) -> None:
     # a human plays Ludix against a bot through that service: every hand-over to the bot is lost
     ludix = stack.service("ludix", dropping)
     humans = []
-    for _ in range(2):
-        envelope, _, _ = ludix.create(["human", "bot:steady"], {"target": 100}, 0, "ana")
+    for _ in range(3):
+        envelope, _, _ = ludix.create(["human", "bot:steady"], {"target": 150}, 0, "ana")
         humans.append(envelope["id"])
         tables.append(("ludix", envelope["id"]))
     # a service whose broker is unreachable: the commit succeeds, the dispatch fails fast
@@ -277,5 +277,5 @@ def test_e_dispatch_lost_after_every_commit(stack: Stack) -> None:
     audit(stack, "(e) dispatch lost after every commit", tables, before,
           f"{dropping.dropped} dispatches dropped over {human_moves} human moves; "
           f"a commit with the broker unreachable answered in {dead_broker_s:.2f} s")
-    assert dropping.dropped >= len(tables)
-    assert dead_broker_s < 20
+    assert dropping.dropped >= len(registry.names()) + 3, dropping.dropped  # each bots table's first turn, and more
+    assert dead_broker_s < 20, dead_broker_s
