@@ -4,6 +4,9 @@
 Celery broker, kept apart from the sessions: by default the same server's database 1
 (``redis://h:p/0`` -> ``redis://h:p/1``; database 2 when the sessions already use 1). In
 production point it at a plain Redis of its own (the broker's transport has no Cluster support).
+Sharing one server, both live under its ``maxmemory-policy noeviction`` (``deploy/redis.conf``):
+a full server refuses writes rather than evicting either's data; a broker server of its own
+should use ``noeviction`` too (an evicted task is a stalled game until the sweeper notices).
 """
 
 from __future__ import annotations
