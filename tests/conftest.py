@@ -79,20 +79,37 @@ def client_factory(app_factory: Callable[[str], Any]) -> Callable[[str], FlaskCl
     return lambda game: app_factory(game).test_client()
 
 
+def start_worker(supervisor: Supervisor, name: str, env: dict[str, str], log: Path,
+                 extra: tuple[str, ...] = ("--without-gossip", "--without-mingle", "--without-heartbeat"),
+                 ) -> subprocess.Popen[bytes]:
+    """A real Celery worker process consuming every game's queue, as the Procfile runs it; returns
+    once it is ready. ``env`` names the sessions (``REDIS_URL``) and the broker (``BROKER_URL``,
+    by default the sessions' database 1)."""
+    argv = [sys.executable, "-m", "celery", "-A", "ludoteca.worker", "worker", "-Q", ",".join(registry.names()),
+            "--concurrency", "2", "--loglevel", "INFO", *extra, "-n", f"{name}-{os.getpid()}@%h"]
+    offset = log.stat().st_size if log.exists() else 0
+    proc = supervisor.start(name, argv, env={"LUDOTECA_VISIBILITY_TIMEOUT": "10", **env}, cwd=ROOT, log=log)
+    deadline = time.monotonic() + 120
+    while "ready." not in (log.read_text()[offset:] if log.exists() else ""):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError("the Celery worker did not start:\n" + (log.read_text()[-3000:] if log.exists() else ""))
+        time.sleep(0.1)
+    return proc
+
+
+def start_sweeper(supervisor: Supervisor, env: dict[str, str], log: Path, grace: float,
+                  interval: float = 0.5) -> subprocess.Popen[bytes]:
+    """The sweeper process (``python -m ludoteca.sweeper``) with a short grace."""
+    argv = [sys.executable, "-m", "ludoteca.sweeper", "--interval", str(interval), "--grace", str(grace)]
+    return supervisor.start("sweeper", argv, env=env, cwd=ROOT, log=log)
+
+
 @pytest.fixture(scope="session")
 def worker(supervisor: Supervisor, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A real Celery worker consuming every game's queue. Yields its log file."""
+    """A real Celery worker consuming every game's queue (broker: the session Redis's database
+    1, apart from the sessions). Yields its log file."""
     log = tmp_path_factory.mktemp("worker") / "worker.log"
-    argv = [sys.executable, "-m", "celery", "-A", "ludoteca.worker", "worker", "-Q", ",".join(registry.names()),
-            "--concurrency", "2", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
-            "--without-heartbeat", "-n", f"test-{os.getpid()}@%h"]
-    proc = supervisor.start("worker", argv, env={"REDIS_URL": redis_url, "LUDOTECA_VISIBILITY_TIMEOUT": "10"},
-                            cwd=ROOT, log=log)
-    deadline = time.monotonic() + 120
-    while "ready." not in (log.read_text() if log.exists() else ""):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError("the Celery worker did not start:\n" + (log.read_text() if log.exists() else ""))
-        time.sleep(0.2)
+    start_worker(supervisor, "worker", {"REDIS_URL": redis_url}, log)
     yield log
 
 

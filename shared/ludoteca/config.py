@@ -1,10 +1,31 @@
-"""Configuration from the environment, with defaults; ``create_app`` takes an override dict."""
+"""Configuration from the environment, with defaults; ``create_app`` takes an override dict.
+
+``redis_url`` (``REDIS_URL``) holds the game sessions. ``broker_url`` (``BROKER_URL``) is the
+Celery broker, kept apart from the sessions: by default the same server's database 1
+(``redis://h:p/0`` -> ``redis://h:p/1``; database 2 when the sessions already use 1). In
+production point it at a plain Redis of its own (the broker's transport has no Cluster support).
+Sharing one server, both live under its ``maxmemory-policy noeviction`` (``deploy/redis.conf``):
+a full server refuses writes rather than evicting either's data; a broker server of its own
+should use ``noeviction`` too (an evicted task is a stalled game until the sweeper notices).
+"""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+
+def default_broker_url(redis_url: str) -> str:
+    """The sessions' URL with another database: 1, or 2 when the sessions use database 1."""
+    parts = urlsplit(redis_url)
+    if parts.scheme == "unix":
+        query = dict(parse_qsl(parts.query))
+        query["db"] = "2" if query.get("db", "0") == "1" else "1"
+        return f"unix://{parts.netloc}{parts.path}?{urlencode(query)}"
+    db = parts.path.strip("/") or "0"
+    return urlunsplit(parts._replace(path="/2" if db == "1" else "/1"))
 
 
 @dataclass(frozen=True)
@@ -12,6 +33,7 @@ class Settings:
     redis_url: str = "redis://127.0.0.1:6379/0"
     redis_timeout_seconds: float = 1.0
     """Every Redis call's socket and connect timeout (LUDOTECA_REDIS_TIMEOUT): fail fast, 503."""
+    broker_url: str = ""  # empty: derived from redis_url (see the module docstring)
     game_ttl_seconds: int = 7 * 24 * 3600
     idempotency_ttl_seconds: int = 24 * 3600
     max_long_poll_seconds: float = 30.0
@@ -25,7 +47,12 @@ class Settings:
     trusted_proxies: int = 0  # X-Forwarded-For hops to trust for the client address (0: ignore it)
     lobby_page_size: int = 20
     max_body_bytes: int = 64 * 1024
+    leaderboard_players: int = 10_000  # the names a leaderboard keeps (the fewest wins go first)
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.broker_url:
+            object.__setattr__(self, "broker_url", default_broker_url(self.redis_url))
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
@@ -33,6 +60,7 @@ class Settings:
         base = cls(
             redis_url=env.get("REDIS_URL", cls.redis_url),
             redis_timeout_seconds=float(env.get("LUDOTECA_REDIS_TIMEOUT", cls.redis_timeout_seconds)),
+            broker_url=env.get("BROKER_URL", ""),
             game_ttl_seconds=int(env.get("LUDOTECA_GAME_TTL", cls.game_ttl_seconds)),
             idempotency_ttl_seconds=int(env.get("LUDOTECA_IDEMPOTENCY_TTL", cls.idempotency_ttl_seconds)),
             max_long_poll_seconds=float(env.get("LUDOTECA_MAX_WAIT", cls.max_long_poll_seconds)),
@@ -43,7 +71,10 @@ class Settings:
             rate_limit_failures_per_minute=_optional_int(env.get("LUDOTECA_RATE_LIMIT_FAILURES")),
             trusted_proxies=int(env.get("LUDOTECA_TRUSTED_PROXIES", cls.trusted_proxies)),
             max_body_bytes=int(env.get("LUDOTECA_MAX_BODY", cls.max_body_bytes)),
+            leaderboard_players=int(env.get("LUDOTECA_LEADERBOARD_PLAYERS", cls.leaderboard_players)),
         )
+        if "redis_url" in overrides and "broker_url" not in overrides and not env.get("BROKER_URL"):
+            overrides["broker_url"] = ""  # derive it from the overriding sessions URL
         return replace(base, **overrides)
 
 

@@ -9,7 +9,9 @@ Everything a client receives is built from ``engine.view`` for the caller's seat
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import logging
 import random
 import secrets
 import time
@@ -36,10 +38,22 @@ from marshmallow import ValidationError as MaValidationError
 
 WAITING, ACTIVE, FINISHED = "waiting_for_players", "active", "finished"
 MAX_RETRIES = 8
+log = logging.getLogger("ludoteca.service")
+
+
+def bot_random(seed: str, version: int, seat: int) -> random.Random:
+    """The private generator of the bot at ``seat`` playing at ``version``: seeded from
+    ``HMAC-SHA256(game seed, "bot:<version>:<seat>")``. Without the game's secret seed nobody can
+    predict it (the game id, the versions and the seats are public); with it (the replay reveals
+    it after the end) every bot choice is exactly reproducible."""
+    mac = hmac.new(bytes.fromhex(seed), f"bot:{version}:{seat}".encode(), hashlib.sha256).digest()
+    return random.Random(int.from_bytes(mac, "big"))
 
 
 class Dispatcher(Protocol):
-    """Where follow-up work goes (the Celery worker in production)."""
+    """Where follow-up work goes (the Celery worker in production). A dispatch may be lost (the
+    process dies, the broker is down or loses its queue): the commit recorded what is due, and
+    the sweeper dispatches it again, so neither method needs to be reliable, only bounded."""
 
     def bot_turn(self, game: str, game_id: str, version: int) -> None: ...
 
@@ -156,7 +170,10 @@ class GameService:
         doc["status"] = self._status(doc, state)
         created = {"seq": 1, "version": 1, "type": "GameCreated", "audience": None,
                    "data": {"seats": list(seats), "options": opts, "seed_sha256": doc["seed_sha256"]}}
-        if not self.store.create(game_id, doc, [created]):  # pragma: no cover - 64-bit id collision
+        due = self._due(doc, state)
+        if due:
+            self.store.hint(game_id)
+        if not self.store.create(game_id, doc, [created], due=due):  # pragma: no cover - 64-bit id collision
             raise ConflictError("Game id collision; try again.")
         if doc["status"] == WAITING:
             self.store.lobby_add(game_id, doc["created_at"])
@@ -199,7 +216,10 @@ class GameService:
                 events = [record, started]
             else:
                 events = [record]
-            res = self.store.commit(game_id, stored.version, new_doc, events, seq)
+            due = self._due(new_doc, state)
+            if due:
+                self.store.hint(game_id)
+            res = self.store.commit(game_id, stored.version, new_doc, events, seq, due=due)
             if res.status == "ok":
                 if new_doc["status"] != WAITING:
                     self.store.lobby_remove(game_id)
@@ -348,7 +368,10 @@ class GameService:
             if idempotency_key is not None:
                 idem = (seat, idempotency_key, {"hash": body_hash, "body": response, "version": new_version})
             log_entry = {"version": new_version, "seat": seat, "action": action}
-            res = self.store.commit(game_id, stored.version, new_doc, records, first, log_entry, idem)
+            due = self._due(new_doc, new_state)
+            if due:
+                self.store.hint(game_id)
+            res = self.store.commit(game_id, stored.version, new_doc, records, first, log_entry, idem, due=due)
             if res.status == "ok":
                 self._after_commit(game_id, new_stored, new_state)
                 return Played(response, new_version, replayed=False)
@@ -376,8 +399,7 @@ class GameService:
         bot = self.d.bots[players[seat][4:]]
         view = self.engine.view(state, seat)
         legal = self.engine.legal_actions(state, seat) + self.engine.action_templates(state, seat)
-        rng = random.Random(f"{game_id}:{version}:{seat}")
-        action = bot(view, legal, rng)
+        action = bot(view, legal, bot_random(stored.doc["seed"], version, seat))
         try:
             self.play(game_id, seat, dict(action), version, None, loaded=stored)
         except StaleVersionError:
@@ -394,7 +416,9 @@ class GameService:
         names = [n or f"seat {i}" for i, n in enumerate(stored.doc["names"])]
         entries = [(names[i], i in result.winners, result.scores[i] if i < len(result.scores) else 0.0)
                    for i in range(len(names))]
-        return self.store.record_result(game_id, entries, shared=len(result.winners) > 1)
+        recorded = self.store.record_result(game_id, entries, shared=len(result.winners) > 1)
+        self.store.clear_result_due(game_id)  # after the record: a crash in between records again, once
+        return recorded
 
     # -- internals --------------------------------------------------------------------------
     def _load(self, game_id: str) -> Stored:
@@ -410,14 +434,29 @@ class GameService:
         filled = all(kind != "human" or h is not None for kind, h in pairs)
         return ACTIVE if filled else WAITING
 
-    def _after_commit(self, game_id: str, stored: Stored, state: Any) -> None:
-        status = stored.doc["status"]
+    def _due(self, doc: Mapping[str, Any], state: Any) -> str:
+        """What a version with this document makes due: ``bot``, ``result`` or nothing."""
+        status = doc["status"]
         if status == FINISHED:
-            self.dispatcher.record_result(self.d.name, game_id)
-        elif status == ACTIVE:
-            players = stored.doc["players"]
+            return "result"
+        if status == ACTIVE:
+            players = doc["players"]
             if any(players[s] != "human" for s in self.engine.to_act(state)):
+                return "bot"
+        return ""
+
+    def _after_commit(self, game_id: str, stored: Stored, state: Any) -> None:
+        """Dispatch what the commit made due. A failure never fails the request (the move is
+        committed): it is logged, and the sweeper dispatches it again."""
+        due = self._due(stored.doc, state)
+        try:
+            if due == "result":
+                self.dispatcher.record_result(self.d.name, game_id)
+            elif due == "bot":
                 self.dispatcher.bot_turn(self.d.name, game_id, stored.version)
+        except Exception:
+            log.warning("dispatch of %s for %s %s v%s failed; the sweeper will retry it",
+                        due, self.d.name, game_id, stored.version, exc_info=True)
 
     @staticmethod
     def _replay_record(record: Mapping[str, Any], body_hash: str) -> Played:

@@ -2,15 +2,50 @@
 
 Keys of one game share a hash tag so they live in one Redis Cluster slot::
 
-    <game>:{<id>}:game      hash: version, doc (JSON: seats, options, engine state)
+    <game>:{<id>}:game      hash: version, doc (JSON: seats, options, engine state), and what is
+                            due: due ("bot:<version>" or "result"), due_at (server ms)
     <game>:{<id>}:events    stream: one entry per event, id "<seq>-1"
     <game>:{<id>}:log       list: the actions in order (for the replay)
     <game>:{<id>}:idem:<seat>:<key>   string: a stored response for an Idempotency-Key
 
 Every write is one Lua script: a compare-and-set on ``version`` that, in the same atomic step,
-writes the new document, appends the events and the log entry, stores the idempotency record and
-refreshes the TTL. Concurrent writers never lose or duplicate anything: exactly one wins a
-version. Cross-game indexes (the lobby, the leaderboard) have keys of their own.
+writes the new document, appends the events and the log entry, stores the idempotency record,
+records what the new version makes due (a bot turn, or recording the result) and refreshes the
+TTL. Concurrent writers never lose or duplicate anything: exactly one wins a version.
+
+Liveness: a commit that makes something due is always preceded by a hint in the game type's
+index ``<game>:{due}`` (a sorted set of game ids by server time in ms, a slot of its own). If
+the process dies between the commit and the enqueue of the task, or the queue is lost, the hint
+is still there: the sweeper (:mod:`ludoteca.sweeper`) reads the game's ``due`` field and
+re-dispatches. A hint whose game has nothing due is harmless; the sweeper removes it only if its
+score is still the one it read (a newer hint is never dropped).
+
+Every key expires or has a documented bound (a test scans them all after a random workload):
+
+- the game's keys above, and the idempotency records: a TTL, refreshed on every write.
+- ``<game>:{due}``: a TTL (the game TTL, refreshed on every hint); members are games with
+  something due, or that had within the sweeper's grace; the sweeper removes the others.
+- ``<game>:{due}:lock``: the sweepers' short lock, with a TTL of a few seconds.
+- ``<game>:lobby``: sorted set of waiting games by creation time, with a TTL (the game TTL,
+  refreshed on every add); every add trims entries created longer ago than the game TTL (a game
+  that waits that long for players leaves the lobby); expired games are dropped when read.
+- ``<game>:{board}:recorded``: sorted set of the games whose result is recorded, by server time
+  (ms); a TTL (the game TTL, refreshed on every record), and trimmed of entries older than the
+  game TTL on every record: by then the game itself has expired and can never be recorded again.
+- ``<game>:{board}:wins`` (sorted set: wins by player name) and ``<game>:{board}:players``
+  (hash: ``<name>:played``, ``<name>:points``): no TTL (the leaderboard lasts), capped to
+  ``max_players`` names (``Settings.leaderboard_players``, env ``LUDOTECA_LEADERBOARD_PLAYERS``,
+  10,000 by default): past it, the players with the fewest wins are dropped from both, so
+  ``wins`` has at most ``max_players`` members and ``players`` twice as many fields.
+- The rate limiter's counters (:mod:`ludoteca.hosting.ratelimit`): a TTL.
+- The Celery broker's keys live in another database (``Settings.broker_url``): the queues (one
+  list per game, holding the tasks not yet taken: bounded by the games with something due and
+  the sweeper's backoff), ``unacked``/``unacked_index`` (the tasks being run: at most the
+  workers' concurrency times their prefetch), ``unacked_mutex`` (a TTL) and kombu's routing tables
+  (``_kombu.binding.*``, ``_kombu.binding_permanent.*``, ``_kombu.binding_deadlines``: one
+  entry per queue, exchange and worker mailbox; kombu sweeps the expiring ones).
+- ``<game>:{board}:stats`` (hash): no TTL, bounded by construction: ``games``, ``shared_wins``
+  and one ``seat_wins:<seat>`` per seat (at most the game's maximum number of seats).
 """
 
 from __future__ import annotations
@@ -33,12 +68,20 @@ if cur ~= ARGV[1] then return {'stale', cur} end
 local new = tostring(tonumber(cur) + 1)
 redis.call('HSET', KEYS[1], 'version', new, 'doc', ARGV[2])
 local seq = tonumber(ARGV[8])
-for i = 9, #ARGV do
+for i = 10, #ARGV do
   redis.call('XADD', KEYS[2], tostring(seq) .. '-1', 'e', ARGV[i])
   seq = seq + 1
 end
 if ARGV[7] ~= '' then redis.call('RPUSH', KEYS[3], ARGV[7]) end
 if ARGV[4] == '1' then redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6])) end
+if ARGV[9] == '' then
+  redis.call('HDEL', KEYS[1], 'due', 'due_at')
+else
+  local t = redis.call('TIME')
+  local due = ARGV[9]
+  if due == 'bot' then due = 'bot:' .. new end
+  redis.call('HSET', KEYS[1], 'due', due, 'due_at', string.format('%.0f', t[1] * 1000 + math.floor(t[2] / 1000)))
+end
 local ttl = tonumber(ARGV[3])
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
@@ -49,32 +92,85 @@ return {'ok', new}
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'version', '1', 'doc', ARGV[1])
+if ARGV[3] ~= '' then
+  local t = redis.call('TIME')
+  local due = ARGV[3]
+  if due == 'bot' then due = 'bot:1' end
+  redis.call('HSET', KEYS[1], 'due', due, 'due_at', string.format('%.0f', t[1] * 1000 + math.floor(t[2] / 1000)))
+end
 local seq = 1
-for i = 3, #ARGV do
+for i = 4, #ARGV do
   redis.call('XADD', KEYS[2], tostring(seq) .. '-1', 'e', ARGV[i])
   seq = seq + 1
 end
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
-if #ARGV >= 3 then redis.call('EXPIRE', KEYS[2], tonumber(ARGV[2])) end
+if #ARGV >= 4 then redis.call('EXPIRE', KEYS[2], tonumber(ARGV[2])) end
 return 1
 """
 
 _RECORD_RESULT = """
-if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local ttl = tonumber(ARGV[3])
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. string.format('%.0f', now - ttl * 1000))
+redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('HINCRBY', KEYS[4], 'games', 1)
-local n = (#ARGV - 2) / 3
+local n = (#ARGV - 4) / 3
 for i = 0, n - 1 do
-  local name = ARGV[3 + 3 * i]
-  local won = tonumber(ARGV[4 + 3 * i])
-  local score = ARGV[5 + 3 * i]
+  local name = ARGV[5 + 3 * i]
+  local won = tonumber(ARGV[6 + 3 * i])
+  local score = ARGV[7 + 3 * i]
   redis.call('ZINCRBY', KEYS[2], won, name)
   redis.call('HINCRBY', KEYS[3], name .. ':played', 1)
   redis.call('HINCRBYFLOAT', KEYS[3], name .. ':points', score)
   if won > 0 then redis.call('HINCRBY', KEYS[4], 'seat_wins:' .. tostring(i), 1) end
 end
 if ARGV[2] == '1' then redis.call('HINCRBY', KEYS[4], 'shared_wins', 1) end
+local cap = tonumber(ARGV[4])
+local size = redis.call('ZCARD', KEYS[2])
+if cap > 0 and size > cap then
+  local gone = redis.call('ZRANGE', KEYS[2], 0, size - cap - 1)
+  for _, name in ipairs(gone) do redis.call('HDEL', KEYS[3], name .. ':played', name .. ':points') end
+  redis.call('ZREMRANGEBYRANK', KEYS[2], 0, size - cap - 1)
+end
 return 1
 """
+
+# The hint index (one key, one slot): a hint at server time, kept for as long as the games.
+_HINT = """
+local t = redis.call('TIME')
+local ms = t[1] * 1000 + math.floor(t[2] / 1000)
+redis.call('ZADD', KEYS[1], ms, ARGV[1])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
+return string.format('%.0f', ms)
+"""
+
+# Remove (ARGV[3] == '') or move (to score ARGV[3]) a hint only if its score is still ARGV[2].
+_HINT_IF = """
+local cur = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not cur or tonumber(cur) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1])
+else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
+return 1
+"""
+
+_CLEAR_DUE = """
+if redis.call('HGET', KEYS[1], 'due') == ARGV[1] then
+  redis.call('HDEL', KEYS[1], 'due', 'due_at')
+  return 1
+end
+return 0
+"""
+
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+MAX_PLAYERS = 10_000
+"""The default cap on the names a leaderboard keeps (see the module docstring)."""
 
 
 class GameMissing(LookupError):
@@ -85,6 +181,16 @@ class GameMissing(LookupError):
 class Stored:
     version: int
     doc: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Due:
+    """What a game is waiting on from the platform: ``kind`` is ``bot`` (a bot turn at
+    ``version``) or ``result`` (recording the result); ``since_ms``: server time it fell due."""
+
+    kind: str
+    version: int
+    since_ms: int
 
 
 @dataclass(frozen=True)
@@ -104,14 +210,20 @@ def _dumps(obj: Any) -> str:
 class GameStore:
     """Repository of one game type's live sessions."""
 
-    def __init__(self, client: redis.Redis, game: str, ttl_seconds: int, idempotency_ttl: int) -> None:
+    def __init__(self, client: redis.Redis, game: str, ttl_seconds: int, idempotency_ttl: int,
+                 max_players: int = MAX_PLAYERS) -> None:
         self.r: Any = client  # redis-py's return types are too loose to be useful here
         self.game = game
         self.ttl = ttl_seconds
         self.idem_ttl = idempotency_ttl
+        self.max_players = max_players
         self._commit = client.register_script(_COMMIT)
         self._create = client.register_script(_CREATE)
         self._record = client.register_script(_RECORD_RESULT)
+        self._hint = client.register_script(_HINT)
+        self._hint_if = client.register_script(_HINT_IF)
+        self._clear_due = client.register_script(_CLEAR_DUE)
+        self._release = client.register_script(_RELEASE)
 
     # -- keys -------------------------------------------------------------------------------
     def _key(self, game_id: str, what: str) -> str:
@@ -127,9 +239,14 @@ class GameStore:
     def _board(self, what: str) -> str:
         return f"{self.game}:{{board}}:{what}"
 
+    @property
+    def hints_key(self) -> str:
+        return f"{self.game}:{{due}}"
+
     # -- games ------------------------------------------------------------------------------
-    def create(self, game_id: str, doc: dict[str, Any], events: Sequence[dict[str, Any]]) -> bool:
-        args: list[Any] = [_dumps(doc), self.ttl, *(_dumps(e) for e in events)]
+    def create(self, game_id: str, doc: dict[str, Any], events: Sequence[dict[str, Any]], due: str = "") -> bool:
+        """A new game at version 1; ``due`` as in :meth:`commit`."""
+        args: list[Any] = [_dumps(doc), self.ttl, due, *(_dumps(e) for e in events)]
         created = self._create(keys=[self._key(game_id, "game"), self._key(game_id, "events")], args=args)
         return bool(created)
 
@@ -152,8 +269,11 @@ class GameStore:
         first_seq: int,
         log_entry: dict[str, Any] | None = None,
         idempotency: tuple[int, str, dict[str, Any]] | None = None,
+        due: str = "",
     ) -> CommitResult:
-        """Compare-and-set on ``expected_version``; see the module docstring."""
+        """Compare-and-set on ``expected_version``; see the module docstring. ``due``: what the
+        new version makes due, ``"bot"`` (a bot turn at the new version), ``"result"``, or
+        ``""`` (nothing). Call :meth:`hint` first whenever it is not ``""``."""
         idem_key = self._key(game_id, "game")
         idem_flag, idem_value = "0", ""
         if idempotency is not None:
@@ -163,7 +283,7 @@ class GameStore:
         keys = [self._key(game_id, "game"), self._key(game_id, "events"), self._key(game_id, "log"), idem_key]
         args: list[Any] = [
             str(expected_version), _dumps(doc), self.ttl, idem_flag, idem_value, self.idem_ttl,
-            _dumps(log_entry) if log_entry is not None else "", first_seq,
+            _dumps(log_entry) if log_entry is not None else "", first_seq, due,
             *(_dumps(e) for e in events),
         ]
         out = self._commit(keys=keys, args=args)
@@ -209,7 +329,12 @@ class GameStore:
 
     # -- lobby ------------------------------------------------------------------------------
     def lobby_add(self, game_id: str, created: float) -> None:
-        self.r.zadd(self.lobby_key, {game_id: created})
+        """Add a waiting game; trims the entries created longer ago than the game TTL."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.zadd(self.lobby_key, {game_id: created})
+        pipe.zremrangebyscore(self.lobby_key, "-inf", f"({created - self.ttl}")
+        pipe.expire(self.lobby_key, self.ttl)
+        pipe.execute()
 
     def lobby_remove(self, game_id: str) -> None:
         self.r.zrem(self.lobby_key, game_id)
@@ -232,14 +357,14 @@ class GameStore:
     def record_result(self, game_id: str, entries: Sequence[tuple[str, bool, float]], shared: bool) -> bool:
         """Record a finished game's result once (a second call for the same game does nothing).
         ``entries`` is one (player name, won, score) per seat, in seat order."""
-        args: list[Any] = [game_id, "1" if shared else "0"]
+        args: list[Any] = [game_id, "1" if shared else "0", self.ttl, self.max_players]
         for name, won, score in entries:
             args.extend([name, 1 if won else 0, repr(float(score))])
-        keys = [self._board("scored"), self._board("wins"), self._board("players"), self._board("stats")]
+        keys = [self._board("recorded"), self._board("wins"), self._board("players"), self._board("stats")]
         return bool(self._record(keys=keys, args=args))
 
     def is_recorded(self, game_id: str) -> bool:
-        return bool(self.r.sismember(self._board("scored"), game_id))
+        return self.r.zscore(self._board("recorded"), game_id) is not None
 
     def leaderboard(self, limit: int) -> list[dict[str, Any]]:
         top = self.r.zrevrange(self._board("wins"), 0, limit - 1, withscores=True)
@@ -261,3 +386,48 @@ class GameStore:
         raw = self.r.hgetall(self._board("stats"))
         return {(k.decode() if isinstance(k, bytes) else k): int(v) for k, v in raw.items()}
 
+
+    # -- liveness ---------------------------------------------------------------------------
+    def hint(self, game_id: str) -> int:
+        """Write-ahead hint that ``game_id`` is about to have something due (call it before the
+        commit). Returns its score, the server time in ms."""
+        return int(self._hint(keys=[self.hints_key], args=[game_id, self.ttl]))
+
+    def server_ms(self) -> int:
+        sec, usec = self.r.time()
+        return int(sec) * 1000 + int(usec) // 1000
+
+    def hints_before(self, max_ms: int, count: int = 500) -> list[tuple[str, int]]:
+        """Hints with a score at most ``max_ms``, oldest first: (game id, score)."""
+        raw = self.r.zrangebyscore(self.hints_key, "-inf", max_ms, start=0, num=count, withscores=True)
+        return [(m.decode() if isinstance(m, bytes) else m, int(score)) for m, score in raw]
+
+    def drop_hint(self, game_id: str, score: int) -> bool:
+        """Remove the hint if its score is still ``score``."""
+        return bool(self._hint_if(keys=[self.hints_key], args=[game_id, score, ""]))
+
+    def defer_hint(self, game_id: str, score: int, new_score: int) -> bool:
+        """Move the hint to ``new_score`` if its score is still ``score``."""
+        return bool(self._hint_if(keys=[self.hints_key], args=[game_id, score, new_score]))
+
+    def due(self, game_id: str) -> tuple[int | None, Due | None]:
+        """The game's version (``None``: gone) and what it has due (``None``: nothing)."""
+        version, due, since = self.r.hmget(self._key(game_id, "game"), ["version", "due", "due_at"])
+        if version is None:
+            return None, None
+        if due is None or since is None:
+            return int(version), None
+        tag = due.decode() if isinstance(due, bytes) else str(due)
+        kind, _, at = tag.partition(":")
+        return int(version), Due(kind, int(at or version), int(since))
+
+    def clear_result_due(self, game_id: str) -> bool:
+        """The result is recorded: nothing is due any more (only if ``result`` still is)."""
+        return bool(self._clear_due(keys=[self._key(game_id, "game")], args=["result"]))
+
+    def try_lock(self, name: str, token: str, ms: int) -> bool:
+        """A short lock in the hint index's slot (``<game>:{due}:<name>``)."""
+        return bool(self.r.set(f"{self.hints_key}:{name}", token, nx=True, px=ms))
+
+    def unlock(self, name: str, token: str) -> None:
+        self._release(keys=[f"{self.hints_key}:{name}"], args=[token])

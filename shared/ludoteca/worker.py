@@ -4,7 +4,15 @@ One Celery app, Redis broker, one queue per game (``ludix``, ``ludic`` ...). Tas
 never objects. ``bot_turn(game, id, version)`` acts only if the game is still at ``version``
 (so a redelivered or duplicated task does nothing), with late acks and reject-on-worker-lost:
 a killed worker's turn is redelivered and done once. ``record_result`` records a finished game
-exactly once (the store's script is idempotent per game).
+exactly once (the store's script is idempotent per game). A task that is lost anyway (the
+process died between the commit and the enqueue, the queue was deleted) is dispatched again by
+the sweeper (:mod:`ludoteca.sweeper`) from what the commit recorded as due.
+
+The broker is ``Settings.broker_url`` (``BROKER_URL``; by default the sessions' Redis, database
+1), never the sessions' database. The app is built on first use from the environment (no
+module-level app with a URL fixed at import): ``celery -A ludoteca.worker worker`` finds it as
+``ludoteca.worker.app``. Publishing is bounded (connect and socket timeouts, one quick retry), so
+a broker that is down or hung costs a request a few seconds at most, never a hang.
 
 Start it with ``celery -A ludoteca.worker worker -Q ludix,ludic,speculation,ludor``.
 """
@@ -13,10 +21,12 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from functools import cache
 from typing import Any
 
 from celery import Celery
+from celery.signals import worker_init
 from ludoteca import registry
 from ludoteca.config import Settings
 from ludoteca.service import GameService
@@ -24,9 +34,15 @@ from ludoteca.store import GameStore
 
 log = logging.getLogger("ludoteca.worker")
 
+# Publishing: connect within 2 s, a reply within 5 s, one retry after 0.2 s (about 15 s at the
+# very worst, when the broker accepts connections and never answers; a refused connection
+# fails in milliseconds).
+PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0.2, "interval_step": 0.2, "interval_max": 0.2}
 
-def make_celery(redis_url: str) -> Celery:
-    app = Celery("ludoteca", broker=redis_url)
+
+def make_celery(broker_url: str) -> Celery:
+    """A Celery app on ``broker_url`` with the tasks registered."""
+    app = Celery("ludoteca", broker=broker_url, set_as_current=False)
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,
@@ -34,15 +50,43 @@ def make_celery(redis_url: str) -> Celery:
         task_ignore_result=True,
         task_default_queue="ludoteca",
         broker_connection_retry_on_startup=True,
+        broker_connection_timeout=2,
         broker_transport_options={
             "visibility_timeout": int(os.environ.get("LUDOTECA_VISIBILITY_TIMEOUT", "120")),
+            "socket_connect_timeout": 2,
+            "socket_timeout": 5,
+            "health_check_interval": 10,
         },
+        task_publish_retry=True,
+        task_publish_retry_policy=PUBLISH_RETRY_POLICY,
         worker_hijack_root_logger=False,
     )
+    app.task(name="ludoteca.bot_turn", shared=False)(bot_turn)
+    app.task(name="ludoteca.record_result", shared=False)(record_result)
     return app
 
 
-celery_app = make_celery(Settings.from_env().redis_url)
+_apps: dict[str, Celery] = {}
+_apps_lock = threading.Lock()
+
+
+def app_for(broker_url: str) -> Celery:
+    """One app per broker URL in a process (its connection pool is shared)."""
+    with _apps_lock:
+        if broker_url not in _apps:
+            _apps[broker_url] = make_celery(broker_url)
+        return _apps[broker_url]
+
+
+def worker_app() -> Celery:
+    """The app of this process's environment (``BROKER_URL``, or ``REDIS_URL``'s database 1)."""
+    return app_for(Settings.from_env().broker_url)
+
+
+def __getattr__(name: str) -> Any:  # ``celery -A ludoteca.worker`` looks up ``app``
+    if name in ("app", "celery_app"):
+        return worker_app()
+    raise AttributeError(name)
 
 
 class CeleryDispatcher:
@@ -54,9 +98,8 @@ class CeleryDispatcher:
 
     @classmethod
     @cache
-    def for_url(cls, redis_url: str) -> CeleryDispatcher:
-        app = celery_app if redis_url == celery_app.conf.broker_url else make_celery(redis_url)
-        return cls(app, float(os.environ.get("LUDOTECA_BOT_DELAY", "0")))
+    def for_url(cls, broker_url: str) -> CeleryDispatcher:
+        return cls(app_for(broker_url), float(os.environ.get("LUDOTECA_BOT_DELAY", "0")))
 
     def bot_turn(self, game: str, game_id: str, version: int) -> None:
         self.app.send_task("ludoteca.bot_turn", args=[game, game_id, version], queue=game,
@@ -72,20 +115,31 @@ def service_for(game: str) -> GameService:
 
     settings = Settings.from_env()
     store = GameStore(redis_client(settings.redis_url), game, settings.game_ttl_seconds,
-                      settings.idempotency_ttl_seconds)
-    return GameService(registry.game(game), store, CeleryDispatcher.for_url(settings.redis_url))
+                      settings.idempotency_ttl_seconds, settings.leaderboard_players)
+    return GameService(registry.game(game), store, CeleryDispatcher.for_url(settings.broker_url))
 
 
-@celery_app.task(name="ludoteca.bot_turn")
 def bot_turn(game: str, game_id: str, version: int) -> str:
     outcome = service_for(game).bot_turn(game_id, version)
     log.info("bot_turn %s %s v%s: %s", game, game_id, version, outcome)
     return outcome
 
 
-@celery_app.task(name="ludoteca.record_result")
 def record_result(game: str, game_id: str) -> bool:
     return service_for(game).record_result(game_id)
+
+
+def _preload_games(**_: Any) -> None:
+    """Import every game in the worker's main process, before the pool forks: a child that
+    replaces a killed one starts warm instead of importing the games again."""
+    for name in registry.names():
+        try:
+            registry.game(name)
+        except Exception:  # a game being written must not stop the others' bots
+            log.warning("could not load game %s", name, exc_info=True)
+
+
+worker_init.connect(_preload_games, weak=False)
 
 
 def queues() -> str:
@@ -94,4 +148,4 @@ def queues() -> str:
 
 
 def main(argv: list[str] | None = None) -> Any:  # pragma: no cover - process entry
-    celery_app.worker_main(argv or ["worker", "-Q", queues(), "--loglevel=INFO"])
+    worker_app().worker_main(argv or ["worker", "-Q", queues(), "--loglevel=INFO"])

@@ -51,8 +51,9 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
     client = client or redis_client(settings.redis_url, settings.redis_timeout_seconds)
     if dispatcher is None:
         from ludoteca.worker import CeleryDispatcher
-        dispatcher = CeleryDispatcher.for_url(settings.redis_url)
-    store = GameStore(client, definition.name, settings.game_ttl_seconds, settings.idempotency_ttl_seconds)
+        dispatcher = CeleryDispatcher.for_url(settings.broker_url)
+    store = GameStore(client, definition.name, settings.game_ttl_seconds, settings.idempotency_ttl_seconds,
+                      settings.leaderboard_players)
     service = GameService(definition, store, dispatcher)
 
     app = Flask(f"ludoteca.{definition.name}")

@@ -1,0 +1,108 @@
+"""What is due, the write-ahead hints and one sweeper pass, against a real Redis (the processes
+themselves are tested under faults in tests/integration/test_liveness.py)."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Any
+
+import redis
+from ludoteca import registry
+from ludoteca.service import GameService
+from ludoteca.store import GameStore
+from ludoteca.sweeper import Sweeper
+
+
+class Recorder:
+    def __init__(self, fail: bool = False) -> None:
+        self.sent: list[tuple[Any, ...]] = []
+        self.fail = fail
+
+    def bot_turn(self, game: str, game_id: str, version: int) -> None:
+        if self.fail:
+            raise ConnectionError("broker down")
+        self.sent.append(("bot_turn", game, game_id, version))
+
+    def record_result(self, game: str, game_id: str) -> None:
+        if self.fail:
+            raise ConnectionError("broker down")
+        self.sent.append(("record_result", game, game_id))
+
+
+def ludix(client: redis.Redis, dispatcher: Any) -> tuple[GameService, GameStore]:
+    store = GameStore(client, f"sweep{secrets.token_hex(3)}", 60, 60)
+    return GameService(registry.game("ludix"), store, dispatcher), store
+
+
+def test_a_due_bot_turn_is_recorded_with_the_commit_and_swept_once(redis_client: redis.Redis) -> None:
+    service, store = ludix(redis_client, Recorder())
+    envelope, _, _ = service.create(["bot:random", "bot:random"], {}, None, None)
+    gid = envelope["id"]
+    version, due = store.due(gid)
+    assert version == 1 and due is not None and (due.kind, due.version) == ("bot", 1)
+    assert [g for g, _ in store.hints_before(store.server_ms())] == [gid]
+    out = Recorder()
+    sweeper = Sweeper(redis_client, [store.game], out, grace_seconds=0.2, ttl_seconds=60)
+    assert sweeper.sweep().bot_turns == 0  # within the grace: the task may still come
+    time.sleep(0.3)
+    assert sweeper.sweep().bot_turns == 1
+    assert out.sent == [("bot_turn", store.game, gid, 1)]
+    assert sweeper.sweep().bot_turns == 0  # backed off
+    assert service.bot_turn(gid, 1) == "played"  # the turn is played: a newer hint, a new due
+    _, due = store.due(gid)
+    assert due is not None and due.version == 2
+
+
+def test_dispatch_failure_never_fails_the_request(redis_client: redis.Redis) -> None:
+    service, store = ludix(redis_client, Recorder(fail=True))
+    envelope, _, _ = service.create(["bot:random", "bot:random"], {}, None, None)  # no exception
+    assert store.due(envelope["id"])[1] is not None
+
+
+def test_a_hint_is_removed_only_when_nothing_is_due_and_never_a_newer_one(redis_client: redis.Redis) -> None:
+    service, store = ludix(redis_client, Recorder())
+    envelope, _, _ = service.create(["human", "human"], {}, 0, "ana")  # nothing due
+    gid = envelope["id"]
+    assert store.due(gid) == (1, None)
+    old = store.hint(gid)
+    time.sleep(0.01)
+    store.hint(gid)  # a newer hint
+    assert not store.drop_hint(gid, old) and not store.defer_hint(gid, old, old + 5)
+    sweeper = Sweeper(redis_client, [store.game], Recorder(), grace_seconds=0.05, ttl_seconds=60)
+    time.sleep(0.1)
+    assert sweeper.sweep().removed == 1
+    assert store.hints_before(store.server_ms()) == []
+    store.hint("gone")  # a game that does not exist (any more)
+    time.sleep(0.1)
+    assert sweeper.sweep().removed == 1
+
+
+def test_an_unrecorded_result_is_swept_until_recorded(redis_client: redis.Redis) -> None:
+    service, store = ludix(redis_client, Recorder())
+    envelope, _, _ = service.create(["bot:steady", "bot:steady"], {"target": 50}, None, None)
+    gid, version = envelope["id"], 1
+    while service.bot_turn(gid, version) == "played":
+        version += 1
+    assert store.load(gid).doc["status"] == "finished"
+    _, due = store.due(gid)
+    assert due is not None and due.kind == "result"
+    out = Recorder()
+    sweeper = Sweeper(redis_client, [store.game], out, grace_seconds=0.05, ttl_seconds=60)
+    time.sleep(0.1)
+    assert sweeper.sweep().results == 1 and out.sent == [("record_result", store.game, gid)]
+    assert service.record_result(gid) and not service.record_result(gid)
+    assert store.due(gid)[1] is None
+    time.sleep(0.1)
+    store.defer_hint(gid, store.hints_before(10**15)[0][1], 0)  # skip the backoff
+    assert sweeper.sweep().removed == 1
+
+
+def test_sweepers_take_turns(redis_client: redis.Redis) -> None:
+    _, store = ludix(redis_client, Recorder())
+    one = Sweeper(redis_client, [store.game], Recorder())
+    two = Sweeper(redis_client, [store.game], Recorder())
+    assert store.try_lock("lock", one.token, 5000)
+    assert two.sweep().skipped_locked == 1
+    store.unlock("lock", one.token)
+    assert two.sweep().skipped_locked == 0
