@@ -49,8 +49,9 @@ class BodyTooLargeError(LudotecaError):
     title = "Request body too large"
 
 
-class JSONBodyError(BadRequestError):
-    """A body that is not JSON within the bounds above (400)."""
+class JSONBodyError(BadRequestError, ValueError):
+    """A body that is not JSON within the bounds above (400). A ``ValueError`` too, as the JSON
+    provider's ``loads`` must raise for callers such as ``get_json(silent=True)``."""
 
 
 def nesting_depth(text: str, limit: int = MAX_DEPTH) -> int:
