@@ -16,6 +16,7 @@ class Settings:
     enqueue_bots: bool = True
     rate_limit_per_minute: int = 600
     lobby_page_size: int = 20
+    redis_max_connections: int = 2000  # per process: above gunicorn's worker_connections (1000)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -28,5 +29,6 @@ class Settings:
             max_long_poll_seconds=float(env.get("LUDOTECA_MAX_WAIT", cls.max_long_poll_seconds)),
             enqueue_bots=env.get("LUDOTECA_ENQUEUE_BOTS", "1") != "0",
             rate_limit_per_minute=int(env.get("LUDOTECA_RATE_LIMIT", cls.rate_limit_per_minute)),
+            redis_max_connections=int(env.get("LUDOTECA_REDIS_MAX_CONNECTIONS", cls.redis_max_connections)),
         )
         return replace(base, **overrides)

@@ -25,14 +25,20 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 API_VERSION = "1.0.0"
 
 
-def redis_client(url: str) -> redis.Redis:
-    return redis.Redis.from_url(url, socket_timeout=None, socket_connect_timeout=5, health_check_interval=30)
+def redis_client(url: str, max_connections: int | None = None) -> redis.Redis:
+    """``max_connections`` (default ``Settings.redis_max_connections``): under the gevent worker
+    every request in flight, a long-poll included, may hold a connection of the pool at once;
+    redis-py's default of 100 would fail the 101st with MaxConnectionsError."""
+    if max_connections is None:
+        max_connections = Settings.from_env().redis_max_connections
+    return redis.Redis.from_url(url, socket_timeout=None, socket_connect_timeout=5, health_check_interval=30,
+                                max_connections=max_connections)
 
 
 def create_app(definition: GameDefinition, settings: Settings | None = None,
                dispatcher: Dispatcher | None = None, client: redis.Redis | None = None) -> Flask:
     settings = settings or Settings.from_env()
-    client = client or redis_client(settings.redis_url)
+    client = client or redis_client(settings.redis_url, settings.redis_max_connections)
     if dispatcher is None:
         from ludoteca.worker import CeleryDispatcher
         dispatcher = CeleryDispatcher.for_url(settings.redis_url)
