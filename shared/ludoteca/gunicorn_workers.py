@@ -75,3 +75,19 @@ class GeventWorker(ProblemErrors, ggevent.GeventWorker):
 
 class ThreadWorker(ProblemErrors, gthread.ThreadWorker):
     """gunicorn's threaded worker, with problem+json errors."""
+
+
+def install_body_errors(app: Any) -> None:
+    """A Flask app served by these workers: a malformed chunked body (or one the client broke
+    off) raises gunicorn's parser error inside the application, where the body is read; answer
+    it as gunicorn answers its own parse errors, 400 problem+json, not as a crash (500)."""
+    from gunicorn.http.errors import ChunkMissingTerminator, InvalidChunkExtension, InvalidChunkSize, NoMoreData
+    from ludoteca.hosting.problems import problem_response
+
+    def _bad_body(err: Exception) -> Any:
+        detail = ("The request body ended before its declared length." if isinstance(err, NoMoreData)
+                  else f"The request body's chunked encoding is malformed ({err}).")
+        return problem_response(400, "bad-request", "Bad Request", detail[:MAX_DETAIL])
+
+    for exc in (InvalidChunkSize, ChunkMissingTerminator, InvalidChunkExtension, NoMoreData):
+        app.register_error_handler(exc, _bad_body)
