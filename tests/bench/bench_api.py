@@ -61,6 +61,23 @@ def group_cpu(pgids: set[int]) -> float:
     return total / TICK
 
 
+def group_rss_mb(pgids: set[int]) -> float:
+    """Resident memory (MB) of every live process in these process groups."""
+    pages = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                pgrp = int(f.read().rsplit(")", 1)[1].split()[2])
+            if pgrp in pgids:
+                with open(f"/proc/{entry}/statm") as f:
+                    pages += int(f.read().split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
 @dataclass
 class Sample:
     moves: list[float] = field(default_factory=list)
@@ -238,14 +255,17 @@ def run_stack(worker_class: str, args: argparse.Namespace) -> dict[str, dict[str
             loaded = {name: Sample() for name in players}
             per_round, budget = args.moves // args.rounds, args.phase_seconds / args.rounds
             opened, answers = [], CrowdReport()
+            rss_quiet, rss_loaded = [], []
             for _ in range(args.rounds):
                 measure_round(players, per_round, budget, pgids, quiet)
+                rss_quiet.append(group_rss_mb(pgids))
                 crowd, gids = open_crowd(direct, via, args.longpolls)
                 if not wait_until(lambda c=crowd: c.open_count() == args.longpolls, 10):
                     print("[bench] not every long-poll was sent", file=sys.stderr)
                 time.sleep(0.5)  # let them reach the service and block there
                 measure_round(players, per_round, budget, pgids, loaded)
                 opened.append(crowd.open_count())
+                rss_loaded.append(group_rss_mb(pgids))
                 wake(direct, gids)
                 report = crowd.stop(timeout=40)
                 for status, n in report.statuses.items():
@@ -254,6 +274,9 @@ def run_stack(worker_class: str, args: argparse.Namespace) -> dict[str, dict[str
             print(f"[{worker_class}] long-polls still open at the end of each loaded round: {opened}; "
                   f"their answers {dict(answers.statuses)}" + (f"; errors {answers.errors[:3]}" if answers.errors
                                                                   else ""), flush=True)
+            print(f"[{worker_class}] server memory (RSS of service, gateway and Redis): "
+                  f"{statistics.median(rss_quiet):.0f} MB quiet, {statistics.median(rss_loaded):.0f} MB with "
+                  f"the long-polls open", flush=True)
             return {"quiet": quiet, f"{args.longpolls} long-polls": loaded}
     finally:
         sup.stop()
