@@ -13,8 +13,9 @@ tables (``wait=30``, sent again when one returns), 3/4 through the gateway and 1
 the service, held by one client thread (tests/longpolls.py). A request that takes more than
 ``--request-timeout`` seconds counts as a timeout; a phase stops after ``--phase-seconds``.
 
-``--worker-class gevent,gthread`` measures several gunicorn worker classes one after the other
-(``gthread:256`` = gthread with 256 threads a worker); the default is the configured one.
+``--worker-class gevent,gthread`` measures several gunicorn worker classes side by side (one stack
+each over one Redis, their rounds interleaved; ``gthread:256`` = gthread with 256 threads a worker);
+the default is the configured one.
 """
 
 from __future__ import annotations
@@ -226,64 +227,109 @@ def wait_until(predicate: Callable[[], bool], timeout: float) -> bool:
     return predicate()
 
 
+def settle(pgids: set[int], timeout: float = 15.0) -> None:
+    """Wait until the servers are idle again (under 5% of a core over 0.3 s)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        c0 = group_cpu(pgids)
+        time.sleep(0.3)
+        if group_cpu(pgids) - c0 < 0.015:
+            return
+
+
 def ms(x: float) -> str:
     return f"{x * 1000:.2f}"
 
 
-def run_stack(worker_class: str, args: argparse.Namespace) -> dict[str, dict[str, Sample]]:
+@dataclass
+class Stack:
+    """One Ludix service and a gateway in front of it, under one gunicorn worker class."""
+
+    worker_class: str
+    direct: str
+    via: str
+    pgids: set[int]
+    players: dict[str, Player]
+    quiet: dict[str, Sample] = field(default_factory=dict)
+    loaded: dict[str, Sample] = field(default_factory=dict)
+    opened: list[int] = field(default_factory=list)
+    answers: CrowdReport = field(default_factory=CrowdReport)
+    rss_quiet: list[float] = field(default_factory=list)
+    rss_loaded: list[float] = field(default_factory=list)
+
+
+def start_stack(sup: Supervisor, worker_class: str, redis_url: str, redis_pgid: int, logs: Path,
+                args: argparse.Namespace) -> Stack:
     choice, _, threads = worker_class.partition(":")
-    os.environ.setdefault("LUDOTECA_RATE_LIMIT", "0")  # one client address makes every request here
-    os.environ["GUNICORN_WORKER_CLASS"] = choice
+    os.environ["GUNICORN_WORKER_CLASS"] = choice  # read by deploy/gunicorn.conf.py at start
     if threads:
         os.environ["GUNICORN_THREADS"] = threads
     else:
         os.environ.pop("GUNICORN_THREADS", None)
+    before = set(sup.procs)
+    svc, gw = free_port(), free_port()
+    tag = worker_class.replace(":", "-")
+    start_service(sup, "ludix", svc, redis_url, ROOT, logs / f"svc-{tag}.log")
+    sup.procs[f"ludix-{tag}"] = sup.procs.pop("ludix")
+    start_gateway(sup, gw, {"ludix": f"http://127.0.0.1:{svc}"}, ROOT, logs / f"gw-{tag}.log")
+    sup.procs[f"gateway-{tag}"] = sup.procs.pop("gateway")
+    pgids = {p.pid for name, p in sup.procs.items() if name not in before} | {redis_pgid}
+    direct, via = f"http://127.0.0.1:{svc}", f"http://127.0.0.1:{gw}/ludix"
+    players = {"direct": Player(direct, args.request_timeout), "gateway": Player(via, args.request_timeout)}
+    for player in players.values():  # warm-up both paths
+        player.moves(100, time.monotonic() + 30, Sample())
+    return Stack(worker_class, direct, via, pgids, players, {n: Sample() for n in players},
+                 {n: Sample() for n in players})
+
+
+def stack_round(st: Stack, args: argparse.Namespace) -> None:
+    """A quiet round, then a round with the long-polls open (opened on fresh idle tables, woken
+    and closed at its end), on both paths of one stack."""
+    per_round, budget = args.moves // args.rounds, args.phase_seconds / args.rounds
+    measure_round(st.players, per_round, budget, st.pgids, st.quiet)
+    st.rss_quiet.append(group_rss_mb(st.pgids))
+    crowd, gids = open_crowd(st.direct, st.via, args.longpolls)
+    if not wait_until(lambda: crowd.open_count() == args.longpolls, 10):
+        print("[bench] not every long-poll was sent", file=sys.stderr)
+    settle(st.pgids)  # they reach the service and block there: ~1 s of CPU for 200, not counted
+    measure_round(st.players, per_round, budget, st.pgids, st.loaded)
+    st.opened.append(crowd.open_count())
+    st.rss_loaded.append(group_rss_mb(st.pgids))
+    wake(st.direct, gids)
+    report = crowd.stop(timeout=40)
+    for status, n in report.statuses.items():
+        st.answers.statuses[status] = st.answers.statuses.get(status, 0) + n
+    st.answers.errors += report.errors
+
+
+def run(args: argparse.Namespace) -> list[Stack]:
+    """Every worker class's stack at once, over one Redis; their rounds interleave, so the noise
+    of a shared machine hits each alike."""
+    os.environ.setdefault("LUDOTECA_RATE_LIMIT", "0")  # one client address makes every request here
     sup = Supervisor()
     try:
         with tempfile.TemporaryDirectory() as tmpdir, embedded_redis(sup, Path(tmpdir) / "redis") as redis_url:
-            tmp = args.logs or tmpdir
-            svc, gw = free_port(), free_port()
-            start_service(sup, "ludix", svc, redis_url, ROOT, Path(tmp) / "svc.log")
-            start_gateway(sup, gw, {"ludix": f"http://127.0.0.1:{svc}"}, ROOT, Path(tmp) / "gw.log")
-            pgids = {p.pid for p in sup.procs.values()}
-            direct, via = f"http://127.0.0.1:{svc}", f"http://127.0.0.1:{gw}/ludix"
-            players = {"direct": Player(direct, args.request_timeout), "gateway": Player(via, args.request_timeout)}
-            for player in players.values():  # warm-up both paths
-                player.moves(100, time.monotonic() + 30, Sample())
-            # Quiet and loaded rounds alternate, so the machine's own noise hits both alike.
-            quiet = {name: Sample() for name in players}
-            loaded = {name: Sample() for name in players}
-            per_round, budget = args.moves // args.rounds, args.phase_seconds / args.rounds
-            opened, answers = [], CrowdReport()
-            rss_quiet, rss_loaded = [], []
-            for _ in range(args.rounds):
-                measure_round(players, per_round, budget, pgids, quiet)
-                rss_quiet.append(group_rss_mb(pgids))
-                crowd, gids = open_crowd(direct, via, args.longpolls)
-                if not wait_until(lambda c=crowd: c.open_count() == args.longpolls, 10):
-                    print("[bench] not every long-poll was sent", file=sys.stderr)
-                time.sleep(0.5)  # let them reach the service and block there
-                measure_round(players, per_round, budget, pgids, loaded)
-                opened.append(crowd.open_count())
-                rss_loaded.append(group_rss_mb(pgids))
-                wake(direct, gids)
-                report = crowd.stop(timeout=40)
-                for status, n in report.statuses.items():
-                    answers.statuses[status] = answers.statuses.get(status, 0) + n
-                answers.errors += report.errors
-            print(f"[{worker_class}] long-polls still open at the end of each loaded round: {opened}; "
-                  f"their answers {dict(answers.statuses)}" + (f"; errors {answers.errors[:3]}" if answers.errors
-                                                                  else ""), flush=True)
-            print(f"[{worker_class}] server memory (RSS of service, gateway and Redis): "
-                  f"{statistics.median(rss_quiet):.0f} MB quiet, {statistics.median(rss_loaded):.0f} MB with "
-                  f"the long-polls open", flush=True)
-            return {"quiet": quiet, f"{args.longpolls} long-polls": loaded}
+            logs = args.logs or Path(tmpdir)
+            redis_pgid = next(iter(sup.procs.values())).pid
+            stacks = [start_stack(sup, wc, redis_url, redis_pgid, logs, args) for wc in args.worker_class.split(",")]
+            for r in range(args.rounds):
+                for st in stacks if r % 2 == 0 else stacks[::-1]:  # no stack always goes first
+                    stack_round(st, args)
+            return stacks
     finally:
         sup.stop()
 
 
-def print_table(worker_class: str, phases: dict[str, dict[str, Sample]]) -> None:
-    print(f"\nLudix API, worker class {worker_class}, one keep-alive client (ms; CPU = server CPU ms a "
+def print_table(st: Stack, longpolls: int) -> None:
+    worker_class = st.worker_class
+    phases = {"quiet": st.quiet, f"{longpolls} long-polls": st.loaded}
+    print(f"\n[{worker_class}] long-polls still open at the end of each loaded round: {st.opened}; "
+          f"their answers {dict(st.answers.statuses)}" + (f"; errors {st.answers.errors[:3]}" if st.answers.errors
+                                                          else ""))
+    print(f"[{worker_class}] server memory (RSS of service, gateway and Redis): "
+          f"{statistics.median(st.rss_quiet):.0f} MB quiet, {statistics.median(st.rss_loaded):.0f} MB with "
+          f"the long-polls open")
+    print(f"Ludix API, worker class {worker_class}, one keep-alive client (ms; CPU = server CPU ms a "
           f"request: service, gateway and Redis processes)")
     print(f"{'phase':16} {'path':8} {'moves':>6} {'move p50':>9} {'move p90':>9} {'move max':>9} {'CPU/move':>9} "
           f"{'view p50':>9} {'view p90':>9} {'CPU/view':>9} {'timeouts':>8}")
@@ -321,10 +367,10 @@ def main() -> None:
     parser.add_argument("--request-timeout", type=float, default=5.0)
     parser.add_argument("--logs", type=Path, help="keep the servers' logs in this directory")
     parser.add_argument("--worker-class", default=os.environ.get("GUNICORN_WORKER_CLASS", "gevent"),
-                        help="comma-separated: gevent, gthread, gthread:<threads>")
+                        help="comma-separated, measured side by side: gevent, gthread, gthread:<threads>")
     args = parser.parse_args()
-    for worker_class in args.worker_class.split(","):
-        print_table(worker_class, run_stack(worker_class, args))
+    for st in run(args):
+        print_table(st, args.longpolls)
 
 
 if __name__ == "__main__":
