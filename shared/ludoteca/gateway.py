@@ -105,6 +105,9 @@ class Gateway:
         # (nothing sent yet, or an idempotent method); a POST is never sent twice.
         self.retries = urllib3.Retry(total=1, connect=1, read=1, status=0, other=0, redirect=False,
                                      raise_on_redirect=False, raise_on_status=False)
+        # A streamed body cannot be sent again once read: only failures to connect are retried.
+        self.streamed_retries = urllib3.Retry(total=1, connect=1, read=0, status=0, other=0, redirect=False,
+                                              raise_on_redirect=False, raise_on_status=False)
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "") or "/"
@@ -142,7 +145,9 @@ class Gateway:
             headers["Content-Length"] = str(length)
         try:
             resp = self.http.request(environ["REQUEST_METHOD"], url, body=payload, headers=headers, chunked=chunked,
-                                     redirect=False, retries=self.retries, preload_content=False,
+                                     redirect=False, preload_content=False,
+                                     retries=self.retries if payload is None or isinstance(payload, bytes)
+                                     else self.streamed_retries,
                                      decode_content=False)
         except urllib3.exceptions.HTTPError as err:
             return _problem(502, "Bad Gateway", f"The {game} service is not reachable ({type(err).__name__}).",
