@@ -16,6 +16,26 @@ the service, held by one client thread (tests/longpolls.py). A request that take
 ``--worker-class gevent,gthread`` measures several gunicorn worker classes side by side (one stack
 each over one Redis, their rounds interleaved; ``gthread:256`` = gthread with 256 threads a worker);
 the default is the configured one.
+
+Why gevent (``deploy/gunicorn.conf.py``): measured with ``--worker-class gevent,gthread:256,gthread``
+on this 2-core machine shared with other sessions (load 4-6), one run, medians in ms, CPU in ms
+of server CPU per move (service + gateway + Redis):
+
+    worker class         path     quiet p50  CPU   with 200 long-polls p50  CPU
+    gevent (2 x 1000)    direct     5.86    2.92        5.40                2.85
+                         gateway   10.34    5.35        8.35                4.85
+    gthread 2 x 16       direct     6.07    3.50        5.96 (3 timeouts, 199 of 400 moves in 40 s)
+      (the old setting)  gateway    9.39    6.32        none: every move timed out (5 s)
+    gthread 2 x 256      direct     5.41    3.25        4.72                2.85
+                         gateway    7.25    4.80        5.50                4.17
+
+Moves alone (no views, direct, 1,200 each, side by side): gevent p50 4.10 ms, 2.55 ms CPU;
+gthread 2 x 256 4.15 ms, 2.74 ms; gthread 2 x 16 5.26 ms, 3.34 ms. So at 200 long-polls a move
+costs the same under gevent and under enough threads, but threads only hold up to their count:
+with 600 long-polls (``--longpolls 600 --rounds 2 --moves 200``) gevent still answered every move
+(p50 6.98 ms direct, 7.30 ms gateway, 0 timeouts, +35 MB of memory) while gthread 2 x 256 timed
+out and completed half the moves in the time. A greenlet costs a few KB, a thread a stack, and
+gevent's bound (worker_connections, 1,000 a worker) is far above what a move needs.
 """
 
 from __future__ import annotations
