@@ -1,14 +1,26 @@
 """gunicorn settings shared by the game services and the gateway.
 
-Threaded workers: long-polls (GET .../events?wait=S) hold a thread, not a process. Override with
-GUNICORN_WORKERS / GUNICORN_THREADS.
+gevent workers (``ludoteca.gunicorn_workers.GeventWorker``): one greenlet per connection, so a
+long-poll (``GET .../events?wait=S``) waiting on Redis or on a service costs a few kilobytes and
+no thread that a move needs; up to GUNICORN_WORKER_CONNECTIONS connections per worker process.
+Chosen by measurement (``make bench``; figures in the module docstring of
+``tests/bench/bench_api.py``). gunicorn's own errors (400/414/431/500) are problem+json.
+
+Overrides: GUNICORN_WORKERS, GUNICORN_WORKER_CLASS (``gthread`` selects the threaded worker
+with problem+json errors, GUNICORN_THREADS threads each), GUNICORN_WORKER_CONNECTIONS.
 """
 
 import os
 
-worker_class = "gthread"
+WORKER_CLASSES = {
+    "gevent": "ludoteca.gunicorn_workers.GeventWorker",
+    "gthread": "ludoteca.gunicorn_workers.ThreadWorker",
+}
+_choice = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
+worker_class = WORKER_CLASSES.get(_choice, _choice)
 workers = int(os.environ.get("GUNICORN_WORKERS", "2"))
-threads = int(os.environ.get("GUNICORN_THREADS", "16"))
+threads = int(os.environ.get("GUNICORN_THREADS", "16"))  # gthread only
+worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "1000"))
 timeout = 90  # above the longest long-poll (30 s) with room to spare
 graceful_timeout = 10
 keepalive = 15

@@ -48,6 +48,7 @@ class Settings:
     lobby_page_size: int = 20
     max_body_bytes: int = 64 * 1024
     leaderboard_players: int = 10_000  # the names a leaderboard keeps (the fewest wins go first)
+    redis_max_connections: int = 2000  # per process: above gunicorn's worker_connections (1000)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -72,6 +73,7 @@ class Settings:
             trusted_proxies=int(env.get("LUDOTECA_TRUSTED_PROXIES", cls.trusted_proxies)),
             max_body_bytes=int(env.get("LUDOTECA_MAX_BODY", cls.max_body_bytes)),
             leaderboard_players=int(env.get("LUDOTECA_LEADERBOARD_PLAYERS", cls.leaderboard_players)),
+            redis_max_connections=int(env.get("LUDOTECA_REDIS_MAX_CONNECTIONS", cls.redis_max_connections)),
         )
         if "redis_url" in overrides and "broker_url" not in overrides and not env.get("BROKER_URL"):
             overrides["broker_url"] = ""  # derive it from the overriding sessions URL

@@ -7,6 +7,7 @@ import os
 
 from flask import Flask
 from ludoteca import registry
+from ludoteca.gunicorn_workers import install_body_errors
 from ludoteca.hosting import create_app
 
 
@@ -14,4 +15,6 @@ def make_app(game: str | None = None) -> Flask:
     name = game or os.environ.get("LUDOTECA_GAME")
     if not name:
         raise RuntimeError("set LUDOTECA_GAME to the game this process hosts")
-    return create_app(registry.game(name))
+    app = create_app(registry.game(name))
+    install_body_errors(app)  # gunicorn's body parser errors: 400 problem+json
+    return app

@@ -28,7 +28,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 API_VERSION = "1.0.0"
 
 
-def redis_client(url: str, timeout: float | None = None) -> redis.Redis:
+def redis_client(url: str, timeout: float | None = None, max_connections: int | None = None) -> redis.Redis:
     """The one way to build a Redis client: every call fails within about ``timeout`` seconds
     (default ``Settings.redis_timeout_seconds``, env ``LUDOTECA_REDIS_TIMEOUT``, 1 s).
 
@@ -38,17 +38,26 @@ def redis_client(url: str, timeout: float | None = None) -> redis.Redis:
     lost may have landed (the client's ``Idempotency-Key`` makes its retry exact, a blind retry
     here could not). A connection that died with a Redis restart is noticed when the pool hands
     it out (redis-py reconnects then), so recovery needs no retry and no service restart.
-    Long-polls block in slices shorter than the timeout (``GameStore.events_after``)."""
+    Long-polls block in slices shorter than the timeout (``GameStore.events_after``).
+
+    ``max_connections`` (default ``Settings.redis_max_connections``): under the gevent worker
+    every request in flight, a long-poll included, may hold a connection of the pool at once;
+    redis-py's default of 100 would fail the 101st with MaxConnectionsError."""
+    settings = Settings.from_env()
     if timeout is None:
-        timeout = Settings.from_env().redis_timeout_seconds
+        timeout = settings.redis_timeout_seconds
+    if max_connections is None:
+        max_connections = settings.redis_max_connections
     return redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout,
-                                retry=Retry(NoBackoff(), 0), health_check_interval=30)
+                                retry=Retry(NoBackoff(), 0), health_check_interval=30,
+                                max_connections=max_connections)
 
 
 def create_app(definition: GameDefinition, settings: Settings | None = None,
                dispatcher: Dispatcher | None = None, client: redis.Redis | None = None) -> Flask:
     settings = settings or Settings.from_env()
-    client = client or redis_client(settings.redis_url, settings.redis_timeout_seconds)
+    client = client or redis_client(settings.redis_url, settings.redis_timeout_seconds,
+                                    settings.redis_max_connections)
     if dispatcher is None:
         from ludoteca.worker import CeleryDispatcher
         dispatcher = CeleryDispatcher.for_url(settings.broker_url)
