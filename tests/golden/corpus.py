@@ -254,9 +254,10 @@ class Mismatch:
     action: Any
 
 
-def replay(game: str, recorded: JSON) -> tuple[Any, list[Mismatch], dict[str, Any]]:
+def replay(game: str, recorded: JSON, via_codec: bool = False) -> tuple[Any, list[Mismatch], dict[str, Any]]:
     """Replay ``recorded`` through the engine; the final state, the steps that differ (with the
-    parts that differ) and the last step's parts."""
+    parts that differ) and the last step's parts. ``via_codec``: as the service plays, every
+    action applied to the state loaded back from its dump (as JSON text)."""
     definition = registry.game(game)
     engine = definition.engine
     n = len(recorded["players"])
@@ -274,6 +275,8 @@ def replay(game: str, recorded: JSON) -> tuple[Any, list[Mismatch], dict[str, An
 
     compare(0, None)
     for i, (seat, action) in enumerate(recorded["actions"], 1):
+        if via_codec:
+            state = engine.load(json.loads(json.dumps(engine.dump(state))))
         state, events = engine.apply(state, seat, action)
         parts = step_parts(definition, state, events, n)
         compare(i, [seat, action])

@@ -3,7 +3,8 @@
 Every recorded game (:mod:`golden.corpus`) is replayed through the engine from its seed, seats,
 options and actions; at every step every seat's view, the spectator's view, the events (with
 their audiences), who is to act, the legal actions and templates and the result must hash as
-recorded, and the result and the final dump must equal the recorded ones in full. The corpus
+recorded, and the result and the final dump must equal the recorded ones in full. They replay
+once more as the service plays them, every action applied to the state loaded back from its dump. The corpus
 must also cover the game: every phase of its view schema, every bot level, every action type.
 
 A failure names the game, the recorded game, the first steps that differ and the parts that
@@ -48,6 +49,17 @@ def test_a_recorded_game_replays_identically(game: str, index: int) -> None:
     engine = registry.game(game).engine
     assert canonical(engine.dump(state)) == canonical(recorded["dump"]), "the final dump differs"
     assert engine.result(state) is not None, "a recorded game replays to its end"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_recorded_games_replay_identically_through_the_codec(game: str) -> None:
+    """As the service plays them: each action applied to the state loaded back from its dump."""
+    engine = registry.game(game).engine
+    for recorded in read(game):
+        state, mismatches, _ = replay(game, recorded, via_codec=True)
+        assert not mismatches, f"{game} {recorded['label']} through the codec: first differing step " \
+                               f"{mismatches[0].step} after {mismatches[0].action}: {', '.join(mismatches[0].parts)}"
+        assert canonical(engine.dump(state)) == canonical(recorded["dump"])
 
 
 def phases_of(game: str) -> set[str]:
