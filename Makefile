@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install policy run test test-fast lint openapi bench bench-api bench-abuse bench-bots clean
+.PHONY: install policy run test test-fast lint openapi golden bench bench-api bench-abuse bench-bots clean
 
 $(STAMP): requirements.txt requirements-dev.txt shared/pyproject.toml $(wildcard services/*/pyproject.toml)
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,11 @@ lint: install
 
 openapi: install
 	$(BIN)/python -m ludoteca.openapi openapi
+
+# Record the golden corpus again (tests/golden): only for an intended change of the rules, the views
+# or the events; the commit says why. `make golden GAMES=ludix` records one game.
+golden: install policy
+	$(BIN)/python tests/golden/record.py $(GAMES)
 
 bench: bench-api bench-abuse bench-bots
 

@@ -2,7 +2,7 @@
 
     python tests/bench/bench_ludic_bots.py [--rules 200] [--space-rules 200] [--games 30] [--seed 7]
 
-Prints, for random rules of each difficulty of the Vexer library (and for random rules of the whole
+Prints, for random rules of each difficulty of the Vexer catalogue (and for random rules of the whole
 hypothesis space, sparse ones included), the expert Seeker's solve rate and the mean and worst
 number of actions (queries + plays + guesses) before its correct guess, measured in the drill
 (one Seeker, a deck that never runs out: `ludic/drill.py`), with the turns spent drawing apart;
@@ -20,10 +20,10 @@ import time
 from collections.abc import Sequence
 
 from ludic.bots import BOTS, expert_seeker
-from ludic.difficulty import DIFFICULTIES, vexer_rules
+from ludic.catalogue import DIFFICULTIES, vexer_rules
 from ludic.drill import DrillResult, drill
 from ludic.engine import LudicEngine
-from ludic.library import space
+from ludic.space import space
 from ludoteca.engine import JSON
 from ludoteca.rng import Rng
 
@@ -64,8 +64,8 @@ def report(label: str, results: list[DrillResult]) -> None:
 def bench_drills(n_rules: int, n_space: int, seed: int) -> None:
     started = time.perf_counter()
     sp = space()
-    library = vexer_rules()
-    drill(library[0].obey, expert_seeker, random.Random(0))  # first decisions: lazy caches
+    catalogue = vexer_rules()
+    drill(catalogue[0].obey, expert_seeker, random.Random(0))  # first decisions: lazy caches
     print(f"hypothesis space: {len(sp)} distinct truth tables ({len(sp.atoms)} atoms, pairs with and/or); "
           f"loading the space and warming up the bot took {time.perf_counter() - started:.2f} s once per process")
     print(f"drill: one expert Seeker, hand of 4, endless deck, at most {MAX_ACTIONS} actions\n")
@@ -75,12 +75,12 @@ def bench_drills(n_rules: int, n_space: int, seed: int) -> None:
     timed = Timed()
     everything: list[DrillResult] = []
     for level in DIFFICULTIES:
-        pool = [r for r in library if r.difficulty == level]
+        pool = [r for r in catalogue if r.difficulty == level]
         picked = rng.sample(pool, min(n_rules, len(pool)))
         results = [drill(r.obey, timed, random.Random(rng.random()), max_actions=MAX_ACTIONS) for r in picked]
         everything += results
-        report(f"library: {level}", results)
-    report("library: all", everything)
+        report(f"catalogue: {level}", results)
+    report("catalogue: all", everything)
     rows = rng.sample(range(len(sp)), n_space)
     results = [drill(sp.mask(r), timed, random.Random(rng.random()), max_actions=MAX_ACTIONS) for r in rows]
     report("space: any rule", results)
@@ -112,7 +112,7 @@ def bench_games(n_games: int, seed: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rules", type=int, default=200, help="library rules per difficulty")
+    parser.add_argument("--rules", type=int, default=200, help="catalogue rules per difficulty")
     parser.add_argument("--space-rules", type=int, default=200, help="random rules of the whole space")
     parser.add_argument("--games", type=int, default=30, help="real rounds per difficulty")
     parser.add_argument("--seed", type=int, default=7)

@@ -26,7 +26,8 @@ import numpy as np
 from ludix.bots import BOTS, steady_threshold
 from ludix.engine import LudixEngine, LudixState
 from ludix.numerals import FACES, canonical, numerals_of
-from ludix.policy import Policy, evaluate, table, table_path, versus_threshold
+from ludix.table import Policy, table_path
+from ludix.table_build import evaluate, table, versus_threshold
 from ludoteca.rng import Rng
 from numba import njit
 

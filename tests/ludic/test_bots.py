@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 import pytest
 from ludic import bots, seeker
-from ludic.difficulty import DIFFICULTIES, vexer_rules
+from ludic.catalogue import DIFFICULTIES, vexer_rules
 from ludic.drill import drill
 from ludic.engine import LudicEngine
-from ludic.library import space
 from ludic.rules import accept_rule, illegality
+from ludic.space import space
 from ludic.tables import Table, table_of
 from ludic.universe import OBEY, set_of_codes
 from ludoteca.engine import JSON
@@ -55,19 +55,20 @@ class TestSpace:
 
 
     def test_the_space_is_cached_on_disk(self, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-        from ludic import library
+        from ludic import build
+        from ludic import space as space_module
 
         monkeypatch.setenv("LUDOTECA_CACHE", str(tmp_path))
-        library.space.cache_clear()
+        space_module.space.cache_clear()
         try:
-            built = library.space()
+            built = space_module.space()
             assert list(tmp_path.glob("ludic-space-*.npz"))
-            library.space.cache_clear()
-            loaded = library.space()
+            space_module.space.cache_clear()
+            loaded = space_module.space()
             assert loaded is not built and np.array_equal(loaded.packed, built.packed)
-            assert library.main(["build"]) == 0 and library.main([]) == 2
+            assert build.main(["space"]) == 0 and build.main([]) == 2 and build.main(["build"]) == 2
         finally:
-            library.space.cache_clear()
+            space_module.space.cache_clear()
 
     def test_a_random_seeker_survives_the_drill(self) -> None:
         result = drill(table_of("the top card is red").obey, _checked(bots.random_seeker), random.Random(4),

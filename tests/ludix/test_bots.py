@@ -18,7 +18,7 @@ from ludix import bots
 from ludix.bots import BOTS, expected_turn_points, expert_rolls, expert_table, steady_threshold
 from ludix.engine import LudixEngine, LudixState
 from ludix.numerals import odds
-from ludix.policy import versus_threshold
+from ludix.table_build import versus_threshold
 from ludoteca.rng import Rng
 
 ENGINE = LudixEngine()

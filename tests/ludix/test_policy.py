@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from ludix.numerals import odds
-from ludix.policy import Policy, evaluate, has_table, highest_rolling_total, solve, table, table_path
+from ludix.table import Policy, has_table, table_path
+from ludix.table_build import evaluate, highest_rolling_total, solve, table
 
 TARGET = 40
 EXTRA = 100

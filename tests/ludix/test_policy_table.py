@@ -5,7 +5,8 @@ tested on small targets in test_policy.py."""
 from __future__ import annotations
 
 import pytest
-from ludix.policy import Policy, has_table, highest_rolling_total, table, table_path
+from ludix.table import Policy, has_table, table_path
+from ludix.table_build import highest_rolling_total, table
 
 pytestmark = pytest.mark.skipif(
     not has_table(300), reason=f"no table at {table_path(300)}: run `python -m ludix.policy build`"

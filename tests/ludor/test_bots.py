@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from ludor import rollouts as fast
 from ludor.bots import BOTS, body, make_expert, vote
 from ludor.engine import OVER, PLAY, VOTE, LudorEngine, LudorState
+from ludor.greedy import AUTOPLIM_MOVE, PASS, Choice
+from ludor.greedy import PLAY as PLAY_MOVE
 from ludor.hierarchy import POWER_OF, counts_of
 from ludor.knowledge import Knowledge
-from ludor.policy import AUTOPLIM_MOVE, PASS, Choice
-from ludor.policy import PLAY as PLAY_MOVE
 from ludoteca.rng import Rng
 
 Table = Callable[..., LudorState]

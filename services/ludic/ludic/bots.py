@@ -3,12 +3,12 @@
 Every level plays both roles, as seats take turns being the Vexer:
 
 - ``random``: as a Seeker, any legal query, play or draw, never guesses; as Vexer, a legal rule
-  of any difficulty from the Vexer library.
+  of any difficulty from the Vexer's catalogue (:mod:`ludic.catalogue`).
 - ``easy``, ``medium``, ``hard``: the expert Seeker; as Vexer, a legal rule of that difficulty.
 - ``expert``: the expert Seeker; as Vexer, a hard rule.
 
 The expert Seeker (:mod:`ludic.seeker`) eliminates candidates among the hypothesis space's
-distinct truth tables (:mod:`ludic.library`) and picks the query, play or guess worth the most
+distinct truth tables (:mod:`ludic.space`) and picks the query, play or guess worth the most
 expected information per action; it writes its guesses in the rule language.
 """
 
@@ -20,10 +20,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from ludoteca.engine import JSON, Bot
 
-from ludic.difficulty import DIFFICULTIES, vexer_rules
-from ludic.library import space
+from ludic.catalogue import DIFFICULTIES, vexer_rules
 from ludic.rules import InitialSets, illegality
 from ludic.seeker import decide
+from ludic.space import space
 from ludic.tables import Table
 from ludic.universe import BREAK, OBEY, set_of_codes
 
@@ -37,7 +37,7 @@ def initial_sets(view: JSON) -> InitialSets:
 
 
 def choose_rule(view: JSON, difficulty: str | None, rng: random.Random) -> str:
-    """A legal rule for the dealt initial sets from the Vexer library: of the asked difficulty (the
+    """A legal rule for the dealt initial sets from the Vexer's catalogue: of the asked difficulty (the
     nearest one when none fits), or of any difficulty; failing all, the first rule of the space
     that fits (some atom always separates two distinct sets)."""
     initial = initial_sets(view)

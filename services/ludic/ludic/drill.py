@@ -1,6 +1,6 @@
 """A Seeker's drill: one Seeker alone against a rule, with a deck that never runs out.
 
-Used to *measure* Seekers (the difficulty of the Vexer library's rules, the benchmark): in a real
+Used to *measure* Seekers (the difficulty of the Vexer catalogue's rules, the benchmark): in a real
 round the deck lasts only a few turns, too few to tell how many observations a strategy needs. The
 drill keeps the game's mechanics for one Seeker: two legal initial sets, a hand of 4 from the deck
 pile, queries (two cards back), plays (right: two cards and a chance to guess; wrong: moved, no

@@ -100,21 +100,21 @@ class LudicEngine:
             return []
         if state.phase == "cut":
             return [{"type": "cut"}]
-        rnd = state.round
-        assert rnd is not None
+        round_ = state.round
+        assert round_ is not None
         if state.phase == "choose":
-            return [self._choice_body(rnd, option) for option in self._step_options(state, rnd.steps[0])]
+            return [self._choice_body(round_, option) for option in self._step_options(state, round_.steps[0])]
         if state.phase in ("guess", "final"):
             return [{"type": "pass"}]
         if state.phase != "turn":
             return []
-        hand = rnd.hands[seat]
+        hand = round_.hands[seat]
         actions: list[JSON] = []
         pairs = [(a, b) for a in hand for b in hand if a != b]
-        if rnd.deck:
+        if round_.deck:
             actions += [{"type": "query", "top": a, "bottom": b} for a, b in pairs]
         actions += [{"type": "play", "top": a, "bottom": b, "column": c} for a, b in pairs for c in COLUMNS]
-        if rnd.deck and len(hand) < HAND:
+        if round_.deck and len(hand) < HAND:
             actions.append({"type": "draw"})
         return actions
 
@@ -214,14 +214,14 @@ class LudicEngine:
             events.append(Event("HandDealt", {"seat": s, "cards": list(hand)}, _audience(s)))
 
     def _write_rule(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        rnd = self._require_phase(state, seat, "rule")
+        round_ = self._require_phase(state, seat, "rule")
         text = action.get("rule")
         turns = {OBEY: action.get("turn_obey", False), BREAK: action.get("turn_break", False)}
         if not isinstance(text, str) or not all(isinstance(v, bool) for v in turns.values()):
             raise self._illegal(state, seat, "write_rule needs a rule text (and booleans turn_obey, turn_break)")
         if any(turns.values()) and not state.options["turn_initial_sets"]:
             raise self._illegal(state, seat, "this game does not let the Vexer turn the initial sets")
-        initial = {c: rnd.initial(c) for c in COLUMNS}
+        initial = {c: round_.initial(c) for c in COLUMNS}
         oriented = {c: (s.bottom, s.top) if turns[c] else (s.top, s.bottom) for c, s in initial.items()}
         sets = InitialSets(set_of_codes(*oriented[OBEY]), set_of_codes(*oriented[BREAK]))
         try:
@@ -230,19 +230,19 @@ class LudicEngine:
             raise FieldValidationError(str(error), errors={"rule": [str(error)]}, rule_error=error.as_json()) from None
         for c, (top, bottom) in oriented.items():
             initial[c].top, initial[c].bottom = top, bottom
-        rnd.rule, rnd.rule_obey = text, format(table.obey, "x")
+        round_.rule, round_.rule_obey = text, format(table.obey, "x")
         events.append(Event("RuleWritten", {"turned": [c for c in COLUMNS if turns[c]],
                                             "initial_sets": {c: {"top": t, "bottom": b}
                                                              for c, (t, b) in oriented.items()}}))
         events.append(Event("RuleRecorded", {"rule": text}, _audience(seat)))
-        rnd.turn = state.seekers()[0]
+        round_.turn = state.seekers()[0]
         state.phase = "turn"
 
     # ---- a Seeker's turn -------------------------------------------------------------------------------
     def _take_pair(self, state: LudicState, seat: int, action: Mapping[str, Any]) -> tuple[str, str]:
-        rnd = self._require_phase(state, seat, "turn")
+        round_ = self._require_phase(state, seat, "turn")
         top, bottom = action.get("top"), action.get("bottom")
-        hand = rnd.hands[seat]
+        hand = round_.hands[seat]
         if not (isinstance(top, str) and isinstance(bottom, str) and top in hand and bottom in hand
                 and top != bottom):
             raise self._illegal(state, seat, "a set is built from two different cards of your hand")
@@ -251,46 +251,46 @@ class LudicEngine:
         return top, bottom
 
     def _query(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        rnd = self._require_phase(state, seat, "turn")
-        if not rnd.deck:
+        round_ = self._require_phase(state, seat, "turn")
+        if not round_.deck:
             raise self._illegal(state, seat, "no queries once the deck has run out: play to a column")
         top, bottom = self._take_pair(state, seat, action)
-        column = column_of(bool(rnd.obey_mask >> set_of_codes(top, bottom) & 1))
-        rnd.log.append({"event": "query", "seat": seat, "top": top, "bottom": bottom, "column": column})
+        column = column_of(bool(round_.obey_mask >> set_of_codes(top, bottom) & 1))
+        round_.log.append({"event": "query", "seat": seat, "top": top, "bottom": bottom, "column": column})
         events.append(Event("SetQueried", {"seat": seat, "top": top, "bottom": bottom, "column": column}))
-        rnd.steps = [Step("place", seat, column, top, bottom, "query"), Step("deal", seat), Step("end_turn")]
+        round_.steps = [Step("place", seat, column, top, bottom, "query"), Step("deal", seat), Step("end_turn")]
         self._run(state, events)
 
     def _play(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        rnd = self._require_phase(state, seat, "turn")
+        round_ = self._require_phase(state, seat, "turn")
         chosen = action.get("column")
         if chosen not in COLUMNS:
             raise self._illegal(state, seat, "play to the 'obey' or the 'break' column")
         top, bottom = self._take_pair(state, seat, action)
-        column = column_of(bool(rnd.obey_mask >> set_of_codes(top, bottom) & 1))
+        column = column_of(bool(round_.obey_mask >> set_of_codes(top, bottom) & 1))
         correct = chosen == column
-        rnd.log.append({"event": "play", "seat": seat, "top": top, "bottom": bottom, "column": column,
+        round_.log.append({"event": "play", "seat": seat, "top": top, "bottom": bottom, "column": column,
                         "correct": correct})
         events.append(Event("SetPlayed", {"seat": seat, "top": top, "bottom": bottom, "chosen": chosen,
                                           "column": column, "correct": correct}))
         if correct:
-            rnd.steps = [Step("place", seat, column, top, bottom, "play"), Step("deal", seat),
+            round_.steps = [Step("place", seat, column, top, bottom, "play"), Step("deal", seat),
                          Step("may_guess", seat)]
         else:
-            rnd.steps = [Step("place", seat, column, top, bottom, "misplay"), Step("end_turn")]
+            round_.steps = [Step("place", seat, column, top, bottom, "misplay"), Step("end_turn")]
         self._run(state, events)
 
     def _draw(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        rnd = self._require_phase(state, seat, "turn")
-        if not rnd.deck or len(rnd.hands[seat]) >= HAND:
+        round_ = self._require_phase(state, seat, "turn")
+        if not round_.deck or len(round_.hands[seat]) >= HAND:
             raise self._illegal(state, seat, "you may pass and draw only with fewer than 4 cards, while the "
                                 "deck lasts")
-        rnd.log.append({"event": "draw", "seat": seat})
-        rnd.steps = [Step("deal", seat), Step("end_turn")]
+        round_.log.append({"event": "draw", "seat": seat})
+        round_.steps = [Step("deal", seat), Step("end_turn")]
         self._run(state, events)
 
     def _guess(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        rnd = self._require_phase(state, seat, "guess", "final")
+        round_ = self._require_phase(state, seat, "guess", "final")
         text = action.get("rule")
         if not isinstance(text, str):
             raise self._illegal(state, seat, "a guess is a rule text")
@@ -298,24 +298,24 @@ class LudicEngine:
             guess = accept_guess(text)
         except RuleError as error:
             raise FieldValidationError(str(error), errors={"rule": [str(error)]}, rule_error=error.as_json()) from None
-        correct = guess.obey == rnd.obey_mask
-        rnd.log.append({"event": "guess", "seat": seat, "rule": text, "correct": correct})
+        correct = guess.obey == round_.obey_mask
+        round_.log.append({"event": "guess", "seat": seat, "rule": text, "correct": correct})
         events.append(Event("GuessMade", {"seat": seat, "rule": text, "correct": correct}))
         if correct:
             self._end_round(state, events, guesser=seat, guess=text)
             return
         hint = Step("hint", seat, guess=text, guess_obey=format(guess.obey, "x"))
-        rnd.steps = [*self._last_phase_flips(state), hint, Step("end_turn")]
+        round_.steps = [*self._last_phase_flips(state), hint, Step("end_turn")]
         self._run(state, events)
 
     def _pass(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        rnd = self._require_phase(state, seat, "guess", "final")
-        rnd.log.append({"event": "pass", "seat": seat})
+        round_ = self._require_phase(state, seat, "guess", "final")
+        round_.log.append({"event": "pass", "seat": seat})
         events.append(Event("GuessPassed", {"seat": seat}))
         if state.phase == "final":
-            rnd.steps = [*self._last_phase_flips(state), Step("hint", seat), Step("end_turn")]
+            round_.steps = [*self._last_phase_flips(state), Step("hint", seat), Step("end_turn")]
         else:
-            rnd.steps = [Step("end_turn")]
+            round_.steps = [Step("end_turn")]
         self._run(state, events)
 
     @staticmethod
@@ -323,10 +323,10 @@ class LudicEngine:
         return [Step("flip", column=c) for c in COLUMNS] if state.phase == "final" else []
 
     def _choose(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        rnd = self._require_phase(state, seat, "choose")
-        options = self._step_options(state, rnd.steps[0])
+        round_ = self._require_phase(state, seat, "choose")
+        options = self._step_options(state, round_.steps[0])
         body = {k: action.get(k) for k in ("type", "column", "top", "bottom") if k in action}
-        picked = next((o for o in options if self._choice_body(rnd, o) == body), None)
+        picked = next((o for o in options if self._choice_body(round_, o) == body), None)
         if picked is None:
             raise self._illegal(state, seat, "choose one of the listed options")
         self._run(state, events, picked)
@@ -334,20 +334,20 @@ class LudicEngine:
     # ---- the Vexer's work queue ----------------------------------------------------------------------
     def _step_options(self, state: LudicState, step: Step) -> list[Any]:
         """The choices a step offers (empty when it has none)."""
-        rnd = state.round
-        assert rnd is not None
+        round_ = state.round
+        assert round_ is not None
         if step.do in ("place", "flip"):
             assert step.column is not None
-            face_up = rnd.face_up(step.column)
+            face_up = round_.face_up(step.column)
             if step.do == "place" and len(face_up) < MAX_FACE_UP:
                 return []
             return [(step.column, s) for s in face_up if not s.is_initial]
         if step.do == "hint":
-            return hint_options(rnd, int(step.guess_obey, 16) if step.guess_obey else None)
+            return hint_options(round_, int(step.guess_obey, 16) if step.guess_obey else None)
         return []
 
     @staticmethod
-    def _choice_body(rnd: Round, option: Any) -> JSON:
+    def _choice_body(round_: Round, option: Any) -> JSON:
         if isinstance(option, HintOption):
             return {"type": "choose_hint", "top": option.top, "bottom": option.bottom}
         column, placed = option
@@ -355,10 +355,10 @@ class LudicEngine:
 
     def _run(self, state: LudicState, events: list[Event], chosen: Any = None) -> None:
         """Do the queued steps in order, pausing for the Vexer when the option asks for it."""
-        rnd = state.round
-        assert rnd is not None
-        while rnd.steps and state.round is rnd:
-            step = rnd.steps[0]
+        round_ = state.round
+        assert round_ is not None
+        while round_.steps and state.round is round_:
+            step = round_.steps[0]
             options = self._step_options(state, step)
             choice = chosen
             chosen = None
@@ -368,99 +368,99 @@ class LudicEngine:
                 return
             if choice is None and options:
                 choice = state.rng.choice(options) if step.do == "hint" else options[0]
-            rnd.steps.pop(0)
+            round_.steps.pop(0)
             self._do(state, step, choice, events)
 
     def _do(self, state: LudicState, step: Step, choice: Any, events: list[Event]) -> None:
-        rnd = state.round
-        assert rnd is not None
+        round_ = state.round
+        assert round_ is not None
         if step.do == "place":
             assert step.column and step.top and step.bottom and step.kind
             if choice is not None:
-                self._flip(rnd, choice, events)
-            rnd.columns[step.column].append(PlacedSet(step.top, step.bottom, step.kind, step.seat))
+                self._flip(round_, choice, events)
+            round_.columns[step.column].append(PlacedSet(step.top, step.bottom, step.kind, step.seat))
         elif step.do == "flip":
             assert step.column is not None
             if choice is None:
-                self._flip(rnd, (step.column, rnd.initial(step.column)), events)
+                self._flip(round_, (step.column, round_.initial(step.column)), events)
                 self._end_round(state, events)
             else:
-                self._flip(rnd, choice, events)
+                self._flip(round_, choice, events)
         elif step.do == "deal":
             assert step.seat is not None
-            cards = [rnd.deck.pop(0) for _ in range(min(2, len(rnd.deck)))]
-            rnd.hands[step.seat].extend(cards)
+            cards = [round_.deck.pop(0) for _ in range(min(2, len(round_.deck)))]
+            round_.hands[step.seat].extend(cards)
             if cards:
                 events.append(Event("CardsDealt", {"seat": step.seat, "count": len(cards),
-                                                   "deck_count": len(rnd.deck)}))
+                                                   "deck_count": len(round_.deck)}))
                 events.append(Event("CardsReceived", {"seat": step.seat, "cards": cards}, _audience(step.seat)))
         elif step.do == "hint":
             assert step.seat is not None
-            self._hint(rnd, step, choice, events)
+            self._hint(round_, step, choice, events)
         elif step.do == "may_guess":
             state.phase = "guess"
         else:
             self._end_turn(state)
 
     @staticmethod
-    def _flip(rnd: Round, choice: tuple[str, PlacedSet], events: list[Event]) -> None:
+    def _flip(round_: Round, choice: tuple[str, PlacedSet], events: list[Event]) -> None:
         column, placed = choice
-        target = next(s for s in rnd.columns[column] if s.face_up and s.top == placed.top
+        target = next(s for s in round_.columns[column] if s.face_up and s.top == placed.top
                       and s.bottom == placed.bottom)
         target.face_up = False
-        rnd.log.append({"event": "flip", "column": column, "top": target.top, "bottom": target.bottom})
+        round_.log.append({"event": "flip", "column": column, "top": target.top, "bottom": target.bottom})
         events.append(Event("SetFlipped", {"column": column, "top": target.top, "bottom": target.bottom,
                                            "initial": target.is_initial}))
 
     @staticmethod
-    def _hint(rnd: Round, step: Step, option: HintOption, events: list[Event]) -> None:
+    def _hint(round_: Round, step: Step, option: HintOption, events: list[Event]) -> None:
         assert step.seat is not None
         seat = step.seat
-        rnd.hints.setdefault(seat, []).append(Hint(option.source, option.top, option.bottom, option.obeys,
+        round_.hints.setdefault(seat, []).append(Hint(option.source, option.top, option.bottom, option.obeys,
                                                    step.guess))
         if option.source == "hintbook":
-            rnd.hintbook.remove(option.top)
-            rnd.hintbook.remove(option.bottom)
+            round_.hintbook.remove(option.top)
+            round_.hintbook.remove(option.bottom)
         if option.source == "column":
-            rnd.log.append({"event": "hint", "seat": seat, "source": "column", "column": option.column,
+            round_.log.append({"event": "hint", "seat": seat, "source": "column", "column": option.column,
                             "top": option.top, "bottom": option.bottom})
             events.append(Event("HintPointed", {"seat": seat, "column": option.column, "top": option.top,
                                                 "bottom": option.bottom}))
             return
-        rnd.log.append({"event": "hint", "seat": seat, "source": option.source})
+        round_.log.append({"event": "hint", "seat": seat, "source": option.source})
         events.append(Event("HintGiven", {"seat": seat, "source": option.source}))
         events.append(Event("HintReceived", {"seat": seat, "source": option.source, "top": option.top,
                                              "bottom": option.bottom, "obeys": option.obeys}, _audience(seat)))
 
     def _end_turn(self, state: LudicState) -> None:
-        rnd = state.round
-        assert rnd is not None and rnd.turn is not None
+        round_ = state.round
+        assert round_ is not None and round_.turn is not None
         seekers = state.seekers()
-        at = seekers.index(rnd.turn)
+        at = seekers.index(round_.turn)
         order = seekers[at + 1:] + seekers[: at + 1]
-        if not rnd.deck and not any(rnd.hands[s] for s in seekers):
-            rnd.last_phase = True
+        if not round_.deck and not any(round_.hands[s] for s in seekers):
+            round_.last_phase = True
             state.phase = "final"
-            rnd.turn = order[0]
-        elif not rnd.deck:
+            round_.turn = order[0]
+        elif not round_.deck:
             state.phase = "turn"
-            rnd.turn = next(s for s in order if rnd.hands[s])
+            round_.turn = next(s for s in order if round_.hands[s])
         else:
             state.phase = "turn"
-            rnd.turn = order[0]
+            round_.turn = order[0]
 
     # ---- end of a round ----------------------------------------------------------------------------------
     def _end_round(self, state: LudicState, events: list[Event], guesser: int | None = None,
                    guess: str | None = None) -> None:
-        rnd = state.round
-        assert rnd is not None and state.vexer is not None
+        round_ = state.round
+        assert round_ is not None and state.vexer is not None
         vexer = state.vexer
         zero_reason = None
         if guesser is None:
             zero_reason = "an initial set was flipped"
-        elif any(len(rnd.columns[c]) == 1 for c in COLUMNS):
+        elif any(len(round_.columns[c]) == 1 for c in COLUMNS):
             zero_reason = "a column holds nothing but its initial set"
-        points = 0 if zero_reason else sum(len(rnd.face_up(c)) for c in COLUMNS)
+        points = 0 if zero_reason else sum(len(round_.face_up(c)) for c in COLUMNS)
         state.scores[vexer] += points
         became_ludic = state.scores[vexer] >= state.target and vexer not in state.ludic
         if became_ludic:
@@ -474,14 +474,14 @@ class LudicEngine:
             new_vexer = state.token
             state.token = (new_vexer + 1) % state.seats
         summary = {
-            "round": rnd.number, "vexer": vexer, "rule": rnd.rule, "ended_by": "guess" if guesser is not None
+            "round": round_.number, "vexer": vexer, "rule": round_.rule, "ended_by": "guess" if guesser is not None
             else "flip", "guesser": guesser, "guess": guess, "points": points, "zero_reason": zero_reason,
             "columns": {c: [{"top": s.top, "bottom": s.bottom, "face_up": s.face_up, "initial": s.is_initial}
-                            for s in rnd.columns[c]] for c in COLUMNS},
+                            for s in round_.columns[c]] for c in COLUMNS},
             "next_vexer": new_vexer,
         }
         state.rounds.append(summary)
-        rnd.steps = []
+        round_.steps = []
         events.append(Event("RoundEnded", summary))
         if became_ludic:
             events.append(Event("PlayerBecameLudic", {"seat": vexer, "score": state.scores[vexer]}))
@@ -504,39 +504,39 @@ class LudicEngine:
 
     # ---- views -------------------------------------------------------------------------------------------
     def view(self, state: LudicState, seat: int | None) -> JSON:
-        rnd = state.round
+        round_ = state.round
         role = "spectator" if seat is None else ("vexer" if seat == state.vexer else "seeker")
         view: JSON = {
             "phase": state.phase, "you": seat, "role": role, "vexer": state.vexer, "token": state.token,
-            "round": rnd.number if rnd else len(state.rounds), "target": state.target,
+            "round": round_.number if round_ else len(state.rounds), "target": state.target,
             "scores": list(state.scores), "ludic": sorted(state.ludic), "winners": list(state.winners),
-            "cuts": [dict(c) for c in state.cuts], "turn": rnd.turn if rnd else None,
+            "cuts": [dict(c) for c in state.cuts], "turn": round_.turn if round_ else None,
             "aces": {OBEY: OBEY_ACE, BREAK: BREAK_ACE},
-            "deck_count": len(rnd.deck) if rnd else 0, "hintbook_count": len(rnd.hintbook) if rnd else 0,
+            "deck_count": len(round_.deck) if round_ else 0, "hintbook_count": len(round_.hintbook) if round_ else 0,
             "hand": None, "hand_counts": [0] * state.seats, "columns": {OBEY: [], BREAK: []},
             "hints": [], "hint_counts": [0] * state.seats, "log": [], "rule": None, "pending": None,
-            "last_phase": bool(rnd and rnd.last_phase), "rounds": copy.deepcopy(state.rounds),
+            "last_phase": bool(round_ and round_.last_phase), "rounds": copy.deepcopy(state.rounds),
         }
-        if rnd is None:
+        if round_ is None:
             return view
-        for s, hand in rnd.hands.items():
+        for s, hand in round_.hands.items():
             view["hand_counts"][s] = len(hand)
-        for s, hints in rnd.hints.items():
+        for s, hints in round_.hints.items():
             view["hint_counts"][s] = len(hints)
-        if seat is not None and seat in rnd.hands:
-            view["hand"] = list(rnd.hands[seat])
+        if seat is not None and seat in round_.hands:
+            view["hand"] = list(round_.hands[seat])
             view["hints"] = [{"source": h.source, "top": h.top, "bottom": h.bottom, "obeys": h.obeys,
-                              "guess": h.guess} for h in rnd.hints.get(seat, [])]
-        view["columns"] = {c: [_placed_view(s) for s in rnd.columns[c]] for c in COLUMNS}
-        view["log"] = [dict(e) for e in rnd.log]
-        if seat is not None and seat == rnd.vexer:
-            view["rule"] = rnd.rule
+                              "guess": h.guess} for h in round_.hints.get(seat, [])]
+        view["columns"] = {c: [_placed_view(s) for s in round_.columns[c]] for c in COLUMNS}
+        view["log"] = [dict(e) for e in round_.log]
+        if seat is not None and seat == round_.vexer:
+            view["rule"] = round_.rule
         if state.phase == "choose":
-            step = rnd.steps[0]
+            step = round_.steps[0]
             pending: JSON = {"kind": "hint" if step.do == "hint" else "flip", "seat": step.seat,
                              "options": None}
-            if seat == rnd.vexer:
-                pending["options"] = [self._choice_body(rnd, o) for o in self._step_options(state, step)]
+            if seat == round_.vexer:
+                pending["options"] = [self._choice_body(round_, o) for o in self._step_options(state, step)]
             view["pending"] = pending
         return view
 

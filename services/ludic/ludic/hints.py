@@ -26,18 +26,18 @@ class HintOption:
         return {"source": self.source, "top": self.top, "bottom": self.bottom}
 
 
-def hint_options(rnd: Round, guess_obey: int | None) -> list[HintOption]:
+def hint_options(round_: Round, guess_obey: int | None) -> list[HintOption]:
     """Every hint the Vexer may give now, all of the first kind available (never empty: a guess
     that no set contradicts is equivalent to the rule, and was accepted)."""
-    rule = rnd.obey_mask
+    rule = round_.obey_mask
     wrong = ALL if guess_obey is None else rule ^ guess_obey
     if guess_obey is not None:
         visible = [HintOption("column", placed.top, placed.bottom, bool(rule >> placed.index & 1), column)
-                   for column in COLUMNS for placed in rnd.face_up(column) if wrong >> placed.index & 1]
+                   for column in COLUMNS for placed in round_.face_up(column) if wrong >> placed.index & 1]
         if visible:
             return visible
     book = [HintOption("hintbook", top, bottom, bool(rule >> s & 1))
-            for top in rnd.hintbook for bottom in rnd.hintbook
+            for top in round_.hintbook for bottom in round_.hintbook
             if top != bottom and wrong >> (s := set_of_codes(top, bottom)) & 1]
     if book:
         return book

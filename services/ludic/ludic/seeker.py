@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from ludic import language as L
 from ludic.language import RuleError
-from ludic.library import Space, atom_tables
+from ludic.space import Space, atom_tables
 from ludic.tables import table_of
 from ludic.universe import BREAK, COLUMNS, OBEY, SETS, CardType, set_of_codes, split_set
 

@@ -4,7 +4,7 @@
 - ``steady``: holds once its turn total (best numeral counted) reaches :func:`steady_threshold`,
   the threshold that maximizes the expected points of a turn, whatever the scores.
 - ``expert``: maximizes its chance of winning with the solved two-player game
-  (:mod:`ludix.policy`), the last round's completion included. With more than two seats it plays
+  (:mod:`ludix.table`), the last round's completion included. With more than two seats it plays
   the two-player table against the strongest opponent (see :func:`expert_rolls`).
 
 Every bot calls "Alea jacta est" when it may, takes the best numeral (the solve proves no other
@@ -24,7 +24,7 @@ from ludoteca.engine import JSON, Bot
 
 from ludix.engine import CALL, DEFAULT_TARGET, HOLD, ROLL
 from ludix.numerals import odds
-from ludix.policy import Policy, has_table, table
+from ludix.table import Policy, has_table, read_table
 
 View = Mapping[str, Any]
 
@@ -69,8 +69,19 @@ def expert_table(target: int) -> tuple[Policy, int]:
     target gets its own (fast) solve. Above 300 the shift is negative and scores are clamped at 0:
     an approximation (distances to the target beyond 300 are played as 300)."""
     if target >= DEFAULT_TARGET or has_table(DEFAULT_TARGET):
-        return table(DEFAULT_TARGET), DEFAULT_TARGET - target
-    return table(target), 0
+        return solved_table(DEFAULT_TARGET), DEFAULT_TARGET - target
+    return solved_table(target), 0
+
+
+def solved_table(target: int) -> Policy:
+    """The table from its file; only when there is none (or a stale one), solved here, once per
+    process (the build step's solver: numba compiles it first)."""
+    try:
+        return read_table(target)
+    except (OSError, ValueError, KeyError):
+        from ludix.table_build import table
+
+        return table(target)
 
 
 def expert_rolls(view: View, turn_total: int) -> bool:
@@ -93,15 +104,15 @@ def expert_rolls(view: View, turn_total: int) -> bool:
 
 
 # -- the bots -------------------------------------------------------------------------------
-def random_bot(view: JSON, legal: Sequence[JSON], rnd: random.Random) -> JSON:
-    return rnd.choice(list(legal))
+def random_bot(view: JSON, legal: Sequence[JSON], rng: random.Random) -> JSON:
+    return rng.choice(list(legal))
 
 
 def _playing_bot(rolls: Callable[[View, int], bool]) -> Bot:
     """A bot that calls when it may, rolls to start a turn and, after a valid throw, takes the
     best numeral and rolls when ``rolls(view, turn_total_with_that_numeral)``."""
 
-    def bot(view: JSON, legal: Sequence[JSON], rnd: random.Random) -> JSON:
+    def bot(view: JSON, legal: Sequence[JSON], rng: random.Random) -> JSON:
         types = {a["type"] for a in legal}
         if CALL in types:
             return {"type": CALL}

@@ -18,14 +18,17 @@ Phases:
    is applied (the turn in progress is then lost, as in a bust); the highest total wins as above,
    and the result's summary names the bound (``"bound"``).
 
-Nothing in Ludix is secret: every seat's view is the spectator's view plus its own seat number.
+Nothing in Ludix is secret: every seat's view is the spectator's view plus its own seat number
+(:data:`VIEW` declares each part and who may see it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import MISSING, asdict, dataclass, fields, replace
+from enum import StrEnum
+from types import NoneType, UnionType
+from typing import Any, get_args, get_origin, get_type_hints
 
 from ludoteca.dice import roll_all
 from ludoteca.engine import JSON, Event, GameResult
@@ -48,9 +51,55 @@ ACTIONS_PER_TURN = 25
 rounds (a turn averages about 3.5 throws for a player who never holds: every throw busts with
 chance 23/81)."""
 
-CALL = "alea_jacta_est"
-ROLL = "roll"
-HOLD = "hold"
+
+
+class Phase(StrEnum):
+    CALLING = "calling"
+    PLAYING = "playing"
+    OVER = "over"
+
+
+class ActionType(StrEnum):
+    """The ``type`` of an action body (imperative)."""
+
+    CALL = "alea_jacta_est"
+    ROLL = "roll"
+    HOLD = "hold"
+
+
+class EventType(StrEnum):
+    """The ``type`` of an event (past tense)."""
+
+    CALLED = "AleaJactaEstCalled"
+    TURN_STARTED = "TurnStarted"
+    NUMERAL_CHOSEN = "NumeralChosen"
+    DICE_THROWN = "DiceThrown"
+    BUSTED = "Busted"
+    POINTS_BANKED = "PointsBanked"
+    FINAL_ROUND_STARTED = "FinalRoundStarted"
+    ACTION_BOUND_REACHED = "ActionBoundReached"
+    GAME_ENDED = "GameEnded"
+
+
+CALL, ROLL, HOLD = ActionType.CALL, ActionType.ROLL, ActionType.HOLD
+"""The action types by their short names (the schemas and the bots use these)."""
+
+
+@dataclass(frozen=True)
+class LudixOptions:
+    """The options of one game, typed: loaded once, in ``new_game``, from the options schema's
+    output (which fills the defaults; the default here serves callers that pass none)."""
+
+    target: int = DEFAULT_TARGET
+
+    @classmethod
+    def load(cls, options: Mapping[str, Any]) -> LudixOptions:
+        target = int(options.get("target", DEFAULT_TARGET))
+        if not MIN_TARGET <= target <= MAX_TARGET:
+            raise FieldValidationError(
+                f"target must be {MIN_TARGET}..{MAX_TARGET}", errors={"target": ["out of range"]}
+            )
+        return cls(target=target)
 
 
 def is_human(player: str) -> bool:
@@ -62,7 +111,7 @@ class LudixState:
     """A whole game. Immutable: ``apply`` builds a new one (the RNG is copied before use)."""
 
     players: tuple[str, ...]
-    target: int
+    options: LudixOptions
     rng: Rng
     totals: tuple[int, ...]
     turns: tuple[int, ...]
@@ -82,10 +131,14 @@ class LudixState:
         return len(self.players)
 
     @property
-    def phase(self) -> str:
+    def target(self) -> int:
+        return self.options.target
+
+    @property
+    def phase(self) -> Phase:
         if self.over:
-            return "over"
-        return "calling" if self.first_player is None else "playing"
+            return Phase.OVER
+        return Phase.CALLING if self.first_player is None else Phase.PLAYING
 
     @property
     def round(self) -> int:
@@ -126,6 +179,11 @@ class LudixEngine:
         :data:`ACTIONS_PER_TURN` per turn for :data:`MAX_ROUNDS` rounds of every seat)."""
         return 1 + seats * MAX_ROUNDS * ACTIONS_PER_TURN
 
+    def bound(self, state: LudixState) -> int:
+        """This game's declared bound (asked of :meth:`max_actions`, which a test may declare
+        smaller)."""
+        return self.max_actions(asdict(state.options), state.seats)
+
     # -- setup ------------------------------------------------------------------------------
     def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> LudixState:
         players = tuple(players)
@@ -135,13 +193,9 @@ class LudixEngine:
             )
         if any(not (isinstance(p, str) and (is_human(p) or p.startswith("bot:"))) for p in players):
             raise FieldValidationError("a seat is 'human' or 'bot:<level>'", errors={"seats": ["bad seat kind"]})
-        target = int(options.get("target", DEFAULT_TARGET))
-        if not MIN_TARGET <= target <= MAX_TARGET:
-            raise FieldValidationError(
-                f"target must be {MIN_TARGET}..{MAX_TARGET}", errors={"target": ["out of range"]}
-            )
         zeros = (0,) * len(players)
-        return LudixState(players=players, target=target, rng=Rng(rng.seed, rng.counter), totals=zeros, turns=zeros)
+        return LudixState(players=players, options=LudixOptions.load(options), rng=Rng(rng.seed, rng.counter),
+                          totals=zeros, turns=zeros)
 
     # -- who acts, what is legal ------------------------------------------------------------
     def to_act(self, state: LudixState) -> frozenset[int]:
@@ -159,7 +213,7 @@ class LudixEngine:
     def legal_actions(self, state: LudixState, seat: int) -> list[JSON]:
         if not self.may_act(state, seat):
             return []
-        if state.first_player is None:
+        if state.phase is Phase.CALLING:
             return [{"type": CALL}]
         if state.throw is None:
             return [{"type": ROLL}]
@@ -189,16 +243,16 @@ class LudixEngine:
             if state.throw is not None:
                 state = self._choose(state, seat, action.get("numeral"), events)
             state = self._hold(state, seat, events) if kind == HOLD else self._roll(state, seat, events)
-        if not state.over and state.actions >= self.max_actions({"target": state.target}, state.seats):
+        if not state.over and state.actions >= self.bound(state):
             lost = state.turn_total + sum(n.value for n in state.pending_numerals()[:1])
-            events.append(Event("ActionBoundReached", {"seat": state.current, "actions": state.actions,
-                                                       "lost": lost}))
+            events.append(Event(EventType.ACTION_BOUND_REACHED, {"seat": state.current, "actions": state.actions,
+                                                                 "lost": lost}))
             state = self._end_game(replace(state, throw=None, turn_total=0), events)
         return state, events
 
     def _call(self, state: LudixState, seat: int, events: list[Event]) -> LudixState:
         state = replace(state, first_player=seat, current=seat)
-        events += [Event("AleaJactaEstCalled", {"seat": seat}), _turn_started(state)]
+        events += [Event(EventType.CALLED, {"seat": seat}), _turn_started(state)]
         return state
 
     def _choose(self, state: LudixState, seat: int, name: str | None, events: list[Event]) -> LudixState:
@@ -207,7 +261,7 @@ class LudixEngine:
         turn_total = state.turn_total + numeral.value
         events.append(
             Event(
-                "NumeralChosen",
+                EventType.NUMERAL_CHOSEN,
                 {"seat": seat, "numeral": numeral.text, "value": numeral.value, "turn_total": turn_total},
             )
         )
@@ -219,7 +273,7 @@ class LudixEngine:
         numerals = numerals_of(canonical(dice))
         events.append(
             Event(
-                "DiceThrown",
+                EventType.DICE_THROWN,
                 {
                     "seat": seat,
                     "dice": dice,
@@ -232,7 +286,7 @@ class LudixEngine:
         state = replace(state, rng=rng)
         if numerals:
             return replace(state, throw=dice)
-        events.append(Event("Busted", {"seat": seat, "dice": dice, "lost": state.turn_total}))
+        events.append(Event(EventType.BUSTED, {"seat": seat, "dice": dice, "lost": state.turn_total}))
         return self._end_turn(replace(state, turn_total=0), seat, events)
 
     def _hold(self, state: LudixState, seat: int, events: list[Event]) -> LudixState:
@@ -241,10 +295,11 @@ class LudixEngine:
         totals = list(state.totals)
         totals[seat] += points
         state = replace(state, totals=tuple(totals), turn_total=0)
-        events.append(Event("PointsBanked", {"seat": seat, "points": points, "total": totals[seat]}))
+        events.append(Event(EventType.POINTS_BANKED, {"seat": seat, "points": points, "total": totals[seat]}))
         remaining = state.still_to_play(seat)
         if state.final_round and not reached_before and remaining:
-            events.append(Event("FinalRoundStarted", {"seat": seat, "total": totals[seat], "remaining": remaining}))
+            events.append(Event(EventType.FINAL_ROUND_STARTED,
+                                {"seat": seat, "total": totals[seat], "remaining": remaining}))
         return self._end_turn(state, seat, events)
 
     def _end_turn(self, state: LudixState, seat: int, events: list[Event]) -> LudixState:
@@ -264,14 +319,14 @@ class LudixEngine:
         data: JSON = {"winners": list(outcome.winners), "totals": list(state.totals), "rounds": max(state.turns)}
         if outcome.summary["bound"] is not None:
             data["bound"] = outcome.summary["bound"]
-        events.append(Event("GameEnded", data))
+        events.append(Event(EventType.GAME_ENDED, data))
         return state
 
     def bound_reached(self, state: LudixState) -> JSON | None:
         """Which declared bound ended the game (``None``: the target did, or not over)."""
         if not state.over:
             return None
-        cap = self.max_actions({"target": state.target}, state.seats)
+        cap = self.bound(state)
         if state.actions >= cap:
             return {"reached": "actions", "limit": cap}
         if max(state.totals) < state.target:
@@ -280,26 +335,8 @@ class LudixEngine:
 
     # -- reading ----------------------------------------------------------------------------
     def view(self, state: LudixState, seat: int | None) -> JSON:
-        numerals = state.pending_numerals()
-        return {
-            "seat": seat,
-            "phase": state.phase,
-            "target": state.target,
-            "totals": list(state.totals),
-            "turns": list(state.turns),
-            "first_player": state.first_player,
-            "current": state.current,
-            "round": state.round,
-            "final_round": state.final_round,
-            "turn_total": state.turn_total,
-            "throw": None
-            if state.throw is None
-            else {
-                "dice": state.throw,
-                "multiset": canonical(state.throw),
-                "numerals": [n.to_json() for n in numerals],
-            },
-        }
+        """The seat number, then every part of :data:`VIEW` that ``seat`` may see (all of them)."""
+        return {"seat": seat, **{part.name: part.read(state) for part in VIEW if part.is_visible_to(state, seat)}}
 
     def result(self, state: LudixState) -> GameResult | None:
         if not state.over:
@@ -320,35 +357,78 @@ class LudixEngine:
 
     # -- codec ------------------------------------------------------------------------------
     def dump(self, state: LudixState) -> JSON:
-        return {
-            "players": list(state.players),
-            "target": state.target,
-            "rng": state.rng.dump(),
-            "totals": list(state.totals),
-            "turns": list(state.turns),
-            "first_player": state.first_player,
-            "current": state.current,
-            "turn_total": state.turn_total,
-            "throw": state.throw,
-            "over": state.over,
-            "actions": state.actions,
-        }
+        """Every field of the state (its options flattened in, the RNG by its own codec)."""
+        data: JSON = {}
+        for f in fields(LudixState):
+            value = getattr(state, f.name)
+            if isinstance(value, LudixOptions):
+                data.update({o.name: getattr(value, o.name) for o in fields(LudixOptions)})
+            elif isinstance(value, Rng):
+                data[f.name] = value.dump()
+            else:
+                data[f.name] = list(value) if isinstance(value, tuple) else value
+        return data
 
     def load(self, data: Mapping[str, Any]) -> LudixState:
-        return LudixState(
-            players=tuple(str(p) for p in data["players"]),
-            target=int(data["target"]),
-            rng=Rng.load(dict(data["rng"])),
-            totals=tuple(int(t) for t in data["totals"]),
-            turns=tuple(int(t) for t in data["turns"]),
-            first_player=None if data["first_player"] is None else int(data["first_player"]),
-            current=None if data["current"] is None else int(data["current"]),
-            turn_total=int(data["turn_total"]),
-            throw=None if data["throw"] is None else str(data["throw"]),
-            over=bool(data["over"]),
-            actions=int(data.get("actions", 0)),
-        )
+        """Inverse of :meth:`dump`, each field decoded by its declared type."""
+        hints = get_type_hints(LudixState)
+        values: dict[str, Any] = {}
+        for f in fields(LudixState):
+            if hints[f.name] is LudixOptions:
+                values[f.name] = LudixOptions.load({o.name: data[o.name] for o in fields(LudixOptions)})
+            else:
+                missing = f.name not in data and f.default is not MISSING  # a field added later
+                values[f.name] = _decode(hints[f.name], f.default if missing else data[f.name])
+        return LudixState(**values)
+
+
+def _decode(hint: Any, value: Any) -> Any:
+    """``value`` (plain JSON) as the type ``hint``: the RNG, tuples, optionals, scalars."""
+    if hint is Rng:
+        return Rng.load(dict(value))
+    if get_origin(hint) is tuple:
+        return tuple(_decode(get_args(hint)[0], v) for v in value)
+    if get_origin(hint) is UnionType:
+        return None if value is None else _decode(next(a for a in get_args(hint) if a is not NoneType), value)
+    return hint(value)
+
+
+def _throw_view(state: LudixState) -> JSON | None:
+    if state.throw is None:
+        return None
+    return {"dice": state.throw, "multiset": canonical(state.throw),
+            "numerals": [n.to_json() for n in state.pending_numerals()]}
+
+
+# -- what each seat may see ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Part:
+    """One part of a view: its name, how it reads off the state, and who may see it
+    (``visible(state, seat)``; ``None`` is everyone, spectators included)."""
+
+    name: str
+    read: Callable[[LudixState], Any]
+    visible: Callable[[LudixState, int | None], bool] | None = None
+
+    def is_visible_to(self, state: LudixState, seat: int | None) -> bool:
+        return self.visible is None or self.visible(state, seat)
+
+
+VIEW: tuple[Part, ...] = (
+    Part("phase", lambda s: s.phase.value),
+    Part("target", lambda s: s.target),
+    Part("totals", lambda s: list(s.totals)),
+    Part("turns", lambda s: list(s.turns)),
+    Part("first_player", lambda s: s.first_player),
+    Part("current", lambda s: s.current),
+    Part("round", lambda s: s.round),
+    Part("final_round", lambda s: s.final_round),
+    Part("turn_total", lambda s: s.turn_total),
+    Part("throw", _throw_view),
+)
+"""Every part of a Ludix view, in order. All public: Ludix has no secrets (the dice to come are
+the RNG's, never in a view; the RNG is in no part)."""
 
 
 def _turn_started(state: LudixState) -> Event:
-    return Event("TurnStarted", {"seat": state.current, "round": state.round})
+    return Event(EventType.TURN_STARTED, {"seat": state.current, "round": state.round})

@@ -2,7 +2,7 @@
 and legal actions (never the state), and returns one of the legal actions.
 
 - ``random``: any legal action, uniformly.
-- ``greedy``: :func:`ludor.policy.greedy`: sheds its lowest cards, keeps 2s, jokers and the
+- ``greedy``: :func:`ludor.greedy.greedy`: sheds its lowest cards, keeps 2s, jokers and the
   2 de Oros for control, PLIMs when that wins the trick, plays the Autoplim when nothing can
   beat it.
 - ``expert``: determinized Monte Carlo (:func:`ludor.simulation.search`): it deals the cards it
@@ -24,9 +24,9 @@ from typing import Any
 
 from ludoteca.engine import JSON, Bot
 
+from ludor.greedy import AUTOPLIM_MOVE, PASS, Choice, greedy
 from ludor.hierarchy import POWER_OF, worst
 from ludor.knowledge import Knowledge
-from ludor.policy import AUTOPLIM_MOVE, PASS, Choice, greedy
 from ludor.simulation import search
 
 EXPERT_ROLLOUTS = 2000

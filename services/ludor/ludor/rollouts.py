@@ -2,7 +2,7 @@
 candidate move tried on every deal, the rest of the round played greedy by everyone.
 
 This is the engine's round (:mod:`ludor.trick`, :mod:`ludor.combos`) and the greedy policy
-(:func:`ludor.policy.greedy`) rewritten over arrays, because the expert needs thousands of
+(:func:`ludor.greedy.greedy`) rewritten over arrays, because the expert needs thousands of
 simulated rounds per second. Tests hold it to the engine: an all-greedy round simulated here ends
 in the same finishing order as the same deal played through the engine by the greedy bot.
 
@@ -153,7 +153,7 @@ def can_match(hand, k, p, s, straights, run, run_index):  # type: ignore[no-unty
 @njit(cache=True)
 def _answer_list(hand, tk, tp, ts, straights, run, run_index, takes, powers):  # type: ignore[no-untyped-def]
     """The undominated answers to the top (not the 2 de Oros), lowest first, into ``takes`` and
-    ``powers``; returns their number (ludor.policy._answers)."""
+    ``powers``; returns their number (ludor.greedy._answers)."""
     m = 0
     jokers = hand[JOKER]
     if tk == SET:
@@ -269,7 +269,7 @@ def _unit(take, power, k):  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def greedy(hand, t, seat, sizes, passed, blocked, straights, run, run_index, plim_on,  # type: ignore[no-untyped-def]
            take, takes, powers):
-    """ludor.policy.greedy: returns (move, declare PLIM); a play's cards go in ``take``."""
+    """ludor.greedy.greedy: returns (move, declare PLIM); a play's cards go in ``take``."""
     tk, tp, ts = t[TOP_KIND], t[TOP_POWER], t[TOP_SIZE]
     k, p, s = classify(hand, straights, run, run_index)
     if k >= 0 and answers(tk, tp, ts, k, p, s):

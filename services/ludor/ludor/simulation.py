@@ -2,7 +2,7 @@
 :mod:`ludor.rollouts`.
 
 From what its seat knows (:class:`ludor.knowledge.Knowledge`), the expert deals the unseen cards
-at random among the other hands, tries every candidate move (:func:`ludor.policy.candidates`) on
+at random among the other hands, tries every candidate move (:func:`ludor.greedy.candidates`) on
 that same deal, lets everyone play on to the end of the round, and scores its finishing position.
 In those rollouts the seats the table lists as ``bot:random`` play at random, every other seat
 (humans included, and the expert itself) plays greedy. Deals are drawn in batches until the
@@ -18,9 +18,9 @@ import time
 import numpy as np
 
 from ludor import rollouts as fast
+from ludor.greedy import AUTOPLIM_MOVE, PASS, Choice, candidates
 from ludor.hierarchy import POWERS
 from ludor.knowledge import Knowledge
-from ludor.policy import AUTOPLIM_MOVE, PASS, Choice, candidates
 
 DEALS_PER_BATCH = 8
 

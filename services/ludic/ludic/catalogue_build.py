@@ -1,64 +1,35 @@
-"""The Vexer library: playable rules from the hypothesis space, with a *measured* difficulty.
-
-A rule's difficulty is how many actions (queries, plays and guesses) the expert Seeker needs to
-find it in the drill (:mod:`ludic.drill`), averaged over several deals; the library's rules (every
-playable atom and a sample of the playable pairs) are split into thirds by that measure: easy,
-medium, hard. Rules are *playable* when between 1/8 and
-7/8 of the 576 sets obey them (the Vexer's interest is a rule "challenging, feasible, and
-satisfying to discover": a rule almost nothing obeys is neither).
-
-The measured library ships as ``ludic/data/vexer_rules.json``;
-``python -m ludic.library build --vexer`` measures it again (a few minutes).
+"""Measuring the Vexer's rule catalogue (:mod:`ludic.catalogue`) offline: every playable atom and
+a sample of playable pairs of the hypothesis space, each drilled by the expert Seeker over several
+deals, split into thirds by the mean number of actions. ``python -m ludic.build catalogue`` (a few
+minutes) writes ``ludic/data/vexer_rules.json``.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import random
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ludic.bots import expert_seeker
+from ludic.catalogue import DATA, DIFFICULTIES, PLAYABLE
 from ludic.drill import drill
-from ludic.library import Space
+from ludic.space import Space
 from ludic.tables import table_of
-from ludic.universe import SETS
-
-DIFFICULTIES = ("easy", "medium", "hard")
-DATA = Path(__file__).with_name("data") / "vexer_rules.json"
-PLAYABLE = (SETS // 8, SETS - SETS // 8)
-
-
-@dataclass(frozen=True)
-class VexerRule:
-    text: str
-    obey: int
-    difficulty: str
-    actions: float
-
-
-@functools.lru_cache(maxsize=1)
-def vexer_rules() -> tuple[VexerRule, ...]:
-    data = json.loads(DATA.read_text(encoding="utf-8"))
-    return tuple(VexerRule(r["rule"], int(r["obey"], 16), r["difficulty"], float(r["actions"]))
-                 for r in data["rules"])
 
 
 def measure(space: Space, row: int, deals: int, seed: int) -> float:
     """The expert Seeker's mean number of actions on rule ``row`` over ``deals`` drills."""
-    from ludic.bots import expert_seeker
-
     mask = space.mask(row)
     results = [drill(mask, expert_seeker, random.Random(seed * 1000 + d)) for d in range(deals)]
     return sum(r.actions if r.solved else 2 * r.actions for r in results) / deals
 
 
-def build_vexer_library(space: Space, pairs: int = 1500, deals: int = 6, seed: int = 2024,
+def build_catalogue(space: Space, pairs: int = 1500, deals: int = 6, seed: int = 2024,
                         path: Path = DATA) -> None:
     """Every playable atom and ``pairs`` random playable pairs of atoms, each measured over
-    ``deals`` drills, split into thirds, written to the library."""
+    ``deals`` drills, split into thirds, written to the catalogue's file."""
     rng = random.Random(seed)
     counts = np.unpackbits(space.packed, axis=1, bitorder="little").sum(axis=1)
     playable = (counts >= PLAYABLE[0]) & (counts <= PLAYABLE[1])

@@ -1,17 +1,18 @@
-"""Rules generated from the grammar: the bots' hypothesis space.
+"""The bots' hypothesis space: rules generated from the grammar, one per distinct truth table.
 
 *Atoms* are statements of the language built from its productions with parameters over every
 sensible range (a card's color, parity, primality, face/pip, comparisons of a card, the sum, the
 difference or the product with constants, relations between the two cards, quantified statements,
 guarded high/low statements). *Rules* are atoms, and ``A and B`` / ``A or B`` for every pair of
-atoms. Every rule is kept as a syntax tree (so it can be written as text in the language) and
-compiled to its truth table; the space keeps one rule per distinct table (the simplest: atoms
+atoms. Every rule is kept as a recipe over the atoms (so it can be written as text in the
+language) with its truth table; the space keeps one rule per distinct table (the simplest: atoms
 first), and drops tables that no legal deal can have (nobody or everybody obeys).
 
-Building takes about a second; the result is cached on disk (directory ``LUDOTECA_CACHE``, default
-``~/.cache/ludoteca``) as ``ludic-space-<version>.npz`` and loaded once per process.
-``python -m ludic.library build`` builds it (and, with ``--vexer``, measures the Vexer library:
-see :mod:`ludic.difficulty`).
+This module is what a process uses: the atoms, :class:`Space` and :func:`space`, which reads the
+space from the disk cache (directory ``LUDOTECA_CACHE``, default ``~/.cache/ludoteca``, file
+``ludic-space-<fingerprint>.npz``) once per process. When the file is missing the tables are
+built (:mod:`ludic.space_build`, about a second) and saved there. ``python -m ludic.build space``
+builds it ahead of time.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,11 +28,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ludic import language as L
-from ludic.tables import Table, compile_rule
-from ludic.universe import ALL, SETS
+from ludic.space_build import BYTES, distinct_tables
+from ludic.tables import compile_rule
 
 VERSION = 1
-BYTES = SETS // 8
 
 CARDS = (L.Card("top"), L.Card("bottom"))
 ADJECTIVES = ("red", "black", "even", "odd", "prime", "face", "pip", "square")
@@ -158,27 +157,8 @@ def _fingerprint(atom_list: list[L.Rule]) -> str:
 def build() -> Space:
     """Generate the space (about a second)."""
     atom_list = atoms()
-    tables: list[Table] = [compile_rule(a) for a in atom_list]
-    assert not any(t.is_ambiguous for t in tables), "an atom is ambiguous"
-    masks = [t.obey for t in tables]
-    seen: dict[int, tuple[int, int, int]] = {}
-    for i, m in enumerate(masks):
-        if 0 < m < ALL:
-            seen.setdefault(m, (0, i, 0))
-    n = len(masks)
-    for i in range(n):
-        mi = masks[i]
-        for j in range(i + 1, n):
-            mj = masks[j]
-            both, either = mi & mj, mi | mj
-            if both and both not in seen:
-                seen[both] = (1, i, j)
-            if either != ALL and either not in seen:
-                seen[either] = (2, i, j)
-    keys = list(seen)
-    packed = np.frombuffer(b"".join(m.to_bytes(BYTES, "little") for m in keys), dtype=np.uint8)
-    recipes = np.array([seen[m] for m in keys], dtype=np.int32)
-    return Space(packed.reshape(len(keys), BYTES).copy(), recipes, tuple(atom_list))
+    packed, recipes = distinct_tables(atom_list)
+    return Space(packed, recipes, tuple(atom_list))
 
 
 def _warm(sp: Space) -> None:
@@ -213,21 +193,3 @@ def space() -> Space:
     except OSError:
         pass  # an unwritable cache only costs a rebuild per process
     return built
-
-
-def main(argv: list[str]) -> int:
-    if not argv or argv[0] != "build":
-        print("usage: python -m ludic.library build [--vexer]")
-        return 2
-    sp = space()
-    print(f"hypothesis space: {len(sp)} distinct truth tables from {len(sp.atoms)} atoms "
-          f"(cache: {cache_dir()})")
-    if "--vexer" in argv:
-        from ludic.difficulty import build_vexer_library
-
-        build_vexer_library(sp)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
