@@ -8,10 +8,7 @@ status it maps to, a stable ``type`` slug and a short human title; ``detail`` is
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar
-
-import redis
 
 
 class LudotecaError(Exception):
@@ -132,31 +129,6 @@ class StoreUnavailableError(UnavailableError):
 
     slug = "store-unavailable"
     title = "The game store is unavailable"
-
-
-# Redis error replies that say "not now" rather than "wrong command": loading the dataset after
-# a restart, a replica or cluster not ready, a failed snapshot blocking writes, out of memory
-# under noeviction, a busy script. Inside a Lua script they come back as "... -OOM ...".
-_TRANSIENT_CODES = frozenset({"LOADING", "MASTERDOWN", "MISCONF", "READONLY", "OOM", "TRYAGAIN",
-                              "CLUSTERDOWN", "NOREPLICAS", "BUSY"})
-_TRANSIENT_REPLY = re.compile(r"(?:^|[\s-])(?:" + "|".join(sorted(_TRANSIENT_CODES)) + r")\b")
-
-
-def store_unavailable(err: BaseException) -> StoreUnavailableError | None:
-    """The 503 a Redis failure maps to, or ``None`` when it is not a store outage (a
-    programming error, e.g. a wrong reply type: that stays a 500).
-
-    Connection errors (refused, reset, closed, loading) and timeouts (a hung or overloaded
-    Redis) are outages; so are the transient error replies above."""
-    transient = isinstance(err, (redis.ConnectionError, redis.TimeoutError))
-    if not transient and isinstance(err, redis.ResponseError):
-        code = getattr(err, "status_code", None)
-        transient = code in _TRANSIENT_CODES or bool(_TRANSIENT_REPLY.search(str(err)))
-    if not transient:
-        return None
-    return StoreUnavailableError(
-        "The game store is not answering right now (down, hung or restarting); try again in a "
-        "moment. A move sent with an Idempotency-Key is applied once however often it is retried.")
 
 
 class RateLimitedError(RateLimitError):

@@ -51,11 +51,13 @@ Every key expires or has a documented bound (a test scans them all after a rando
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import redis
+from ludoteca.errors import StoreUnavailableError
 
 _COMMIT = """
 local cur = redis.call('HGET', KEYS[1], 'version')
@@ -175,6 +177,31 @@ MAX_PLAYERS = 10_000
 
 class GameMissing(LookupError):
     """No live game with that id (never existed, or expired)."""
+
+
+# Redis error replies that say "not now" rather than "wrong command": loading the dataset after
+# a restart, a replica or cluster not ready, a failed snapshot blocking writes, out of memory
+# under noeviction, a busy script. Inside a Lua script they come back as "... -OOM ...".
+_TRANSIENT_CODES = frozenset({"LOADING", "MASTERDOWN", "MISCONF", "READONLY", "OOM", "TRYAGAIN",
+                              "CLUSTERDOWN", "NOREPLICAS", "BUSY"})
+_TRANSIENT_REPLY = re.compile(r"(?:^|[\s-])(?:" + "|".join(sorted(_TRANSIENT_CODES)) + r")\b")
+
+
+def store_unavailable(err: BaseException) -> StoreUnavailableError | None:
+    """The 503 a Redis failure maps to, or ``None`` when it is not a store outage (a
+    programming error, e.g. a wrong reply type: that stays a 500).
+
+    Connection errors (refused, reset, closed, loading) and timeouts (a hung or overloaded
+    Redis) are outages; so are the transient error replies above."""
+    transient = isinstance(err, (redis.ConnectionError, redis.TimeoutError))
+    if not transient and isinstance(err, redis.ResponseError):
+        code = getattr(err, "status_code", None)
+        transient = code in _TRANSIENT_CODES or bool(_TRANSIENT_REPLY.search(str(err)))
+    if not transient:
+        return None
+    return StoreUnavailableError(
+        "The game store is not answering right now (down, hung or restarting); try again in a "
+        "moment. A move sent with an Idempotency-Key is applied once however often it is retried.")
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ import redis
 from flask import Flask, Response, has_request_context, json, request
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
-from ludoteca.errors import LudotecaError, store_unavailable
+from ludoteca.errors import LudotecaError
+from ludoteca.store import store_unavailable
 from werkzeug.exceptions import HTTPException
 
 PROBLEM_JSON = "application/problem+json"
