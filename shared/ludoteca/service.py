@@ -170,10 +170,7 @@ class GameService:
         doc["status"] = self._status(doc, state)
         created = {"seq": 1, "version": 1, "type": "GameCreated", "audience": None,
                    "data": {"seats": list(seats), "options": opts, "seed_sha256": doc["seed_sha256"]}}
-        due = self._due(doc, state)
-        if due:
-            self.store.hint(game_id)
-        if not self.store.create(game_id, doc, [created], due=due):  # pragma: no cover - 64-bit id collision
+        if not self.store.create(game_id, doc, [created], due=self._due(doc, state)):  # pragma: no cover - id collision
             raise ConflictError("Game id collision; try again.")
         if doc["status"] == WAITING:
             self.store.lobby_add(game_id, doc["created_at"])
@@ -216,10 +213,7 @@ class GameService:
                 events = [record, started]
             else:
                 events = [record]
-            due = self._due(new_doc, state)
-            if due:
-                self.store.hint(game_id)
-            res = self.store.commit(game_id, stored.version, new_doc, events, seq, due=due)
+            res = self.store.commit(game_id, stored.version, new_doc, events, seq, due=self._due(new_doc, state))
             if res.status == "ok":
                 if new_doc["status"] != WAITING:
                     self.store.lobby_remove(game_id)
@@ -368,10 +362,8 @@ class GameService:
             if idempotency_key is not None:
                 idem = (seat, idempotency_key, {"hash": body_hash, "body": response, "version": new_version})
             log_entry = {"version": new_version, "seat": seat, "action": action}
-            due = self._due(new_doc, new_state)
-            if due:
-                self.store.hint(game_id)
-            res = self.store.commit(game_id, stored.version, new_doc, records, first, log_entry, idem, due=due)
+            res = self.store.commit(game_id, stored.version, new_doc, records, first, log_entry, idem,
+                                    due=self._due(new_doc, new_state))
             if res.status == "ok":
                 self._after_commit(game_id, new_stored, new_state)
                 return Played(response, new_version, replayed=False)

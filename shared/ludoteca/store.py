@@ -273,6 +273,8 @@ class GameStore:
     # -- games ------------------------------------------------------------------------------
     def create(self, game_id: str, doc: dict[str, Any], events: Sequence[dict[str, Any]], due: str = "") -> bool:
         """A new game at version 1; ``due`` as in :meth:`commit`."""
+        if due:
+            self.hint(game_id)
         args: list[Any] = [_dumps(doc), self.ttl, due, *(_dumps(e) for e in events)]
         created = self._create(keys=[self._key(game_id, "game"), self._key(game_id, "events")], args=args)
         return bool(created)
@@ -300,7 +302,10 @@ class GameStore:
     ) -> CommitResult:
         """Compare-and-set on ``expected_version``; see the module docstring. ``due``: what the
         new version makes due, ``"bot"`` (a bot turn at the new version), ``"result"``, or
-        ``""`` (nothing). Call :meth:`hint` first whenever it is not ``""``."""
+        ``""`` (nothing). When something is due, the write-ahead :meth:`hint` goes first, so a
+        crash right after the commit still leaves the sweeper its hint."""
+        if due:
+            self.hint(game_id)
         idem_key = self._key(game_id, "game")
         idem_flag, idem_value = "0", ""
         if idempotency is not None:
@@ -416,8 +421,8 @@ class GameStore:
 
     # -- liveness ---------------------------------------------------------------------------
     def hint(self, game_id: str) -> int:
-        """Write-ahead hint that ``game_id`` is about to have something due (call it before the
-        commit). Returns its score, the server time in ms."""
+        """Write-ahead hint that ``game_id`` is about to have something due (:meth:`commit` and
+        :meth:`create` write it first). Returns its score, the server time in ms."""
         return int(self._hint(keys=[self.hints_key], args=[game_id, self.ttl]))
 
     def server_ms(self) -> int:
