@@ -5,6 +5,9 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
+# The suite runs in TEST_JOBS processes (pytest-xdist), a test file per process at a time: the
+# integration files start their own Redis, worker and services on free ports.
+TEST_JOBS ?= 2
 
 .PHONY: install policy run test test-fast lint openapi golden bench bench-api bench-abuse bench-bots clean
 
@@ -26,7 +29,7 @@ run: install policy
 	$(BIN)/python -m ludoteca.devstack --root .
 
 test: install policy
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile --durations=20 $(PYTEST_ARGS)
 
 test-fast: install
 	$(BIN)/python -m pytest -m "not integration and not slow" $(PYTEST_ARGS)
