@@ -27,6 +27,7 @@ from typing import Any
 
 from celery import Celery
 from celery.signals import worker_init
+from celery.worker.worker import WorkController
 from ludoteca import registry
 from ludoteca.config import Settings
 from ludoteca.service import GameService
@@ -37,6 +38,32 @@ log = logging.getLogger("ludoteca.worker")
 # Publishing: connect within 2 s, a reply within 5 s, one retry after 0.2 s (about 15 s at the
 # very worst, when the broker accepts connections and never answers; a refused connection
 # fails in milliseconds).
+STOP_GRACE_SECONDS = float(os.environ.get("LUDOTECA_WORKER_STOP_GRACE", "5"))
+"""How long a worker that has begun to stop may take before it exits anyway (exit code 1)."""
+
+
+def _bounded(stop: Any) -> Any:
+    """Wrap ``WorkController.stop`` so a worker that has decided to stop always exits.
+
+    Celery 5.7's warm shutdown can wedge on a broker that has just died (its own comment says
+    so): after "Unrecoverable error" on a lost Redis connection the worker hangs in the shutdown,
+    neither consuming nor exiting, so no supervisor restarts it and due bot turns wait forever.
+    Bot tasks take well under a second, so past ``STOP_GRACE_SECONDS`` the process exits; its
+    unacked tasks are redelivered and the sweeper re-dispatches what is due."""
+
+    def stop_within_grace(self: Any, *args: Any, **kwargs: Any) -> Any:
+        timer = threading.Timer(STOP_GRACE_SECONDS, os._exit, args=(1,))
+        timer.daemon = True
+        timer.start()
+        return stop(self, *args, **kwargs)
+
+    return stop_within_grace
+
+
+if not getattr(WorkController.stop, "_ludoteca_bounded", False):
+    WorkController.stop = _bounded(WorkController.stop)
+    WorkController.stop._ludoteca_bounded = True
+
 PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0.2, "interval_step": 0.2, "interval_max": 0.2}
 
 

@@ -438,7 +438,7 @@ def test_the_worker_resumes_bot_games_after_redis_comes_back(stack: Stack, tmp_p
             gids.append(r.json()["game"]["id"])
         return gids
 
-    def settle(gids: list[str], quiet: float = 20.0, timeout: float = 300.0) -> dict[str, tuple[str, int]]:
+    def settle(gids: list[str], quiet: float = 40.0, timeout: float = 300.0) -> dict[str, tuple[str, int]]:
         """Waits until every game is finished or none has moved for ``quiet`` seconds."""
         last, moved, deadline = {g: status(g) for g in gids}, time.monotonic(), time.monotonic() + timeout
         while time.monotonic() < deadline and time.monotonic() - moved < quiet:
