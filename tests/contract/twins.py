@@ -77,24 +77,27 @@ def _ludor(state: Any, seat: int | None, rnd: random.Random) -> Any:
     return other
 
 
+def shuffle_hidden(board: Any, rnd: random.Random) -> Any:
+    """The same Speculation board with its hidden cards (unfound and set aside) dealt differently."""
+    from speculation.board import Board
+
+    places = [(i, p) for i, face in enumerate(board.found) for p, f in enumerate(face) if not f]
+    hidden = [board.cards[i][p] for i, p in places] + list(board.set_aside)
+    rnd.shuffle(hidden)
+    cards = [list(face) for face in board.cards]
+    for (i, p), card in zip(places, hidden, strict=False):
+        cards[i][p] = card
+    return Board(tuple(tuple(c) for c in cards), board.found, tuple(hidden[len(places):]))
+
+
 def _speculation(state: Any, seat: int | None, rnd: random.Random) -> Any:
     """The boards ``seat`` does not own with their hidden cards (unfound and set aside) dealt
     differently, sealed clothing reports changed, and the RNG."""
-    from speculation.board import Board
     from speculation.engine import SEATS, Phase
-
-    def shuffle_hidden(board: Board) -> Board:
-        places = [(i, p) for i, face in enumerate(board.found) for p, f in enumerate(face) if not f]
-        hidden = [board.cards[i][p] for i, p in places] + list(board.set_aside)
-        rnd.shuffle(hidden)
-        cards = [list(face) for face in board.cards]
-        for (i, p), card in zip(places, hidden, strict=False):
-            cards[i][p] = card
-        return Board(tuple(tuple(c) for c in cards), board.found, tuple(hidden[len(places):]))
 
     if state.phase is Phase.OVER:
         return state
-    boards = tuple(b if s == seat else shuffle_hidden(b) for s, b in enumerate(state.boards))
+    boards = tuple(b if s == seat else shuffle_hidden(b, rnd) for s, b in enumerate(state.boards))
     items = list(state.items)
     if state.phase is Phase.CLOTHING:
         items = [c if s == seat or c is None else rnd.randrange(31) for s, c in enumerate(items)]

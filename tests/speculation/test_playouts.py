@@ -9,12 +9,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from contract.twins import shuffle_hidden
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ludoteca.engine import Bot, Event
 from ludoteca.errors import IllegalActionError
 from ludoteca.rng import Rng
-from speculation.board import VALUE_CARDS, Board, Tier
+from speculation.board import VALUE_CARDS, Tier
 from speculation.bots import BOTS
 from speculation.engine import SEATS, SpeculationEngine, State
 
@@ -95,17 +96,6 @@ def test_bot_games_end_within_the_bound(seed: str, rnd: random.Random, levels: l
     winner_target = state.boards[1 - result.winners[0]]
     assert all(all(face) for face in winner_target.found)
     assert dumped(replay(seed, levels, moves)) == dumped(state)
-
-
-def shuffle_hidden(board: Board, rnd: random.Random) -> Board:
-    """The same board with its hidden cards (unfound and set aside) dealt differently."""
-    places = [(i, p) for i, face in enumerate(board.found) for p, f in enumerate(face) if not f]
-    hidden = [board.cards[i][p] for i, p in places] + list(board.set_aside)
-    rnd.shuffle(hidden)
-    cards = [list(face) for face in board.cards]
-    for (i, p), card in zip(places, hidden, strict=False):
-        cards[i][p] = card
-    return Board(tuple(tuple(c) for c in cards), board.found, tuple(hidden[len(places):]))
 
 
 def seen_by(state: State, seat: int | None) -> str:
