@@ -12,7 +12,7 @@ upstream connections are kept alive (closed by Caddy after 10 s idle, before gun
 a POST never goes out on a connection the service is closing). Its own errors are problem+json
 (RFC 9457): 404 for a path no game is mounted at, 413 for a body above ``max_body``, 502 for a
 service that is down (or a request body that cannot be passed on), 504 for one that does not
-answer in time. ``GET /`` lists the mounted games (``{"games": {"ludix": "/ludix/", ...}}``), as
+answer within 75 s (a long-poll waits 30 s at most). ``GET /`` lists the mounted games (``{"games": {"ludix": "/ludix/", ...}}``), as
 the gunicorn gateway before it did; ``GET /healthz`` is the front door's own.
 
 One limit: requests that Go's HTTP parser refuses before any handler runs (a malformed request
@@ -57,8 +57,9 @@ from ludoteca import registry
 FRONT_DOOR = "front-door"  # its line in deploy/Procfile and its name in the Supervisor
 MAX_BODY = "1MB"  # above the services' own bound (64 KiB by default, 413 with a detail)
 UPSTREAM_IDLE = "10s"  # below gunicorn's keepalive (15 s, deploy/gunicorn.conf.py)
+UPSTREAM_ANSWER = "75s"  # above the longest long-poll (30 s) with room; a service silent longer: 504
 TYPE_BASE = "https://ludoteca.dev/problems/"  # the same as ludoteca.hosting.problems.TYPE_BASE
-HEALTH = {"status": "ok", "service": "gateway"}
+HEALTH = {"status": "ok", "service": FRONT_DOOR}
 PROBLEMS = {  # status: (title, detail); {vars.game} is the game of the route, when there is one
     400: ("Bad Request", "The front door could not read the request."),
     404: ("Not Found", "No game service is mounted at this path; GET / lists the games."),
@@ -173,6 +174,8 @@ def caddyfile(routes: Mapping[str, str], listen: str = ":8000", storage: Path | 
                 f"\t\t\theader_up X-Forwarded-Prefix /{prefix}",
                     "\t\t\tflush_interval -1",
                 "\t\t\ttransport http {",
+                "\t\t\t\tdial_timeout 2s",
+                f"\t\t\t\tresponse_header_timeout {UPSTREAM_ANSWER}",
                 f"\t\t\t\tkeepalive {UPSTREAM_IDLE}",
                 "\t\t\t\tkeepalive_idle_conns_per_host 256",
                 "\t\t\t}", "\t\t}", "\t}", ""]

@@ -49,7 +49,9 @@ def test_make_run_starts_restarts_and_stops_the_front_door(tmp_path: Path) -> No
                              env={**os.environ, "LUDOTECA_REDIS_PORT": str(redis_port)}, cwd=tmp_path,
                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        assert wait_http(f"http://127.0.0.1:{door}/healthz", 120), (tmp_path / "devstack.log").read_text()
+        # the devstack says so once the front door answers (and not before the service does)
+        assert wait_until(lambda: b"Ctrl-C stops everything" in (tmp_path / "devstack.log").read_bytes(), 120), \
+            (tmp_path / "devstack.log").read_text()
         base = f"http://127.0.0.1:{door}"
         assert requests.get(f"{base}/", timeout=10).json() == {"games": {"ludix": "/ludix/"}}
         assert requests.get(f"{base}/ludix/odds", timeout=10).status_code == 200

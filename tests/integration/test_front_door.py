@@ -229,6 +229,9 @@ def test_errors_of_the_front_door_are_problems(door: Door) -> None:
         assert problem["status"] == status and problem["title"] and problem["detail"], problem
         assert problem["type"].startswith("https://ludoteca.dev/problems/"), problem
         assert word is None or word in problem["detail"], problem
+    # a chunked body is bounded too, as it streams (the service's own bound is lower still)
+    r = requests.post(f"{door.url}/echo/in", data=(b"x" * 65536 for _ in range(32)), timeout=30)
+    assert r.status_code == 413 and r.headers["Content-Type"] == PROBLEM, (r.status_code, r.text[:300])
 
 
 def test_the_root_lists_the_mounted_games(door: Door) -> None:
