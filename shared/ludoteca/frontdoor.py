@@ -12,8 +12,9 @@ upstream connections are kept alive (closed by Caddy after 10 s idle, before gun
 a POST never goes out on a connection the service is closing). Its own errors are problem+json
 (RFC 9457): 404 for a path no game is mounted at, 413 for a body above ``max_body``, 502 for a
 service that is down (or a request body that cannot be passed on), 504 for one that does not
-answer within 75 s (a long-poll waits 30 s at most). ``GET /`` lists the mounted games (``{"games": {"ludix": "/ludix/", ...}}``), as
-the gunicorn gateway before it did; ``GET /healthz`` is the front door's own.
+answer within 75 s (a long-poll waits 30 s at most). ``GET /`` lists the mounted games
+(``{"games": {"ludix": "/ludix/", ...}}``), as the gunicorn gateway before it did; ``GET /healthz``
+is the front door's own.
 
 One limit: requests that Go's HTTP parser refuses before any handler runs (a malformed request
 line, an unknown HTTP version or transfer coding, a header line without a colon) get Go's short
