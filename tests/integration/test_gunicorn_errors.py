@@ -37,6 +37,7 @@ def servers(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     try:
         ports = {"service": free_port(), "front door": free_port(), "service (gthread)": free_port()}
         start_service(sup, "ludix", ports["service"], redis_url, ROOT, logs / "ludix.log")
+        sup.procs["ludix (gevent)"] = sup.procs.pop("ludix")  # the gthread one below is "ludix" too
         start_front_door(sup, ports["front door"], {"ludix": f"127.0.0.1:{ports['service']}"}, ROOT,
                          logs / "front-door.log")
         with pytest.MonkeyPatch.context() as mp:
