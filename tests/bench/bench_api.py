@@ -181,7 +181,7 @@ def print_main_table(systems: list[System]) -> None:
                "of it door", "ratio to null", "req/move", "driver CPU ms/req", "errors"]
     rows = []
     for s in systems:
-        ratio = med([p.rate / n for p, n in zip(s.phases, null_rate[s.path]) if n])
+        ratio = med([p.rate / n for p, n in zip(s.phases, null_rate[s.path], strict=True) if n])
         rows.append([s.game, s.path, s.m("rate"), ms(s.m("p50")), ms(s.m("p90")), ms(s.m("p99")),
                      s.per_move("server_cpu"), s.per_move("door_cpu") if s.path == "door" else None,
                      ratio if s.game != "null" else None,
@@ -237,7 +237,7 @@ def print_targets(systems: list[System]) -> None:
     null_rate = {path: [p.rate for p in by[("null", path)].phases] for path in ("direct", "door")}
 
     def ratio(game: str, path: str) -> float:
-        return med([p.rate / n for p, n in zip(by[(game, path)].phases, null_rate[path]) if n])
+        return med([p.rate / n for p, n in zip(by[(game, path)].phases, null_rate[path], strict=True) if n])
 
     lx_d, lx_g = by[("ludix", "direct")], by[("ludix", "door")]
     lines = [

@@ -119,4 +119,5 @@ def git_revision() -> str:
 
     rev = git("rev-parse", "--short", "HEAD") or "unknown"
     dirty = git("status", "--porcelain", "--untracked-files=no")
-    return rev + (" (with uncommitted changes)" if dirty else "") + f", branch {git('rev-parse', '--abbrev-ref', 'HEAD')}"
+    branch = git("rev-parse", "--abbrev-ref", "HEAD")
+    return rev + (" (with uncommitted changes)" if dirty else "") + f", branch {branch}"

@@ -22,7 +22,8 @@ def render(headers: Sequence[str], rows: Sequence[Sequence[object]], digits: int
     widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
 
     def line(values: Sequence[str]) -> str:
-        return "  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths)))
+        pairs = enumerate(zip(values, widths, strict=True))
+        return "  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in pairs)
 
     out = [line(list(headers)), "  ".join("-" * w for w in widths)]
     out += [line(r) for r in cells]
