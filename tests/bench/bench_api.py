@@ -58,7 +58,10 @@ from stack import (  # noqa: E402
 from table import render  # noqa: E402
 
 GAMES = ("ludix", "ludic", "speculation", "ludor")
-QUICK_BUDGET_SECONDS = 120
+QUICK_BUDGET_SECONDS = 105
+"""The quick mode's wall-time budget, start to end (``make bench`` adds its own few seconds)."""
+STOP_SECONDS = 12
+"""Kept for stopping the stack and printing: the quick mode's phases end by budget - this."""
 
 
 def percentile(xs: list[float], q: float) -> float:
@@ -82,6 +85,7 @@ class Phase:
     p99: float
     server_cpu: float
     door_cpu: float
+    redis_cpu: float
     driver_cpu: float
     requests: int
     setup_requests: int
@@ -102,6 +106,7 @@ class System:
     base: str
     pgids: set[int]
     door_pgids: set[int]
+    redis_pgid: int
     tables: list[Table] = field(default_factory=list)
     phases: list[Phase] = field(default_factory=list)
 
@@ -138,7 +143,8 @@ def measure(system: System, moves: int, seconds: float, rclient: redis.Redis) ->
     lat = counters.moves
     commands = {k: v - cmd0.get(k, 0) for k, v in cmd1.items() if k != "info" and v - cmd0.get(k, 0) > 0}
     return Phase(len(lat), elapsed, percentile(lat, 0.5), percentile(lat, 0.9), percentile(lat, 0.99),
-                 sum(delta.values()), sum(delta[g] for g in system.door_pgids), drv1 - drv0,
+                 sum(delta.values()), sum(delta[g] for g in system.door_pgids), delta[system.redis_pgid],
+                 drv1 - drv0,
                  counters.requests, counters.setup_requests, counters.errors, counters.bytes_sent,
                  counters.bytes_received, commands)
 
@@ -148,9 +154,10 @@ def make_systems(stack: Stack, games: list[str], tables: int, warm_moves: int) -
     systems = []
     for game in [*games, "null"]:
         svc = stack.services[game]
-        systems.append(System(game, "direct", svc.url, set(svc.pgids) | {stack.redis_pgid}, set()))
+        systems.append(System(game, "direct", svc.url, set(svc.pgids) | {stack.redis_pgid}, set(),
+                              stack.redis_pgid))
         systems.append(System(game, "door", f"{stack.door.url}/{game}", set(svc.pgids) | {stack.redis_pgid},
-                              set(stack.door.pgids)))
+                              set(stack.door.pgids), stack.redis_pgid))
     for i, s in enumerate(systems):
         s.tables = [Table(s.base, SHAPES[s.game], random.Random(f"{i}-{k}"), Counters()) for k in range(tables)]
         run(play(s.tables, warm_moves, 60))  # warm-up: games created, connections open
@@ -158,14 +165,19 @@ def make_systems(stack: Stack, games: list[str], tables: int, warm_moves: int) -
 
 
 def run_rounds(systems: list[System], rounds: int, moves: int, seconds: float, rclient: redis.Redis,
-               progress: bool) -> None:
+               progress: bool, until: float | None = None) -> None:
+    """``rounds`` rounds of every system; with ``until`` (a ``time.monotonic()`` deadline) each
+    phase's time cap shrinks so that the last round ends by then (the quick mode's budget)."""
+    left = rounds * len(systems)
     for r in range(rounds):
         k = r % len(systems)
         order = systems[k:] + systems[:k]  # no system always goes first
         if r % 2:
             order.reverse()
         for s in order:
-            s.phases.append(measure(s, moves, seconds, rclient))
+            cap = seconds if until is None else max(1.0, min(seconds, (until - time.monotonic()) / left))
+            s.phases.append(measure(s, moves, cap, rclient))
+            left -= 1
         if progress:
             print(f"[bench] round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
 
@@ -202,8 +214,9 @@ def print_main_table(systems: list[System]) -> None:
 
 
 def print_costs(systems: list[System], rclient: redis.Redis) -> None:
-    print("\nper move, straight to the service (medians over the rounds): Redis commands (INFO "
-          "commandstats deltas; a script's inner commands count too), bytes on the wire (request + response)")
+    print("\nper move, straight to the service (medians over the rounds): server CPU split into the service's "
+          "gunicorn processes and redis-server, Redis commands (INFO commandstats deltas; a script's inner "
+          "commands count too), bytes on the wire (request, response), what one game holds in Redis")
     rows = []
     for s in systems:
         if s.path != "direct":
@@ -215,10 +228,11 @@ def print_costs(systems: list[System], rclient: redis.Redis) -> None:
         calls = {cmd: med(xs) for cmd, xs in per.items()}
         top = ", ".join(f"{c} {n:.2f}" for c, n in sorted(calls.items(), key=lambda kv: -kv[1]) if n >= 0.05)
         stored = stored_bytes(rclient, s)
-        rows.append([s.game, sum(calls.values()), med([p.bytes_out / p.moves for p in s.phases if p.moves]),
+        rows.append([s.game, s.per_move("server_cpu") - s.per_move("redis_cpu"), s.per_move("redis_cpu"),
+                     sum(calls.values()), med([p.bytes_out / p.moves for p in s.phases if p.moves]),
                      med([p.bytes_in / p.moves for p in s.phases if p.moves]), stored[0], stored[1], top])
-    print(render(["system", "Redis cmds", "bytes sent", "bytes received", "stored B/game", "at version",
-                  "commands"], rows))
+    print(render(["system", "service CPU ms", "Redis CPU ms", "Redis cmds", "bytes sent", "bytes received",
+                  "stored B/game", "at version", "commands"], rows))
 
 
 def stored_bytes(rclient: redis.Redis, s: System) -> tuple[float | None, float | None]:
@@ -261,8 +275,9 @@ def print_targets(systems: list[System]) -> None:
 
 
 def print_shapes(games: list[str], moves: int, tables: int) -> None:
-    print(f"\nshapes ({tables} tables a system, {moves} moves a table a round; a finished game is "
-          "replaced by a new one on the same table, its setup requests counted in req/move):")
+    print(f"\nshapes ({tables} tables a system, up to {moves} moves a table a round, a phase also "
+          "stopping at its time cap (quick mode: the 2-minute budget shared among the phases); a finished "
+          "game is replaced by a new one on the same table, its setup requests counted in req/move):")
     for game in [*games, "null"]:
         print(f"  {game}: {SHAPES[game].describe}")
 
@@ -273,8 +288,8 @@ def header(args: argparse.Namespace, stack: Stack, mode: str) -> None:
     print(f"make bench ({mode}): moves/s, round trip, server CPU per move, Redis commands and bytes "
           "per move, per game and for the null endpoint, straight and through the front door")
     print(f"  revision {git_revision()}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
-          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start; Python "
-          f"{platform.python_version()}")
+          f"{os.cpu_count()} cores; Python "
+          f"{platform.python_version()}; load average {os.getloadavg()[0]:.1f} at the end")
     print(f"  gunicorn {workers} x {wc} workers (deploy/gunicorn.conf.py) per service; {stack.door_kind}; "
           "embedded redis-server (AOF, fsync every second); LUDOTECA_RATE_LIMIT=0; "
           f"{args.rounds} rounds, medians; driver: asyncio keep-alive client, one process")
@@ -294,7 +309,7 @@ def scaling(sup: Supervisor, redis_url: str, redis_pgid: int, logs: Path, args: 
     for w in counts:
         for game in ("ludix", "null"):
             srv = servers[f"{game}-w{w}"]
-            s = System(game, f"{w} workers", srv.url, set(srv.pgids) | {redis_pgid}, set())
+            s = System(game, f"{w} workers", srv.url, set(srv.pgids) | {redis_pgid}, set(), redis_pgid)
             s.tables = [Table(s.base, SHAPES[game], random.Random(f"w{w}-{k}"), Counters())
                         for k in range(args.tables)]
             run(play(s.tables, 3, 60))
@@ -321,7 +336,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, help="default 3 (quick), 5 (full)")
     parser.add_argument("--moves", type=int, help="moves a table a round; default 12 (quick), 40 (full)")
     parser.add_argument("--tables", type=int, default=20)
-    parser.add_argument("--phase-seconds", type=float, default=8.0, help="time cap of one system's phase")
+    parser.add_argument("--phase-seconds", type=float, default=8.0,
+                        help="time cap of one system's phase (quick mode: less, to end within 2 minutes)")
     parser.add_argument("--games", default=",".join(GAMES))
     parser.add_argument("--workers", default="1,2,4", help="gunicorn worker counts measured by --full")
     parser.add_argument("--logs", type=Path, help="keep the servers' logs in this directory")
@@ -342,10 +358,11 @@ def main() -> int:
                                                  "null": null_spec(redis_url)}, logs)
             stack.door, stack.door_kind = start_door(sup, {n: s.url for n, s in stack.services.items()}, logs)
             rclient = redis.Redis.from_url(redis_url)
-            systems = make_systems(stack, games, args.tables, 3)
+            systems = make_systems(stack, games, args.tables, 2)
             print(f"[bench] stack up and warm in {time.monotonic() - started:.0f} s; measuring", file=sys.stderr,
                   flush=True)
-            run_rounds(systems, args.rounds, args.moves, args.phase_seconds, rclient, progress=True)
+            until = None if args.full else started + QUICK_BUDGET_SECONDS - STOP_SECONDS
+            run_rounds(systems, args.rounds, args.moves, args.phase_seconds, rclient, progress=True, until=until)
             header(args, stack, "full" if args.full else "quick")
             print_main_table(systems)
             print_costs(systems, rclient)
