@@ -4,7 +4,8 @@ with its append-only file, every service and the null endpoint under gunicorn as
 ``deploy/gunicorn.conf.py`` runs them, the front door in front of them all).
 
     python tests/bench/bench_api.py            # quick: one table, at most 2 minutes
-    python tests/bench/bench_api.py --full     # more rounds, gunicorn workers 1/2/4, bot tables
+    python tests/bench/bench_api.py --full     # more rounds, Ludix with 200 long-polls open,
+                                               # gunicorn workers 1/2/4, the bot tables
 
 Each *system* (a game or the null endpoint, on one path) is played by 20 tables at once, one
 keep-alive connection each, from one asyncio client (``driver.py``; the cheapest driver measured,
@@ -43,6 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import redis  # noqa: E402
+import requests  # noqa: E402
 from driver import SHAPES, Counters, Table, play, run  # noqa: E402
 from ludoteca.devstack import Supervisor, embedded_redis  # noqa: E402
 from stack import (  # noqa: E402
@@ -56,6 +58,9 @@ from stack import (  # noqa: E402
     start_servers,
 )
 from table import render  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests"))
+from longpolls import LongPollCrowd  # noqa: E402
 
 GAMES = ("ludix", "ludic", "speculation", "ludor")
 QUICK_BUDGET_SECONDS = 105
@@ -324,10 +329,57 @@ def scaling(sup: Supervisor, redis_url: str, redis_pgid: int, logs: Path, args: 
     print(render(["system", "workers", "moves/s", "x 1 worker", "p50 ms", "p99 ms", "server CPU ms/move"], rows))
 
 
+def idle_crowd(direct: str, door: str, count: int) -> tuple[LongPollCrowd, list[str]]:
+    """``count`` anonymous long-polls (``wait=30``, sent again when one returns) on 20 fresh
+    Ludix tables waiting for their second player, 3/4 through the front door."""
+    s = requests.Session()
+    tables = []
+    for _ in range(20):
+        gid = s.post(f"{direct}/games", json={"seats": ["human", "human"]}, timeout=60).json()["game"]["id"]
+        tables.append((gid, s.get(f"{direct}/games/{gid}/events", timeout=60).json()["last_seq"]))
+    urls = [(f"{direct if i % 4 == 3 else door}/games/{tables[i % 20][0]}/events", tables[i % 20][1])
+            for i in range(count)]
+    crowd = LongPollCrowd(urls, wait=30, reissue=True)
+    crowd.start()
+    return crowd, [gid for gid, _ in tables]
+
+
+def longpolls(systems: list[System], args: argparse.Namespace, rclient: redis.Redis) -> None:
+    """Ludix moves, straight and through the door, quiet and with ``--longpolls`` idle long-polls
+    open, interleaved round by round (a fresh crowd each round, woken and closed at its end)."""
+    ludix = [s for s in systems if s.game == "ludix"]
+    loaded = [System(s.game, f"{s.path} +{args.longpolls} polls", s.base, s.pgids, s.door_pgids, s.redis_pgid,
+                     s.tables) for s in ludix]
+    quiet = [System(s.game, s.path, s.base, s.pgids, s.door_pgids, s.redis_pgid, s.tables) for s in ludix]
+    still_open = []
+    for r in range(args.rounds):
+        for s in quiet if r % 2 == 0 else quiet[::-1]:
+            s.phases.append(measure(s, args.moves, args.phase_seconds, rclient))
+        crowd, gids = idle_crowd(ludix[0].base, ludix[1].base, args.longpolls)
+        deadline = time.monotonic() + 20
+        while crowd.open_count() < args.longpolls and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1.0)  # they reach the service and park there
+        for s in loaded if r % 2 == 0 else loaded[::-1]:
+            s.phases.append(measure(s, args.moves, args.phase_seconds, rclient))
+        still_open.append(crowd.open_count())
+        s2 = requests.Session()
+        for gid in gids:  # a second player joins: every long-poll on the table returns at once
+            s2.post(f"{ludix[0].base}/games/{gid}/players", json={}, timeout=60)
+        crowd.stop(timeout=40)
+    print(f"\nLudix with {args.longpolls} idle long-polls open (3/4 through the door; still open at the end "
+          f"of each loaded phase: {still_open}):")
+    rows = [[s.path, s.m("rate"), ms(s.m("p50")), ms(s.m("p99")), s.per_move("server_cpu"),
+             sum(p.errors for p in s.phases)] for s in quiet + loaded]
+    print(render(["ludix", "moves/s", "p50 ms", "p99 ms", "server CPU ms/move", "errors"], rows))
+
+
 def bot_tables() -> None:
     for script in sorted(HERE.glob("bench_*_bots.py")):
         print(f"\n== {script.name} --quick", flush=True)
-        subprocess.run([sys.executable, str(script), "--quick"], cwd=ROOT, check=False)
+        code = subprocess.run([sys.executable, str(script), "--quick"], cwd=ROOT, check=False).returncode
+        if code:
+            print(f"({script.name} exited with {code})")
 
 
 def main() -> int:
@@ -339,7 +391,8 @@ def main() -> int:
     parser.add_argument("--phase-seconds", type=float, default=8.0,
                         help="time cap of one system's phase (quick mode: less, to end within 2 minutes)")
     parser.add_argument("--games", default=",".join(GAMES))
-    parser.add_argument("--workers", default="1,2,4", help="gunicorn worker counts measured by --full")
+    parser.add_argument("--workers", default="1,2,4", help="gunicorn worker counts measured by --full ('' for none)")
+    parser.add_argument("--longpolls", type=int, default=200, help="idle long-polls open in --full's Ludix phases")
     parser.add_argument("--logs", type=Path, help="keep the servers' logs in this directory")
     args = parser.parse_args()
     args.rounds = args.rounds or (5 if args.full else 3)
@@ -370,7 +423,10 @@ def main() -> int:
                 print_targets(systems)
             print_shapes(games, args.moves, args.tables)
             if args.full:
-                scaling(sup, redis_url, redis_pgid, logs, args, rclient)
+                if "ludix" in games and args.longpolls:
+                    longpolls(systems, args, rclient)
+                if args.workers:
+                    scaling(sup, redis_url, redis_pgid, logs, args, rclient)
     finally:
         sup.stop()
     if args.full:
