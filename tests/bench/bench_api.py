@@ -330,7 +330,7 @@ def scaling(sup: Supervisor, redis_url: str, redis_pgid: int, logs: Path, args: 
 
 
 def idle_crowd(direct: str, door: str, count: int) -> tuple[LongPollCrowd, list[str]]:
-    """``count`` anonymous long-polls (``wait=30``, sent again when one returns) on 20 fresh
+    """``count`` anonymous long-polls (``wait=30``, longer than the loaded phases) on 20 fresh
     Ludix tables waiting for their second player, 3/4 through the front door."""
     s = requests.Session()
     tables = []
@@ -339,7 +339,7 @@ def idle_crowd(direct: str, door: str, count: int) -> tuple[LongPollCrowd, list[
         tables.append((gid, s.get(f"{direct}/games/{gid}/events", timeout=60).json()["last_seq"]))
     urls = [(f"{direct if i % 4 == 3 else door}/games/{tables[i % 20][0]}/events", tables[i % 20][1])
             for i in range(count)]
-    crowd = LongPollCrowd(urls, wait=30, reissue=True)
+    crowd = LongPollCrowd(urls, wait=30, reissue=False)
     crowd.start()
     return crowd, [gid for gid, _ in tables]
 
