@@ -247,6 +247,8 @@ def stored_bytes(rclient: redis.Redis, s: System) -> tuple[float | None, float |
         return None, None
     pattern = f"null:{{{t.gid}}}:*" if s.game == "null" else f"{s.game}:{{{t.gid}}}:*"
     total = sum(int(rclient.memory_usage(k) or 0) for k in rclient.scan_iter(match=pattern, count=1000))
+    if not total:  # the store's key layout changed: nothing to report
+        return None, None
     version = t.n if s.game == "null" else t.game.get("version")
     return float(total), (float(version) if version is not None else None)
 
