@@ -21,9 +21,36 @@ machine hits them alike; every figure printed is the median over the rounds (at 
   and the front door's process on the door path, divided by the accepted moves;
 - ratio to null: the game's moves/s over the null's requests/s on the same path in the same
   round; req/move is how many requests a move takes in its shape (so req/s = moves/s x req/move);
+- CPU ratio: the null's server CPU per request over the system's per move, same path and round;
 - driver CPU: the client process's own CPU per request.
 
-``LUDOTECA_RATE_LIMIT=0``: every request comes from one address.
+``LUDOTECA_RATE_LIMIT=0``: every request comes from one address. ``GUNICORN_WORKER_CLASS`` and
+``GUNICORN_WORKERS`` (read by ``deploy/gunicorn.conf.py``) apply to every server started here.
+What the figures say at scale: ``docs/scaling.md``.
+
+The worker class (``deploy/gunicorn.conf.py`` points here): measured by the previous version of this
+benchmark (``git show de7630e:tests/bench/bench_api.py``: one sequential client, moves then views;
+its ``--worker-class`` option ran several classes side by side):
+
+Why gevent (``deploy/gunicorn.conf.py``): measured with ``--worker-class gevent,gthread:256,gthread``
+on this 2-core machine shared with other sessions (load 4-6), one run, medians in ms, CPU in ms
+of server CPU per move (service + gateway + Redis):
+
+    worker class         path     quiet p50  CPU   with 200 long-polls p50  CPU
+    gevent (2 x 1000)    direct     5.86    2.92        5.40                2.85
+                         gateway   10.34    5.35        8.35                4.85
+    gthread 2 x 16       direct     6.07    3.50        5.96 (3 timeouts, 199 of 400 moves in 40 s)
+      (the old setting)  gateway    9.39    6.32        none: every move timed out (5 s)
+    gthread 2 x 256      direct     5.41    3.25        4.72                2.85
+                         gateway    7.25    4.80        5.50                4.17
+
+Moves alone (no views, direct, 1,200 each, side by side): gevent p50 4.10 ms, 2.55 ms CPU;
+gthread 2 x 256 4.15 ms, 2.74 ms; gthread 2 x 16 5.26 ms, 3.34 ms. So at 200 long-polls a move
+costs the same under gevent and under enough threads, but threads only hold up to their count:
+with 600 long-polls (``--longpolls 600 --rounds 2 --moves 200``) gevent still answered every move
+(p50 6.98 ms direct, 7.30 ms gateway, 0 timeouts, +35 MB of memory) while gthread 2 x 256 timed
+out and completed half the moves in the time. A greenlet costs a few KB, a thread a stack, and
+gevent's bound (worker_connections, 1,000 a worker) is far above what a move needs.
 """
 
 from __future__ import annotations
@@ -63,7 +90,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from longpolls import LongPollCrowd  # noqa: E402
 
 GAMES = ("ludix", "ludic", "speculation", "ludor")
-QUICK_BUDGET_SECONDS = 105
+QUICK_BUDGET_SECONDS = 100
 """The quick mode's wall-time budget, start to end (``make bench`` adds its own few seconds)."""
 STOP_SECONDS = 12
 """Kept for stopping the stack and printing: the quick mode's phases end by budget - this."""
@@ -194,17 +221,25 @@ def ms(x: float) -> float:
 def print_main_table(systems: list[System]) -> None:
     by = {(s.game, s.path): s for s in systems}
     null_rate = {path: [p.rate for p in by[("null", path)].phases] for path in ("direct", "door")}
+    null_cpu = {path: [p.server_cpu / p.moves if p.moves else float("nan") for p in by[("null", path)].phases]
+                for path in ("direct", "door")}
     headers = ["system", "path", "moves/s", "p50 ms", "p90 ms", "p99 ms", "server CPU ms/move",
-               "of it door", "ratio to null", "req/move", "driver CPU ms/req", "errors"]
+               "of it door", "ratio to null", "CPU ratio", "req/move", "driver CPU ms/req", "errors"]
     rows = []
     for s in systems:
         ratio = med([p.rate / n for p, n in zip(s.phases, null_rate[s.path], strict=True) if n])
+        cpu_ratio = med([n / (p.server_cpu / p.moves) for p, n in zip(s.phases, null_cpu[s.path], strict=True)
+                         if p.moves and p.server_cpu])
         rows.append([s.game, s.path, s.m("rate"), ms(s.m("p50")), ms(s.m("p90")), ms(s.m("p99")),
                      s.per_move("server_cpu"), s.per_move("door_cpu") if s.path == "door" else None,
-                     ratio if s.game != "null" else None,
+                     ratio if s.game != "null" else None, cpu_ratio if s.game != "null" else None,
                      med([p.requests / p.moves for p in s.phases if p.moves]),
                      s.per_request("driver_cpu"), sum(p.errors for p in s.phases)])
     print(render(headers, rows))
+    print("ratio to null: the system's moves/s over the null's requests/s on the same path in the same round "
+          "(median of the rounds; a shape of 2 requests a move serves req/move x moves/s requests); CPU ratio: "
+          "the null's server CPU per request over the system's per move, the same way (less sensitive to the "
+          "machine's load than the rates)")
     print()
     added = []
     for game in [*{s.game for s in systems}]:
