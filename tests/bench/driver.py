@@ -274,6 +274,9 @@ async def play(tables: Sequence[Table], moves_each: int, seconds: float) -> None
             except HttpError:
                 t.c.errors += 1
                 t.conn.close()
+            except (KeyError, IndexError, TypeError):  # an answer not shaped as expected: a new game
+                t.c.errors += 1
+                t.gid = ""
 
     await asyncio.gather(*(one(t) for t in tables))
 
