@@ -1,6 +1,6 @@
 """Speculation bots: strength and speed, printed (no assertions).
 
-    python tests/bench/bench_speculation_bots.py [--games 2000] [--boards 2000] [--seed 1] [--recompute]
+    python tests/bench/bench_speculation_bots.py [--quick] [--games 2000] [--boards 2000] [--seed 1] [--recompute]
 
 Prints:
 1. the expert's joker with nothing known: mean and worst number of guesses over all 615 hands
@@ -16,7 +16,10 @@ Prints:
    alternating (the ritual is played by the bots; when both may act, a coin picks who does),
    with the standard error;
 5. the time of one decision (the bot called with its view and legal actions): median and 99th
-   percentile, per bot and phase.
+   percentile, per bot and phase, then per bot over every phase.
+``--quick`` (about 15 s: 60 games per pairing, 80 boards) prints the same figures with their
+sample sizes and standard errors; the figures in RULES.md come from the full defaults. Progress
+goes to stderr every few seconds.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from dataclasses import replace
 from math import comb
 from typing import Any
 
+from bot_timing import Decisions, mean_se, progress, proportion_se, sizes
 from ludoteca.engine import Bot
 from ludoteca.rng import Rng
 from speculation import book
@@ -104,6 +108,7 @@ def solo(boards: int, seed: int, timings: Timings) -> None:
     """The expert attacks ``boards`` random boards alone (its turn never passes)."""
     questions, jokers = [], []
     rnd = random.Random(seed)
+    tick = progress("boards")
     for i in range(boards):
         state = ENGINE.new_game(["bot:expert", "bot:expert"], {"first_guesser": "random"},
                                 Rng(f"{seed:08x}{i:056x}"))
@@ -116,19 +121,21 @@ def solo(boards: int, seed: int, timings: Timings) -> None:
             state = replace(state, guesser=0) if state.guesser is not None else state
         questions.append(asked)
         jokers.append(len(state.history) - asked)
+        tick(i + 1, boards)
     se = statistics.stdev(questions) / math.sqrt(boards)
     print("3. Questions to clear jacks, queens and kings (per board)")
     print(f"   exact: expert's rule {expected_questions(greedy=True):.4f}, optimal rule "
           f"{expected_questions(greedy=False):.4f}")
     print(f"   measured over {boards} boards: mean {statistics.fmean(questions):.3f} ± {se:.3f}  "
           f"(min {min(questions)}, max {max(questions)})")
-    print(f"   (2. measured) joker guesses on the same boards: mean {statistics.fmean(jokers):.3f}  "
-          f"worst {max(jokers)}")
+    print(f"   (2. measured) joker guesses on the same boards: mean {statistics.fmean(jokers):.3f} "
+          f"± {mean_se(jokers):.3f}  worst {max(jokers)}  (n={boards})")
 
 
 def match(a: str, b: str, games: int, seed: int, timings: Timings) -> None:
     rnd = random.Random(seed)
     wins, first_wins, moves = 0, 0, []
+    tick = progress(f"{a} vs {b} games")
     for i in range(games):
         levels = (a, b) if i % 2 == 0 else (b, a)
         state = ENGINE.new_game([f"bot:{lvl}" for lvl in levels], {}, Rng(f"{seed:08x}{i:056x}"))
@@ -142,10 +149,12 @@ def match(a: str, b: str, games: int, seed: int, timings: Timings) -> None:
         wins += state.winner == a_seat
         first_wins += state.winner == state.first_guesser
         moves.append(n)
+        tick(i + 1, games)
     rate = wins / games
     se = math.sqrt(rate * (1 - rate) / games)
+    first = first_wins / games
     print(f"   {a} vs {b}: {a} wins {wins}/{games} = {rate:.3f} ± {se:.3f}; the first guesser wins "
-          f"{first_wins / games:.3f}; moves per game: median {statistics.median(moves):.0f}")
+          f"{first:.3f} ± {proportion_se(first, games):.3f}; moves per game: median {statistics.median(moves):.0f}")
 
 
 def decision_times(timings: Timings) -> None:
@@ -155,15 +164,18 @@ def decision_times(timings: Timings) -> None:
         p99 = ts[min(len(ts) - 1, int(0.99 * len(ts)))]
         print(f"   {name:7} {phase:7} n={len(ts):7}  median {statistics.median(ts) * 1e3:.3f}  "
               f"p99 {p99 * 1e3:.3f}  max {ts[-1] * 1e3:.1f}")
+    levels = Decisions()
+    for (name, _phase), ts in timings.items():
+        for t in ts:
+            levels.add(name, t)
+    print("   ", end="")
+    levels.table("every phase", list(BOTS))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--boards", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--recompute", action="store_true")
-    args = parser.parse_args()
+    args = sizes(parser, {"games": 2000, "boards": 2000, "seed": 1}, {"games": 60, "boards": 80})
     timings: Timings = {}
     nothing_known(args.recompute)
     real_play_exact()
