@@ -140,12 +140,9 @@ def engine_match(games: int, seed: int, decisions: Decisions) -> tuple[float, fl
             (seat,) = engine.to_act(state)
             view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
             level = players[seat][4:]
-            start = time.perf_counter()
-            action = BOTS[level](view, legal, rnd)
-            seconds = time.perf_counter() - start
-            decisions.add(level, seconds)
+            action = decisions.call(level, BOTS[level], view, legal, rnd)
             if level == "expert" and view["throw"]:
-                timings.append(seconds)
+                timings.append(decisions.seconds[level][-1])
             decisions.call("random", BOTS["random"], view, legal, shadow)
             state, _ = engine.apply(state, seat, action)
         tick(g + 1, games)

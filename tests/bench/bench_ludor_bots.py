@@ -43,7 +43,11 @@ TABLES: dict[str, tuple[str, ...]] = {
 @dataclass
 class Tally:
     positions: list[int] = field(default_factory=list)
-    times: list[float] = field(default_factory=list)
+    decisions: Decisions = field(default_factory=Decisions)
+
+    @property
+    def times(self) -> list[float]:
+        return self.decisions.seconds.get("", [])
 
     def line(self, level: str) -> str:
         pos = self.positions
@@ -67,9 +71,7 @@ def play_round(engine: LudorEngine, levels: tuple[str, ...], bots: dict[str, Bot
     while engine.result(state) is None:
         seat = min(engine.to_act(state))
         view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
-        start = time.perf_counter()
-        action = bots[levels[seat]](view, legal, rng)
-        tallies[levels[seat]].times.append(time.perf_counter() - start)
+        action = tallies[levels[seat]].decisions.call("", bots[levels[seat]], view, legal, rng)
         state, _ = engine.apply(state, seat, action)
     order = state.rounds[-1]["order"]
     return [order.index(s) + 1 for s in range(len(levels))]
@@ -96,8 +98,7 @@ def run_table(name: str, levels: tuple[str, ...], rounds: int, bots: dict[str, B
     print(f"{name}: {played} rounds at {n} seats ({' + '.join(levels)}), {time.perf_counter() - start:.0f} s{capped}")
     for level in dict.fromkeys(levels):
         print(tallies[level].line(level))
-        for t in tallies[level].times:
-            decisions.add(level, t)
+        decisions.merge(level, tallies[level].decisions)
 
 
 def main() -> None:

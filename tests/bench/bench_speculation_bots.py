@@ -46,7 +46,7 @@ from speculation.questions import expected_questions
 from speculation.solver import JokerSolver
 
 ENGINE = SpeculationEngine()
-Timings = dict[tuple[str, str], list[float]]
+Timings = dict[tuple[str, str], Decisions]
 
 
 def depth(node: dict[str, Any], hand: Hand, d: int = 1) -> int:
@@ -98,10 +98,7 @@ def timed(timings: Timings, name: str, bot: Bot, state: State, seat: int, rnd: r
     view = ENGINE.view(state, seat)
     legal = ENGINE.legal_actions(state, seat)
     phase = "joker" if legal[0]["type"] == "guess_joker" else "tier" if legal[0]["type"] == "guess" else "ritual"
-    t0 = time.perf_counter()
-    action = bot(view, legal, rnd)
-    timings.setdefault((name, phase), []).append(time.perf_counter() - t0)
-    return action
+    return timings.setdefault((name, phase), Decisions()).call("", bot, view, legal, rnd)
 
 
 def solo(boards: int, seed: int, timings: Timings) -> None:
@@ -159,15 +156,14 @@ def match(a: str, b: str, games: int, seed: int, timings: Timings) -> None:
 
 def decision_times(timings: Timings) -> None:
     print("5. Decision time (bot called with its view), ms")
-    for (name, phase), ts in sorted(timings.items()):
-        ts = sorted(ts)
+    for (name, phase), timed_ in sorted(timings.items()):
+        ts = sorted(timed_.seconds[""])
         p99 = ts[min(len(ts) - 1, int(0.99 * len(ts)))]
         print(f"   {name:7} {phase:7} n={len(ts):7}  median {statistics.median(ts) * 1e3:.3f}  "
               f"p99 {p99 * 1e3:.3f}  max {ts[-1] * 1e3:.1f}")
     levels = Decisions()
-    for (name, _phase), ts in timings.items():
-        for t in ts:
-            levels.add(name, t)
+    for (name, _phase), timed_ in timings.items():
+        levels.merge(name, timed_)
     print("   ", end="")
     levels.table("every phase", list(BOTS))
 
