@@ -472,6 +472,14 @@ def play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, run
     take = np.zeros(POWERS, dtype=np.int64)
     takes = np.zeros((16, POWERS), dtype=np.int64)
     powers = np.zeros(16, dtype=np.int64)
+    return _play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, run_index, plim_mode, policies,
+                     take, takes, powers)
+
+
+@njit(cache=True)
+def _play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, run_index,  # type: ignore[no-untyped-def]
+              plim_mode, policies, take, takes, powers):
+    """:func:`play_out` with its scratch arrays given (allocated once per search, not per rollout)."""
     plim_on = plim_mode != P_OFF
     while t[OVER] == 0:
         if me >= 0 and _has_finished(finished, t[N_FINISHED], me):
@@ -506,6 +514,15 @@ def evaluate(me, own, sizes, unseen, known, t0, passed0, blocked0, finished0,  #
             pool[at] = p
             at += 1
     hands0 = np.zeros((n, POWERS), dtype=np.int64)
+    hands = np.zeros((n, POWERS), dtype=np.int64)
+    sz = sizes.copy()
+    t = t0.copy()
+    passed = passed0.copy()
+    blocked = blocked0.copy()
+    finished = finished0.copy()
+    take = np.zeros(POWERS, dtype=np.int64)
+    takes = np.zeros((16, POWERS), dtype=np.int64)
+    powers = np.zeros(16, dtype=np.int64)
     for _ in range(deals):
         np.random.shuffle(pool)
         at = 0
@@ -519,16 +536,16 @@ def evaluate(me, own, sizes, unseen, known, t0, passed0, blocked0, finished0,  #
                 hands0[s, pool[at + i]] += 1
             at += room
         for c in range(len(moves)):
-            hands = hands0.copy()
-            sz = sizes.copy()
-            t = t0.copy()
-            passed = passed0.copy()
-            blocked = blocked0.copy()
-            finished = finished0.copy()
+            hands[:, :] = hands0
+            sz[:] = sizes
+            t[:] = t0
+            passed[:] = passed0
+            blocked[:] = blocked0
+            finished[:] = finished0
             apply(hands, sz, t, passed, blocked, finished, me, moves[c], cand_takes[c], declares[c], straights,
                   run, run_index, plim_mode)
-            position = play_out(hands, sz, t, passed, blocked, finished, me, straights, run, run_index, plim_mode,
-                                policies)
+            position = _play_out(hands, sz, t, passed, blocked, finished, me, straights, run, run_index, plim_mode,
+                                 policies, take, takes, powers)
             totals[c] += reward(position, n)
 
 
