@@ -13,16 +13,20 @@ Prints, for the target 300 and two seats:
 6. the decision time of every level (p50/p99/max, ms) on the views of (4): ``expert`` and
    ``steady`` as they play, ``random`` called on every view too (its answer unused).
 A shared win counts one half everywhere. ``--quick`` (20,000 simulated games, 300 through the
-engine: a few seconds) prints the same figures with their sample sizes and standard errors;
-the figures in RULES.md come from the full defaults. Progress goes to stderr every few seconds.
+engine) prints the same figures with their sample sizes and standard errors, and takes the
+exact (1) and (2) from the last run with the same table file when there was one (they cost 10 to
+30 s); the figures in RULES.md come from the full defaults. Progress goes to stderr every few seconds.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import math
 import random
 import statistics
+import sys
 import time
 from itertools import product
 
@@ -111,6 +115,29 @@ def simulate(
     return scores
 
 
+def exact_values(policy: Policy, threshold: int, reuse: bool) -> tuple[float, float, float, str]:
+    """(1) and (2): the table's policy evaluated against itself and against hold-at-``threshold``
+    (exact, float64; 10 to 30 s). Every run keeps them beside the table, under the table file's
+    SHA-256; ``reuse`` (the quick mode) takes them from there when the table is the same. Returns
+    the three values and a note saying where they came from."""
+    path = table_path(TARGET)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    cache = path.with_suffix(".bench.json")
+    key = {"table_sha256": digest, "threshold": threshold}
+    if reuse and cache.exists():
+        stored = json.loads(cache.read_text())
+        if stored.get("key") == key:
+            return stored["selfplay"], stored["as_first"], stored["as_second"], f" (exact; kept from {cache.name})"
+    print("   ... evaluating the table's policy exactly, against itself and against steady (10 to 30 s)",
+          file=sys.stderr, flush=True)
+    first, second = policy.unpacked()
+    selfplay = float(evaluate(TARGET, policy.cap, first, second, policy.final_win)[0, 0])
+    print("   ... against itself: done", file=sys.stderr, flush=True)
+    as_first, as_second = (float(x) for x in versus_threshold(policy, threshold))
+    cache.write_text(json.dumps({"key": key, "selfplay": selfplay, "as_first": as_first, "as_second": as_second}))
+    return selfplay, as_first, as_second, ""
+
+
 def simulate_chunks(games: int, seed: int, *args: object) -> np.ndarray:
     """:func:`simulate` in ten calls (the same games), with a progress line between them."""
     tick = progress("simulated games")
@@ -164,15 +191,13 @@ def main() -> None:
     threshold = steady_threshold()
     print(f"steady holds at turn total {threshold}")
 
-    first, second = policy.unpacked()
-    selfplay = float(evaluate(TARGET, policy.cap, first, second, policy.final_win)[0, 0])
+    selfplay, as_first, as_second, cached = exact_values(policy, threshold, reuse=args.quick)
     print(f"1. expert vs expert, first seat wins: {selfplay:.6f} (table float32: {policy.win_first[0, 0]:.6f}); "
-          f"second seat: {1 - selfplay:.6f}")  # fmt: skip
+          f"second seat: {1 - selfplay:.6f}{cached}")  # fmt: skip
 
-    as_first, as_second = versus_threshold(policy, threshold)
     exact = (as_first + as_second) / 2
     print(f"2. expert vs steady, exact: {as_first:.6f} as first, {as_second:.6f} as second, "
-          f"{exact:.6f} averaged over the seats")  # fmt: skip
+          f"{exact:.6f} averaged over the seats{cached}")  # fmt: skip
 
     start = time.perf_counter()
     scores = simulate_chunks(args.games, args.seed, TARGET, policy.cap, threshold, throw_table(),

@@ -17,9 +17,10 @@ Prints:
    with the standard error;
 5. the time of one decision (the bot called with its view and legal actions): median and 99th
    percentile, per bot and phase, then per bot over every phase.
-``--quick`` (about 15 s: 60 games per pairing, 80 boards) prints the same figures with their
-sample sizes and standard errors; the figures in RULES.md come from the full defaults. Progress
-goes to stderr every few seconds.
+``--quick`` (60 games per pairing, 80 boards, each part stopped after 5 s: about 25 s) prints
+the same figures with their sample sizes (the 4th part's count: "(stopped at ...)" when cut)
+and standard errors; the figures in RULES.md come from the full defaults. Progress goes to
+stderr every few seconds.
 """
 
 from __future__ import annotations
@@ -101,12 +102,17 @@ def timed(timings: Timings, name: str, bot: Bot, state: State, seat: int, rnd: r
     return timings.setdefault((name, phase), Decisions()).call("", bot, view, legal, rnd)
 
 
-def solo(boards: int, seed: int, timings: Timings) -> None:
-    """The expert attacks ``boards`` random boards alone (its turn never passes)."""
+def solo(boards: int, seed: int, timings: Timings, max_seconds: float) -> None:
+    """The expert attacks ``boards`` random boards alone (its turn never passes); at most
+    ``max_seconds`` (0: no cap)."""
     questions, jokers = [], []
     rnd = random.Random(seed)
     tick = progress("boards")
+    start = time.perf_counter()
     for i in range(boards):
+        if max_seconds and time.perf_counter() - start > max_seconds:
+            print(f"   (stopped at the {max_seconds:.0f} s cap of --max-seconds after {i} boards)")
+            break
         state = ENGINE.new_game(["bot:expert", "bot:expert"], {"first_guesser": "random"},
                                 Rng(f"{seed:08x}{i:056x}"))
         state = replace(state, guesser=0)
@@ -119,6 +125,7 @@ def solo(boards: int, seed: int, timings: Timings) -> None:
         questions.append(asked)
         jokers.append(len(state.history) - asked)
         tick(i + 1, boards)
+    boards = len(questions)
     se = statistics.stdev(questions) / math.sqrt(boards)
     print("3. Questions to clear jacks, queens and kings (per board)")
     print(f"   exact: expert's rule {expected_questions(greedy=True):.4f}, optimal rule "
@@ -129,11 +136,15 @@ def solo(boards: int, seed: int, timings: Timings) -> None:
           f"± {mean_se(jokers):.3f}  worst {max(jokers)}  (n={boards})")
 
 
-def match(a: str, b: str, games: int, seed: int, timings: Timings) -> None:
+def match(a: str, b: str, games: int, seed: int, timings: Timings, max_seconds: float) -> None:
     rnd = random.Random(seed)
     wins, first_wins, moves = 0, 0, []
     tick = progress(f"{a} vs {b} games")
+    start = time.perf_counter()
     for i in range(games):
+        if max_seconds and i % 2 == 0 and time.perf_counter() - start > max_seconds:
+            print(f"   (stopped at the {max_seconds:.0f} s cap of --max-seconds after {i} games)")
+            break
         levels = (a, b) if i % 2 == 0 else (b, a)
         state = ENGINE.new_game([f"bot:{lvl}" for lvl in levels], {}, Rng(f"{seed:08x}{i:056x}"))
         n = 0
@@ -147,6 +158,7 @@ def match(a: str, b: str, games: int, seed: int, timings: Timings) -> None:
         first_wins += state.winner == state.first_guesser
         moves.append(n)
         tick(i + 1, games)
+    games = len(moves)
     rate = wins / games
     se = math.sqrt(rate * (1 - rate) / games)
     first = first_wins / games
@@ -171,15 +183,16 @@ def decision_times(timings: Timings) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--recompute", action="store_true")
-    args = sizes(parser, {"games": 2000, "boards": 2000, "seed": 1}, {"games": 60, "boards": 80})
+    args = sizes(parser, {"games": 2000, "boards": 2000, "seed": 1, "max_seconds": 0.0},
+                 {"games": 60, "boards": 80, "max_seconds": 5.0})
     timings: Timings = {}
     nothing_known(args.recompute)
     real_play_exact()
-    solo(args.boards, args.seed, timings)
-    print(f"4. Win rates ({args.games} games each, seats alternating)")
+    solo(args.boards, args.seed, timings, args.max_seconds)
+    print(f"4. Win rates (up to {args.games} games each, seats alternating)")
     for opponent in ("basic", "random"):
-        match("expert", opponent, args.games, args.seed, timings)
-    match("basic", "random", args.games, args.seed, timings)
+        match("expert", opponent, args.games, args.seed, timings, args.max_seconds)
+    match("basic", "random", args.games, args.seed, timings, args.max_seconds)
     decision_times(timings)
 
 
