@@ -293,7 +293,7 @@ def main() -> None:
             stopped = {gid for m in rows for gid in m.stopped}
             errors, cut_short = [], 0
             for line in log.read_text().splitlines():
-                if "ERROR" in line or "Traceback" in line:
+                if ": ERROR/" in line or ": CRITICAL/" in line:  # one per record (its traceback follows)
                     gone = re.search(r"GameMissing\('([0-9a-f]+)'\)", line)
                     if gone and gone.group(1) in stopped:
                         cut_short += 1  # a turn in flight when its table was deleted
