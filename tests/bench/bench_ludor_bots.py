@@ -106,7 +106,7 @@ def main() -> None:
     parser.add_argument("--tables", default=",".join(TABLES), help=f"comma-separated among {', '.join(TABLES)}")
     parser.add_argument("--rollouts", type=int, default=EXPERT_ROLLOUTS, help="expert's simulations per decision")
     parser.add_argument("--seconds", type=float, default=EXPERT_SECONDS, help="expert's time cap per decision")
-    args = sizes(parser, {"rounds": 1000, "max_seconds": 0.0}, {"rounds": 100, "max_seconds": 7.0})
+    args = sizes(parser, {"rounds": 1000, "max_seconds": 0.0}, {"rounds": 100, "max_seconds": 6.0})
     bots = dict(BOTS)
     if (args.rollouts, args.seconds) != (EXPERT_ROLLOUTS, EXPERT_SECONDS):
         bots["expert"] = make_expert(args.rollouts, args.seconds)
