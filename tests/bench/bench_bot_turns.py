@@ -24,8 +24,8 @@ that made version ``v`` due (``bot:v``) and is applied at the commit of version 
 figure is the difference, per turn, p50/p90/p99/max, with the number of turns (a turn due in the
 window and not applied by its end is counted apart). It includes the dispatch (the broker
 round trip), the wait in the queue, loading the game, the bot's decision and the commit.
-Bot moves/s: moves committed in the window / its length. Worker CPU: every process of the
-worker's group, per move. MONITOR costs Redis a little, and this process reads it on the same
+Bot moves/s: moves committed in the window / its length. Worker CPU: the worker's main process
+and its pool (``/proc``), per move. MONITOR costs Redis a little, and this process reads it on the same
 2 cores: the figures are, if anything, pessimistic.
 
 Progress goes to stderr every few seconds.
@@ -46,15 +46,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "tests" / "bench"))
+import redis
+from bot_timing import PROGRESS_SECONDS, percentile
+from ludoteca import registry
+from ludoteca.devstack import EmbeddedRedis, Supervisor
 
-import redis  # noqa: E402
-from bench_api import group_cpu  # noqa: E402
-from bot_timing import PROGRESS_SECONDS, percentile  # noqa: E402
-from ludoteca import registry  # noqa: E402
-from ludoteca.devstack import EmbeddedRedis, Supervisor  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
+TICK = os.sysconf("SC_CLK_TCK")
 
 SEATS = {"ludor": 4}  # the table the game's bot benchmark plays; otherwise the game's minimum
 _DUE = re.compile(rb'^\+(\d+\.\d+) \[[^\]]*\] "(?i:hset)" "([^"{}]+):\{([^"{}]+)\}:game"(.*)$')
@@ -128,6 +126,24 @@ class Measure:
     stopped: list[str] = field(default_factory=list)  # the ids deleted at the end
 
 
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) used so far by ``pid`` and its live descendants (the worker's
+    main process and its pool)."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError):
+            continue
+    return total / TICK
+
+
 def analyse(commits: dict[tuple[str, str], list[Commit]], game: str, start: float, end: float, out: Measure) -> None:
     for (name, _gid), seq in commits.items():
         if name != game:
@@ -147,7 +163,7 @@ def analyse(commits: dict[tuple[str, str], list[Commit]], game: str, start: floa
 
 def start_worker(sup: Supervisor, url: str, log: Path) -> int:
     """The worker as the Procfile runs it (and as tests/conftest.py's ``start_worker``); returns
-    its pid (its process group) once it says ready."""
+    its pid once it says ready."""
     argv = [sys.executable, "-m", "celery", "-A", "ludoteca.worker", "worker", "-Q", ",".join(registry.names()),
             "--concurrency", "2", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
             "--without-heartbeat", "-n", f"botbench-{os.getpid()}@%h"]
@@ -173,7 +189,7 @@ def seating(game: str, table: int) -> list[str]:
 
 
 def run_game(game: str, tables: int, warmup: float, seconds: float, monitor: Monitor, r: redis.Redis,
-             worker_pgid: int) -> Measure:
+             worker_pid: int) -> Measure:
     from ludoteca.worker import service_for
 
     service = service_for(game)
@@ -198,11 +214,11 @@ def run_game(game: str, tables: int, warmup: float, seconds: float, monitor: Mon
     while True:
         now = time.time()
         if not start and now - t0 >= warmup:
-            start, cpu0 = server_time(r), group_cpu({worker_pgid})
+            start, cpu0 = server_time(r), tree_cpu(worker_pid)
             finished0 = created - len(live)
         if start and now - t0 >= warmup + seconds:
             end = server_time(r)
-            out.worker_cpu = group_cpu({worker_pgid}) - cpu0
+            out.worker_cpu = tree_cpu(worker_pid) - cpu0
             break
         fill()
         if time.monotonic() - last >= PROGRESS_SECONDS:
@@ -279,13 +295,13 @@ def main() -> None:
             r = redis.Redis.from_url(server.url)
             log = Path(tmp) / "worker.log"
             t = time.monotonic()
-            pgid = start_worker(sup, server.url, log)
+            pid = start_worker(sup, server.url, log)
             print(f"worker ready in {time.monotonic() - t:.1f} s (log: {log}, removed at the end)")
             monitor = Monitor(server.port)
             monitor.start()
             for game in games:
                 for n in tables:
-                    rows.append(run_game(game, n, warmup, seconds, monitor, r, pgid))
+                    rows.append(run_game(game, n, warmup, seconds, monitor, r, pid))
                     m = rows[-1]
                     print(f"   {game}, {n} tables: {m.moves} bot moves in {m.seconds:.1f} s", file=sys.stderr,
                           flush=True)
