@@ -267,6 +267,48 @@ def _unit(take, power, k):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
+def _set_answer(hand, p, ts, take):  # type: ignore[no-untyped-def]
+    """``take``: the answer of power ``p`` to a set of ``ts`` (``p`` first, jokers for the rest)."""
+    take[:] = 0
+    if p == JOKER:
+        take[JOKER] = ts
+    else:
+        take[p] = min(hand[p], ts)
+        take[JOKER] = ts - take[p]
+
+
+@njit(cache=True)
+def _greedy_set(hand, t, seat, sizes, passed, blocked, declare, plain, sure, take):  # type: ignore[no-untyped-def]
+    """:func:`greedy`'s answer to a set on the table, straight from the hand: the same choice as
+    walking :func:`_answer_list` (powers ``tp`` to the 2s that the jokers complete, then jokers
+    alone), without building the list."""
+    tp, ts = t[TOP_POWER], t[TOP_SIZE]
+    jokers = hand[JOKER]
+    own = (tp < JOKER and hand[tp] > 0 and hand[tp] + jokers >= ts) or (tp == JOKER and jokers >= ts)
+    if own and _wins_by_plim(seat, sizes, passed, blocked):  # the answer of the top's own power: PLIM
+        _set_answer(hand, tp, ts, take)
+        return M_PLAY, False
+    for p in range(tp, JOKER):  # the lowest answer without 2s or jokers
+        if p != TWO and hand[p] >= ts:
+            _set_answer(hand, p, ts, take)
+            return M_PLAY, False
+    if sure:
+        return M_AUTOPLIM, declare
+    if plain <= ENDGAME_PLAIN_CARDS:
+        for p in range(tp, JOKER):  # the lowest answer of all
+            if hand[p] > 0 and hand[p] + jokers >= ts:
+                _set_answer(hand, p, ts, take)
+                return M_PLAY, False
+        if jokers >= ts:
+            _set_answer(hand, JOKER, ts, take)
+            return M_PLAY, False
+        if hand[TWO_OF_OROS] > 0:
+            _unit(take, TWO_OF_OROS, 1)
+            return M_PLAY, False
+    return M_PASS, False
+
+
+@njit(cache=True)
 def greedy(hand, t, seat, sizes, passed, blocked, straights, run, run_index, plim_on,  # type: ignore[no-untyped-def]
            take, takes, powers):
     """ludor.greedy.greedy: returns (move, declare PLIM); a play's cards go in ``take``."""
@@ -300,6 +342,8 @@ def greedy(hand, t, seat, sizes, passed, blocked, straights, run, run_index, pli
             _unit(take, JOKER, hand[JOKER])
             return M_PLAY, False
         return M_AUTOPLIM, declare
+    if tk == SET:
+        return _greedy_set(hand, t, seat, sizes, passed, blocked, declare, plain, sure, take)
     m = _answer_list(hand, tk, tp, ts, straights, run, run_index, takes, powers)
     if _wins_by_plim(seat, sizes, passed, blocked):
         for i in range(m):
