@@ -310,9 +310,9 @@ def main() -> None:
             errors, cut_short = [], 0
             for line in log.read_text().splitlines():
                 if ": ERROR/" in line or ": CRITICAL/" in line:  # one per record (its traceback follows)
-                    gone = re.search(r"GameMissing\('([0-9a-f]+)'\)", line)
-                    if gone and gone.group(1) in stopped:
-                        cut_short += 1  # a turn in flight when its table was deleted
+                    ids = set(re.findall(r"'([0-9a-f]{16})'", line))
+                    if ids & stopped:  # a turn or result in flight when its table was deleted
+                        cut_short += 1
                     else:
                         errors.append(line)
             sup.stop()
@@ -322,7 +322,7 @@ def main() -> None:
         sup.stop()
     report(rows)
     print(f"\nthe worker logged {len(errors)} error lines" + (f", the first: {errors[0]}" if errors else "")
-          + f" (and {cut_short} GameMissing of turns in flight when their table was deleted at the end of a game)")
+          + f" (and {cut_short} about tasks in flight when their table was deleted at the end of a game)")
     read = monitor.bytes / 1e6 if monitor else 0
     print(f"\n(MONITOR read {read:.0f} MB; whole run {time.monotonic() - began:.0f} s)")
 
