@@ -412,7 +412,7 @@ def longpolls(systems: list[System], args: argparse.Namespace, rclient: redis.Re
 
 
 def bot_tables() -> None:
-    for script in sorted(HERE.glob("bench_*_bots.py")):
+    for script in [*sorted(HERE.glob("bench_*_bots.py")), HERE / "bench_bot_turns.py"]:
         print(f"\n== {script.name} --quick", flush=True)
         code = subprocess.run([sys.executable, str(script), "--quick"], cwd=ROOT, check=False).returncode
         if code:
