@@ -25,11 +25,11 @@ Nothing in Ludix is secret: every seat's view is the spectator's view plus its o
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import MISSING, asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
-from types import NoneType, UnionType
-from typing import Any, get_args, get_origin, get_type_hints
+from typing import Any
 
+from ludoteca import codec
 from ludoteca.dice import roll_all
 from ludoteca.engine import JSON, Event, GameResult
 from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
@@ -111,7 +111,8 @@ class LudixState:
     """A whole game. Immutable: ``apply`` builds a new one (the RNG is copied before use)."""
 
     players: tuple[str, ...]
-    options: LudixOptions
+    options: LudixOptions = field(metadata=codec.FLATTEN)
+    """Stored beside the other fields (``"target"``), as before the shared codec."""
     rng: Rng
     totals: tuple[int, ...]
     turns: tuple[int, ...]
@@ -357,40 +358,12 @@ class LudixEngine:
 
     # -- codec ------------------------------------------------------------------------------
     def dump(self, state: LudixState) -> JSON:
-        """Every field of the state (its options flattened in, the RNG by its own codec)."""
-        data: JSON = {}
-        for f in fields(LudixState):
-            value = getattr(state, f.name)
-            if isinstance(value, LudixOptions):
-                data.update({o.name: getattr(value, o.name) for o in fields(LudixOptions)})
-            elif isinstance(value, Rng):
-                data[f.name] = value.dump()
-            else:
-                data[f.name] = list(value) if isinstance(value, tuple) else value
-        return data
+        """Every field of the state (its options flattened in), by the shared codec."""
+        return codec.dump(state)
 
     def load(self, data: Mapping[str, Any]) -> LudixState:
-        """Inverse of :meth:`dump`, each field decoded by its declared type."""
-        hints = get_type_hints(LudixState)
-        values: dict[str, Any] = {}
-        for f in fields(LudixState):
-            if hints[f.name] is LudixOptions:
-                values[f.name] = LudixOptions.load({o.name: data[o.name] for o in fields(LudixOptions)})
-            else:
-                missing = f.name not in data and f.default is not MISSING  # a field added later
-                values[f.name] = _decode(hints[f.name], f.default if missing else data[f.name])
-        return LudixState(**values)
-
-
-def _decode(hint: Any, value: Any) -> Any:
-    """``value`` (plain JSON) as the type ``hint``: the RNG, tuples, optionals, scalars."""
-    if hint is Rng:
-        return Rng.load(dict(value))
-    if get_origin(hint) is tuple:
-        return tuple(_decode(get_args(hint)[0], v) for v in value)
-    if get_origin(hint) is UnionType:
-        return None if value is None else _decode(next(a for a in get_args(hint) if a is not NoneType), value)
-    return hint(value)
+        """Inverse of :meth:`dump` (a field added later takes its default)."""
+        return codec.load(LudixState, data)
 
 
 def _throw_view(state: LudixState) -> JSON | None:
