@@ -4,7 +4,7 @@
 
 Every move loads the state from the store and dumps the new one. For a Ludix state and a
 Speculation state in mid-game (from a fixed seed), prints the median over ``--repeat`` runs of
-``--number`` calls of the engine's ``load`` and ``dump`` in µs per call, and, as a yardstick
+``--number`` calls of the engine's ``load`` and ``dump`` in µs of CPU time per call, and, as a yardstick
 measured in the same run, one ``typing.get_type_hints(LudixState)`` (what Ludix's former
 ``load`` paid on every call).
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import time
 import timeit
 import typing
 from collections.abc import Callable
@@ -38,8 +39,10 @@ def mid_game(engine: Any, players: list[str], options: dict[str, Any], steps: in
 
 
 def per_call(fn: Callable[[], object], number: int, repeat: int) -> float:
-    """Median µs per call."""
-    return statistics.median(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+    """Median µs of CPU time per call (the process's own: steadier than wall time on a shared
+    machine)."""
+    runs = timeit.repeat(fn, number=number, repeat=repeat, timer=time.process_time)
+    return statistics.median(runs) / number * 1e6
 
 
 def main() -> None:

@@ -171,7 +171,25 @@ class TestRoundTrip:
         assert rows == [[1]]
 
 
+@dataclass(frozen=True)
+class Awkward:
+    """Field names that are names inside the generated functions too."""
+
+    value: int
+    data: Colour
+    cls: str | None = None
+    e0: tuple[int, ...] = ()
+    decode_slowly: bool = False
+
+
 class TestFieldRules:
+    def test_field_names_of_the_generated_code(self) -> None:
+        value = Awkward(1, Colour.RED, "c", (2,), True)
+        data = codec.dump(value)
+        assert data == {"value": 1, "data": "red", "cls": "c", "e0": [2], "decode_slowly": True}
+        assert codec.load(Awkward, data) == value
+        assert codec.load(Awkward, {"value": 1, "data": "black"}) == Awkward(1, Colour.BLACK)
+
     def test_a_flattened_field_sits_beside_the_others(self) -> None:
         value = Flat("n", Settings(5, Kind.B), 2)
         assert codec.dump(value) == {"name": "n", "size": 5, "kind": "b", "turns": 2}
