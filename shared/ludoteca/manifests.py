@@ -208,12 +208,13 @@ def redis_objects(name: str, size: str, maxmemory: str, memory_limit: str) -> li
                          {"name": "conf", "mountPath": "/etc/redis", "readOnly": True},
                          {"name": "tmp", "mountPath": "/tmp"}],
     }
+    labels = {"app.kubernetes.io/component": "store"}
     statefulset = {
-        "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": _meta(name, **{"app.kubernetes.io/component": "store"}),
+        "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": _meta(name, **labels),
         "spec": {
             "serviceName": name, "replicas": 1, "selector": _selector(name),
             "template": {
-                "metadata": {"labels": _meta(name, **{"app.kubernetes.io/component": "store"})["labels"]},
+                "metadata": {"labels": _meta(name, **labels)["labels"]},
                 "spec": {"automountServiceAccountToken": False, "enableServiceLinks": False,
                          "terminationGracePeriodSeconds": 30, "securityContext": _pod_security(REDIS_UID),
                          "containers": [container],

@@ -152,7 +152,7 @@ def test_the_probes_are_documented_rather_than_one_healthcheck_for_every_role(do
 
 def test_every_copied_path_is_in_the_build_context(dockerfile: DockerfileParser) -> None:
     patterns = dockerignore()
-    copies = [v for v in values(sum(stages(dockerfile), []), "COPY") if not v.startswith("--from=")]
+    copies = [v for stage in stages(dockerfile) for v in values(stage, "COPY") if not v.startswith("--from=")]
     assert copies
     for value in copies:
         *sources, _ = shlex.split(value)
@@ -198,7 +198,7 @@ def test_the_entrypoint_seeds_numbas_cache_and_runs_the_command(tmp_path: Path) 
 
 
 class _Status(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - the handler's API
+    def do_GET(self) -> None:
         self.send_response(200 if self.path == "/readyz" else 503)
         self.end_headers()
 
