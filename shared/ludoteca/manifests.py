@@ -32,6 +32,7 @@ RuntimeDefault; what must be writable is an emptyDir (``/tmp``; Caddy's ``/data`
 from __future__ import annotations
 
 import argparse
+import hashlib
 import shlex
 import sys
 from collections.abc import Iterable, Mapping
@@ -109,9 +110,18 @@ def _http(path: str, port: int, period: int, failures: int) -> Obj:
             "failureThreshold": failures}
 
 
+def checksum(data: Mapping[str, str]) -> dict[str, str]:
+    """A pod template annotation with a ConfigMap's digest: applying a changed ConfigMap (a new
+    Caddyfile, another REDIS_URL) rolls the pods that read it, which Kubernetes would not do."""
+    text = "\n".join(f"{k}={v}" for k, v in sorted(data.items()))
+    return {"ludoteca.dev/config-sha256": hashlib.sha256(text.encode()).hexdigest()}
+
+
 def _deployment(name: str, replicas: int, containers: list[Obj], volumes: list[Obj], uid: int = APP_UID,
-                grace: int = 30, component: str = "") -> Obj:
+                grace: int = 30, component: str = "", config: Mapping[str, str] | None = None) -> Obj:
     labels = {"app.kubernetes.io/component": component} if component else {}
+    template_meta: Obj = {"labels": _meta(name, **labels)["labels"],
+                          "annotations": checksum(shared_env() if config is None else config)}
     return {
         "apiVersion": "apps/v1", "kind": "Deployment", "metadata": _meta(name, **labels),
         "spec": {
@@ -119,7 +129,7 @@ def _deployment(name: str, replicas: int, containers: list[Obj], volumes: list[O
             # a new pod is ready before an old one stops: rolling upgrades keep serving
             "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}},
             "template": {
-                "metadata": {"labels": _meta(name, **labels)["labels"]},
+                "metadata": template_meta,
                 "spec": {"automountServiceAccountToken": False, "enableServiceLinks": False,
                          "terminationGracePeriodSeconds": grace, "securityContext": _pod_security(uid),
                          "containers": containers, "volumes": volumes},
@@ -178,17 +188,21 @@ def shared_env() -> dict[str, str]:
     }
 
 
+def redis_conf(root: Path) -> dict[str, str]:
+    return {"redis.conf": (root / "deploy" / "redis.conf").read_text()}
+
+
 def config_maps(root: Path) -> list[Obj]:
     return [
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta("ludoteca"), "data": shared_env()},
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta("redis-conf"),
-         "data": {"redis.conf": (root / "deploy" / "redis.conf").read_text()}},
+         "data": redis_conf(root)},
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta(FRONT_DOOR),
          "data": {"Caddyfile": compose_caddyfile(root)}},
     ]
 
 
-def redis_objects(name: str, size: str, maxmemory: str, memory_limit: str) -> list[Obj]:
+def redis_objects(name: str, size: str, maxmemory: str, memory_limit: str, conf: Mapping[str, str]) -> list[Obj]:
     """Redis as a StatefulSet of one on a PersistentVolumeClaim (``deploy/redis.conf``: the
     append-only file, fsync'd every second, ``noeviction``), ``maxmemory`` below the container's
     limit so a full Redis refuses writes (503) before the kernel kills it."""
@@ -214,7 +228,7 @@ def redis_objects(name: str, size: str, maxmemory: str, memory_limit: str) -> li
         "spec": {
             "serviceName": name, "replicas": 1, "selector": _selector(name),
             "template": {
-                "metadata": {"labels": _meta(name, **labels)["labels"]},
+                "metadata": {"labels": _meta(name, **labels)["labels"], "annotations": checksum(conf)},
                 "spec": {"automountServiceAccountToken": False, "enableServiceLinks": False,
                          "terminationGracePeriodSeconds": 30, "securityContext": _pod_security(REDIS_UID),
                          "containers": [container],
@@ -262,7 +276,7 @@ def sweeper_objects(argv: list[str], env: Mapping[str, str]) -> list[Obj]:
     return [_deployment("sweeper", 1, [container], [volume], component="sweeper")]
 
 
-def front_door_objects() -> list[Obj]:
+def front_door_objects(root: Path) -> list[Obj]:
     port = FRONT_DOOR_PORT
     container = {
         "name": "caddy", "image": CADDY_IMAGE, "imagePullPolicy": "IfNotPresent",
@@ -280,7 +294,8 @@ def front_door_objects() -> list[Obj]:
                {"name": "data", "emptyDir": {"sizeLimit": "16Mi"}},
                {"name": "home", "emptyDir": {"sizeLimit": "16Mi"}},
                {"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}}]
-    return [_deployment(FRONT_DOOR, 2, [container], volumes, grace=80, component="front-door"),
+    return [_deployment(FRONT_DOOR, 2, [container], volumes, grace=80, component="front-door",
+                        config={"Caddyfile": compose_caddyfile(root)}),
             _service(FRONT_DOOR, port), _pdb(FRONT_DOOR, minAvailable=1), _hpa(FRONT_DOOR, 2, 6)]
 
 
@@ -292,7 +307,7 @@ def objects(root: Path) -> list[Obj]:
     queues = [s.name for s in games]
     out = config_maps(root)
     for name, (size, maxmemory, limit) in STORES.items():
-        out += redis_objects(name, size, maxmemory, limit)
+        out += redis_objects(name, size, maxmemory, limit, redis_conf(root))
     for svc in games:
         argv, env = container_command(procfile[svc.name], queues)
         out += game_objects(svc.name, svc.port, argv, env)
@@ -301,7 +316,7 @@ def objects(root: Path) -> list[Obj]:
         out += worker_objects(queue, argv, env)
     argv, env = container_command(procfile["sweeper"], queues)
     out += sweeper_objects(argv, env)
-    return out + front_door_objects()
+    return out + front_door_objects(root)
 
 
 def keda_objects(root: Path) -> list[Obj]:

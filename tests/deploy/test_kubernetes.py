@@ -16,7 +16,7 @@ import yaml
 from kubernetes_validate.utils import latest_version
 from ludoteca import registry
 from ludoteca.frontdoor import FRONT_DOOR, compose_caddyfile, ingress_manifest, read_procfile
-from ludoteca.manifests import KEDA_OUTPUT, OUTPUT, container_command, objects, outputs
+from ludoteca.manifests import KEDA_OUTPUT, OUTPUT, checksum, container_command, objects, outputs
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S_VERSION = latest_version()  # kubernetes-validate 1.37.0 (requirements-dev.txt): 1.37.0
@@ -162,3 +162,18 @@ def test_the_optional_keda_objects_scale_each_worker_on_its_queue() -> None:
         assert trigger["type"] == "redis"
         assert trigger["metadata"]["listName"] == doc["spec"]["scaleTargetRef"]["name"].removeprefix("worker-")
         assert trigger["metadata"]["address"] == "broker:6379"
+
+
+def test_a_changed_configuration_rolls_the_pods_that_read_it() -> None:
+    def annotation(kind: str, name: str) -> str:
+        return str(find(kind, name)["spec"]["template"]["metadata"]["annotations"]["ludoteca.dev/config-sha256"])
+
+    digest = checksum(find("ConfigMap", FRONT_DOOR)["data"])["ludoteca.dev/config-sha256"]
+    assert annotation("Deployment", FRONT_DOOR) == digest
+    shared = checksum(find("ConfigMap", "ludoteca")["data"])["ludoteca.dev/config-sha256"]
+    for game in registry.names():
+        assert annotation("Deployment", game) == annotation("Deployment", f"worker-{game}") == shared
+    for store in ("redis", "broker"):
+        assert annotation("StatefulSet", store) == checksum(find("ConfigMap", "redis-conf")["data"])[
+            "ludoteca.dev/config-sha256"]
+    assert checksum({"Caddyfile": "a"}) != checksum({"Caddyfile": "b"})

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -40,6 +41,16 @@ def test_every_line_is_a_valid_shell_command() -> None:
     # the check can fail: the line as it was before it was quoted
     broken = "gunicorn -c deploy/gunicorn.conf.py -b 127.0.0.1:8004 ludoteca.wsgi:make_app()"
     assert subprocess.run(["sh", "-n", "-c", broken], capture_output=True, timeout=30).returncode != 0
+
+
+def test_the_shell_and_make_run_read_the_same_command_lines() -> None:
+    """honcho runs a line through /bin/sh, ``make run`` (ludoteca.devstack) splits it with shlex
+    after spelling out ``$QUEUES``: both give each process the same argv."""
+    queues = ",".join(registry.names())
+    for name, line in read_procfile(PROCFILE).items():
+        done = subprocess.run(["sh", "-c", f"set -- {line}; printf '%s\\0' \"$@\""],
+                              env={**os.environ, "QUEUES": queues}, capture_output=True, timeout=30, check=True)
+        assert done.stdout.decode().split("\0")[:-1] == shlex.split(line.replace("$QUEUES", queues)), name
 
 
 def test_honcho_checks_the_procfile() -> None:
