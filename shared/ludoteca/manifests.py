@@ -19,7 +19,10 @@ What is in ``ludoteca.yaml``, for the image built from the ``Dockerfile``:
 - the sweeper (one replica; several would take turns on a Redis lock);
 - the front door: Caddy (the official image) with the Caddyfile, its Service, PDB and HPA.
 
-Every container has requests and limits, probes (HTTP ``/readyz`` for readiness and ``/healthz``
+Every container has requests and limits (memory from what the processes hold after a few bot games:
+a service's gunicorn, 2 workers, 175-360 MiB; a Celery worker of concurrency 2 serving every queue
+about 570 MiB; the sweeper 55 MiB: resident sizes summed over the processes, so shared pages count
+twice), probes (HTTP ``/readyz`` for readiness and ``/healthz``
 for liveness where there is HTTP; a worker's liveness is ``celery inspect ping`` to itself through
 the broker; the sweeper's is ``deploy/probe.py --redis``; Redis' is ``redis-cli ping``), and the
 restricted securityContext: non-root with a fixed uid, read-only root filesystem, no privilege
@@ -251,7 +254,7 @@ def game_objects(game: str, port: int, argv: list[str], env: Mapping[str, str]) 
         "livenessProbe": _http("/healthz", port, 10, 3),
     }
     container = _app_container(game, argv, {**env, "LUDOTECA_GAME": game}, probes,
-                               _resources("250m", "256Mi", "1", "1Gi"), [port])
+                               _resources("250m", "384Mi", "1", "1Gi"), [port])
     volume, _ = _tmp()
     # gunicorn's graceful_timeout is 10 s; a long-poll (30 s at most) is cut at the end and retried
     return [_deployment(game, 2, [container], [volume], grace=40, component="service"),
@@ -262,7 +265,7 @@ def worker_objects(queue: str, argv: list[str], env: Mapping[str, str]) -> list[
     name = f"worker-{queue}"
     ping = ["sh", "-c", "celery -A ludoteca.worker inspect ping -d celery@$HOSTNAME --timeout 10"]
     probes = {"livenessProbe": _exec(ping, 60, 30, 3, initial=60)}
-    container = _app_container("worker", argv, env, probes, _resources("250m", "256Mi", "2", "1Gi"))
+    container = _app_container("worker", argv, env, probes, _resources("250m", "512Mi", "2", "1536Mi"))
     volume, _ = _tmp()
     # late acks: a turn interrupted by the stop is redelivered to another worker
     return [_deployment(name, 1, [container], [volume], grace=30, component="worker"),
@@ -271,7 +274,7 @@ def worker_objects(queue: str, argv: list[str], env: Mapping[str, str]) -> list[
 
 def sweeper_objects(argv: list[str], env: Mapping[str, str]) -> list[Obj]:
     probes = {"livenessProbe": _exec(["python", "deploy/probe.py", "--redis"], 30, 10, 3, initial=10)}
-    container = _app_container("sweeper", argv, env, probes, _resources("50m", "128Mi", "500m", "256Mi"))
+    container = _app_container("sweeper", argv, env, probes, _resources("50m", "64Mi", "500m", "256Mi"))
     volume, _ = _tmp("64Mi")
     return [_deployment("sweeper", 1, [container], [volume], component="sweeper")]
 
