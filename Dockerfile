@@ -39,7 +39,7 @@ ENV PIP_NO_CACHE_DIR=1 \
 RUN apt-get update \
     && apt-get install -y --no-install-recommends build-essential \
     && rm -rf /var/lib/apt/lists/*
-RUN python -m venv /opt/venv && pip install --upgrade pip
+RUN python -m venv /opt/venv
 WORKDIR /app
 # The third-party pins first (their layer is kept while only our code changes), then the
 # project's own packages (the -e lines) with their sources.

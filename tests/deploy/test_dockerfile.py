@@ -7,7 +7,6 @@ here for real."""
 
 from __future__ import annotations
 
-import fnmatch
 import http.server
 import os
 import re
@@ -54,18 +53,23 @@ def dockerignore() -> list[str]:
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
+def _pattern(pattern: str) -> re.Pattern[str]:
+    """A .dockerignore pattern as Docker reads it: ``*`` and ``?`` stop at ``/``, ``**`` does not."""
+    out = ""
+    for part in re.split(r"(\*\*/?|\*|\?)", pattern.strip("/")):
+        out += {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}.get(part, re.escape(part))
+    return re.compile(out)
+
+
 def ignored(rel: str, patterns: list[str]) -> bool:
-    """Whether .dockerignore leaves ``rel`` (or a folder above it) out of the build context."""
+    """Whether .dockerignore leaves ``rel`` (or a folder above it) out of the build context: the
+    last pattern matching it or a folder above it decides (a ``!`` pattern brings it back)."""
     parts = Path(rel).parts
     out = False
     for pattern in patterns:
-        negate = pattern.startswith("!")
-        pat = pattern.lstrip("!").rstrip("/")
-        for i in range(1, len(parts) + 1):
-            candidate = "/".join(parts[:i])
-            if fnmatch.fnmatchcase(candidate, pat) or (pat.startswith("**/") and fnmatch.fnmatchcase(
-                    parts[i - 1], pat[3:])):
-                out = not negate
+        regex = _pattern(pattern.removeprefix("!"))
+        if any(regex.fullmatch("/".join(parts[:i])) for i in range(1, len(parts) + 1)):
+            out = not pattern.startswith("!")
     return out
 
 
@@ -177,6 +181,8 @@ def test_the_dockerignore_check_can_fail() -> None:
     assert ignored("tests/deploy/x.py", ["tests"]) and ignored("a/__pycache__/b.pyc", ["**/__pycache__"])
     assert not ignored("services/ludix/ludix/engine.py", ["tests", "*.md"])
     assert not ignored("keep.md", ["*.md", "!keep.md"])
+    assert ignored("README.md", ["*.md"]) and not ignored("services/ludic/RULES.md", ["*.md"])
+    assert ignored("a/b/c.pyc", ["**/*.pyc"]) and ignored("c.pyc", ["**/*.pyc"])
 
 
 def test_the_entrypoint_seeds_numbas_cache_and_runs_the_command(tmp_path: Path) -> None:
