@@ -15,7 +15,7 @@ import pytest
 import yaml
 from ludoteca import registry
 from ludoteca.frontdoor import FRONT_DOOR, compose_routes, read_procfile
-from ludoteca.manifests import container_command
+from ludoteca.manifests import container_command, objects
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((Path(__file__).with_name("compose_spec") / "compose_spec.json").read_text())
@@ -125,7 +125,12 @@ def test_health_checks_order_the_start(services: dict[str, Any]) -> None:
         port = re.search(r"-b \S+:(\d+)", procfile[game]).group(1)  # type: ignore[union-attr]
         assert services[game]["healthcheck"]["test"] == ["CMD", "python", "deploy/probe.py",
                                                          f"http://127.0.0.1:{port}/readyz"]
-        assert "inspect ping" in " ".join(services[f"worker-{game}"]["healthcheck"]["test"])
+        kind, command = services[f"worker-{game}"]["healthcheck"]["test"]
+        # the Kubernetes liveness probe's command (test_procfile runs it against a real worker);
+        # compose reads $$ as a literal $
+        k8s = next(d for d in objects(ROOT) if d["metadata"]["name"] == f"worker-{game}" and d["kind"] == "Deployment")
+        assert kind == "CMD-SHELL" and command.replace("$$", "$") == \
+            k8s["spec"]["template"]["spec"]["containers"][0]["livenessProbe"]["exec"]["command"][2]
     assert services[FRONT_DOOR]["depends_on"] == {g: {"condition": "service_healthy"} for g in registry.names()}
     assert "/healthz" in " ".join(services[FRONT_DOOR]["healthcheck"]["test"])
 

@@ -15,6 +15,7 @@ import os
 import re
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,7 @@ from conftest import wait_until
 from ludoteca import registry
 from ludoteca.devstack import free_port, port_open, wait_http
 from ludoteca.frontdoor import FRONT_DOOR, read_procfile
+from ludoteca.manifests import objects
 
 ROOT = Path(__file__).resolve().parents[2]
 PROCFILE = ROOT / "deploy" / "Procfile"
@@ -60,6 +62,11 @@ def test_honcho_checks_the_procfile() -> None:
     listed = re.search(r"Valid procfile detected \(([^)]*)\)", done.stderr)
     assert listed is not None, done.stderr
     assert listed.group(1).split(", ") == list(read_procfile(PROCFILE))
+
+
+def find(kind: str, name: str) -> dict:
+    found, = (d for d in objects(ROOT) if d["kind"] == kind and d["metadata"]["name"] == name)
+    return found
 
 
 def finished(base: str, gid: str) -> bool:
@@ -99,6 +106,13 @@ def test_honcho_starts_the_worker_the_sweeper_and_a_service(tmp_path: Path, redi
         assert created.status_code == 201, created.text
         gid = created.json()["game"]["id"]
         assert wait_until(lambda: finished(base, gid), 240, interval=0.5), log_path.read_text()[-3000:]
+        # the workers' liveness probe (docker-compose.yml, deploy/k8s) answers for this worker only
+        probe, = find("Deployment", "worker-ludix")["spec"]["template"]["spec"]["containers"][0][
+            "livenessProbe"]["exec"]["command"][2:]
+        for hostname, expected in ((socket.gethostname(), 0), ("no-such-worker", 1)):
+            done = subprocess.run(["sh", "-c", probe], env={**env, "HOSTNAME": hostname}, cwd=ROOT,
+                                  capture_output=True, text=True, timeout=120)
+            assert (done.returncode != 0) == bool(expected), (hostname, done.stdout, done.stderr)
         assert honcho.poll() is None
         honcho.send_signal(signal.SIGTERM)  # honcho stops every process it started
         honcho.wait(60)
