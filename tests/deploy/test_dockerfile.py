@@ -8,6 +8,7 @@ here for real."""
 from __future__ import annotations
 
 import http.server
+import json
 import os
 import re
 import shlex
@@ -236,3 +237,15 @@ def test_the_probe_script_tells_healthy_from_not(http_server: int, redis_url: st
     assert probe("--redis", env={"REDIS_URL": redis_url, "BROKER_URL": redis_url}) == 0
     dead = f"redis://127.0.0.1:{free_port()}/0"
     assert probe("--redis", env={"REDIS_URL": redis_url, "BROKER_URL": dead}) == 1
+
+
+def test_every_run_step_is_valid_shell_and_the_process_is_in_exec_form(dockerfile: DockerfileParser) -> None:
+    for step in dockerfile.structure:
+        if step["instruction"] == "RUN":
+            done = subprocess.run(["sh", "-n", "-c", step["value"]], capture_output=True, text=True, timeout=30)
+            assert done.returncode == 0, (step["value"], done.stderr)
+    runtime = stages(dockerfile)[-1]
+    entrypoint, = (json.loads(v) for v in values(runtime, "ENTRYPOINT"))
+    command, = (json.loads(v) for v in values(runtime, "CMD"))
+    assert entrypoint == ["/app/deploy/entrypoint.sh"]  # exec form: the process gets the signals
+    assert command[0] == "gunicorn" and command[-1] == "ludoteca.wsgi:make_app()"
