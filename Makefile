@@ -20,9 +20,10 @@ $(STAMP): requirements.txt requirements-dev.txt shared/pyproject.toml $(wildcard
 install: $(STAMP)
 
 # Precompute the bots' tables once (cached under $$LUDOTECA_CACHE or ~/.cache/ludoteca): Ludix's
-# solved game, and Ludor's compiled simulator (numba's cache), so no move ever waits for them.
+# solved game, Ludic's hypothesis space, and Ludor's compiled simulator (numba's cache), so no move ever waits for them.
 policy: install
 	$(BIN)/python -m ludix.policy build
+	$(BIN)/python -m ludic.build space
 	$(BIN)/python -m ludor.simulation build
 
 run: install policy
