@@ -345,7 +345,7 @@ class GameStore:
         after the whole wait, and no second pool with a long timeout is needed."""
         key = self._key(game_id, "events")
         if block_ms is not None and block_ms > 0:
-            timeout = self.r.connection_pool.connection_kwargs.get("socket_timeout")
+            timeout = self.r.get_connection_kwargs().get("socket_timeout")  # a cluster client has no one pool
             if timeout:
                 block_ms = max(1, min(block_ms, int(timeout * 500)))
             res = self.r.xread({key: f"{after}-1"}, count=count, block=block_ms)
