@@ -13,8 +13,8 @@
 - where the keys are, asked of each node itself (``CLUSTER GETKEYSINSLOT``): each game's keys
   in one slot on one master, the games spread over more than one master (so this cannot pass on
   one node), nothing of the broker on the cluster;
-- a master killed: its games answer 503 problem+json (never a 500); started again on its
-  append-only file, every game goes on from where it was.
+- a master killed, then all three: 503 problem+json (never a 500), ``/readyz`` not ready;
+  started again on their append-only files, every game goes on from where it was.
 
 Run: ``.venv/bin/python -m pytest -s -n 0 -p no:cacheprovider tests/integration/test_cluster.py``
 """
@@ -277,26 +277,39 @@ def test_the_keys_are_spread_over_the_masters_one_slot_a_game(stack: ClusterStac
     assert redis.Redis.from_url(stack.broker.url).keys("_kombu*"), "the broker's tables are on the broker"
 
 
-def test_a_master_killed_then_restarted(stack: ClusterStack) -> None:
+def test_masters_killed_then_restarted(stack: ClusterStack) -> None:
     """One master SIGKILLed: requests for its games answer 503 problem+json with Retry-After,
-    never a 500; started again on its append-only file, its games are all there and go on."""
+    never a 500. Every master down (the client's own "cannot be connected"): every route that
+    needs the store, the rate limiter's included, answers 503 too, and ``/readyz`` says not
+    ready. Started again on their append-only files, the games are all there and go on."""
     api = stack.api("ludix")
     gids = [stack.create(api, "ludix", ["human", "human"], {}) for _ in range(12)]
     tokens = {gid: [tok, api.join(gid)[1]["token"]] for gid, tok in gids}
+    before = {gid: api.view(gid)["version"] for gid in tokens}
     port = stack.cluster.ports[0]
     mine = [gid for gid in tokens if stack.holders(f"ludix:{{{gid}}}:game") == [port]]
     assert mine, "none of 12 games on the first master"
-    before = {gid: api.view(gid)["version"] for gid in mine}
     stack.cluster.nodes[0].kill()
     statuses: Counter[int] = Counter()
     for gid in mine:
         status, data, headers = api.call("GET", f"/games/{gid}")
         statuses[status] += 1
         assert status == 503 and headers.get("Retry-After"), (status, data)
-    print(f"\na master down: {dict(statuses)} for its {len(mine)} games")
-    stack.cluster.nodes[0].start()
+    for node in stack.cluster.nodes[1:]:
+        node.kill()
+    gid, token = next(iter(tokens)), next(iter(tokens.values()))[0]
+    calls = [("GET", f"/games/{gid}", None, None), ("POST", f"/games/{gid}/actions", token, {"type": "roll"}),
+             ("POST", "/games", None, {"seats": ["human", "human"]}), ("GET", "/readyz", None, None),
+             ("GET", "/leaderboard", None, None)]
+    for method, path, tok, body in calls * 2:  # twice: the failed call left the client to reconnect
+        status, data, headers = api.call(method, path, tok, body)
+        statuses[status] += 1
+        assert status == 503 and headers.get("Retry-After"), (method, path, status, data)
+    print(f"\nmasters down: {dict(statuses)} ({len(mine)} games on the first master, then every master)")
+    for node in stack.cluster.nodes:
+        node.start()
     stack.cluster.wait_ok()
-    for gid in mine:  # the client notices the node is back on its next calls (no restart)
+    for gid in tokens:  # the client notices the nodes are back on its next calls (no restart)
         assert wait_until(lambda g=gid: api.call("GET", f"/games/{g}")[0] == 200, timeout=30)
         assert api.view(gid)["version"] == before[gid]
         seat = api.view(gid)["to_act"][0]
