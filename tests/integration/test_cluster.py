@@ -257,6 +257,9 @@ def test_the_keys_are_spread_over_the_masters_one_slot_a_game(stack: ClusterStac
     """Asked of every node itself: a game's keys share one slot on one master; the games are
     spread over more than one master; the hint indexes and the boards are on the cluster; no
     broker key is."""
+    api = stack.api("ludix")
+    for _ in range(12):  # with the games of the other tests: a chance of 3 x 3^-12 or less that all share one
+        stack.create(api, "ludix", ["human", "bot:steady"], {})
     per_node: Counter[int] = Counter()
     for game, gid in stack.games:
         keys = [f"{game}:{{{gid}}}:{what}" for what in ("game", "events", "log")]
