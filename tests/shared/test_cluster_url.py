@@ -19,9 +19,10 @@ def test_which_urls_name_a_cluster(url: str, cluster: bool) -> None:
 
 def test_startup_nodes_credentials_and_fail_fast_options() -> None:
     url = "rediss+cluster://app:p%40ss@10.0.0.1:7000,redis-b:7001, [::1]:7002"
-    assert startup_nodes(url) == [("10.0.0.1", 7000), ("redis-b", 7001), ("::1", 7002)]
+    nodes = [("10.0.0.1", 7000), ("redis-b", 7001), ("::1", 7002)]
+    assert startup_nodes(url) == nodes
     options = connection_options(url, 0.5, 64)
-    assert [(n.host, n.port) for n in options["startup_nodes"]] == [("10.0.0.1", 7000), ("redis-b", 7001), ("::1", 7002)]
+    assert [(n.host, n.port) for n in options["startup_nodes"]] == nodes
     assert (options["username"], options["password"], options["ssl"]) == ("app", "p@ss", True)
     assert (options["socket_timeout"], options["socket_connect_timeout"], options["max_connections"]) == (0.5, 0.5, 64)
     retry = options["retry"]
