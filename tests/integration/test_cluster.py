@@ -42,7 +42,7 @@ from ludoteca.service import GameService
 from ludoteca.store import GameStore
 from playout import HttpTable, choose, idempotency_races, if_match_races
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
 ROOT = Path(__file__).resolve().parents[2]
 LEVELS = {"ludix": "steady", "ludic": "expert", "speculation": "basic", "ludor": "greedy"}
