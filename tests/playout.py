@@ -7,7 +7,9 @@ real HTTP (a service under gunicorn) and keeps what the server acknowledged, for
 from __future__ import annotations
 
 import random
+import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,3 +127,108 @@ class HttpTable:
             if outcome in ("finished", "gone"):
                 return
             time.sleep(0.2 if outcome == "unavailable" else pause)
+
+
+Move = tuple[int, int, str, Any]
+"""What :func:`next_move` returns: (version, seat, token, action)."""
+
+
+def next_move(table: HttpTable) -> Move | None:
+    """(version, seat, token, action) of a move the seat to act may play now; None at the end."""
+    view = table.session.get(f"{table.base}/games/{table.gid}", timeout=15).json()
+    if view["status"] == "finished":
+        return None
+    seat = view["to_act"][0]
+    token = table.tokens[seat]
+    auth = {"Authorization": f"Bearer {token}"}
+    listed = table.session.get(f"{table.base}/games/{table.gid}/actions", headers=auth, timeout=15).json()
+    mine = table.session.get(f"{table.base}/games/{table.gid}", headers=auth, timeout=15).json()
+    assert listed["version"] == mine["version"] == view["version"]
+    action = choose(table.game, mine["state"], listed, table.rnd, table.moves)
+    table.moves += 1
+    return view["version"], seat, token, action
+
+
+def burst(url: str, n: int, headers: dict[str, str], body: Any) -> list[requests.Response]:
+    """``n`` clients (a keep-alive session each, connected beforehand) post at the same moment."""
+    sessions = [requests.Session() for _ in range(n)]
+    for s in sessions:  # open the connections first, so the barrier releases only the posts
+        s.get(url.rsplit("/games/", 1)[0] + "/healthz", timeout=15)
+    barrier = threading.Barrier(n)
+    out: list[requests.Response | None] = [None] * n
+
+    def post(i: int) -> None:
+        barrier.wait()
+        out[i] = sessions[i].post(url, json=body, headers=headers, timeout=30)
+
+    threads = [threading.Thread(target=post, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert all(r is not None for r in out), "a racing client never got an answer"
+    return [r for r in out if r is not None]
+
+
+
+def if_match_round(table: HttpTable, move: Move, clients: int) -> Counter[int]:
+    """``clients`` post ``move`` with ``If-Match`` of its version at one moment: exactly one
+    200, every other answer a 412 (or 409 once the winner's move changed who acts) in
+    problem+json, never a 5xx, and the game one version on. Returns the status histogram."""
+    version, _seat, token, action = move
+    answers = burst(f"{table.base}/games/{table.gid}/actions", clients,
+                    {"Authorization": f"Bearer {token}", "If-Match": f'"{version}"'}, action)
+    codes = Counter(r.status_code for r in answers)
+    assert codes[200] == 1, (table.game, version, action, dict(codes))
+    assert all(r.status_code in (200, 409, 412) for r in answers), dict(codes)
+    assert all(r.headers["Content-Type"] == PROBLEM for r in answers if r.status_code >= 400)
+    after = table.session.get(f"{table.base}/games/{table.gid}", timeout=15).json()["version"]
+    assert after == version + 1, f"{table.game}: {clients} racing clients moved the game {after - version} versions"
+    return codes
+
+
+def idempotency_round(table: HttpTable, move: Move, copies: int, key: str) -> tuple[int, int]:
+    """``copies`` of ``move`` with one ``Idempotency-Key`` at one moment: all 200 with one body,
+    the game one version on. Returns (applied, replayed) answers: (1, copies - 1) expected."""
+    version, _seat, token, action = move
+    answers = burst(f"{table.base}/games/{table.gid}/actions", copies,
+                    {"Authorization": f"Bearer {token}", "Idempotency-Key": key}, action)
+    assert [r.status_code for r in answers] == [200] * copies, [(r.status_code, r.text[:200]) for r in answers]
+    assert len({r.text for r in answers}) == 1, f"{table.game}: copies of one key got different answers"
+    replayed = sum(r.headers.get("Idempotent-Replayed") == "true" for r in answers)
+    after = table.session.get(f"{table.base}/games/{table.gid}", timeout=15).json()["version"]
+    assert after == version + 1, f"{table.game}: {copies} copies of one key moved the game {after - version} versions"
+    return copies - replayed, replayed
+
+
+def if_match_races(base: str, game: str, seed: str, rounds: int, clients: int) -> Counter[int]:
+    """:func:`if_match_round` ``rounds`` times on tables of ``game`` at ``base`` (a new table
+    when one ends). Returns the status histogram over every round."""
+    table = HttpTable.open(base, game, seed)
+    statuses: Counter[int] = Counter()
+    done = 0
+    while done < rounds:
+        move = next_move(table)
+        if move is None:  # the game ended: another table
+            table = HttpTable.open(base, game, f"{seed}-{done}")
+            continue
+        statuses.update(if_match_round(table, move, clients))
+        done += 1
+    return statuses
+
+
+def idempotency_races(base: str, game: str, seed: str, rounds: int, copies: int) -> tuple[int, int]:
+    """:func:`idempotency_round` ``rounds`` times (a key each) on tables of ``game`` at ``base``.
+    Returns (applied, replayed) over every round: (rounds, rounds * (copies - 1)) expected."""
+    table = HttpTable.open(base, game, seed)
+    applied = replayed = 0
+    for i in range(rounds):
+        move = next_move(table)
+        if move is None:
+            table = HttpTable.open(base, game, f"{seed}-{i}")
+            move = next_move(table)
+            assert move is not None
+        one, copied = idempotency_round(table, move, copies, f"k-{seed}-{i}")
+        applied += one
+        replayed += copied
+    return applied, replayed

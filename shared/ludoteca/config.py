@@ -3,7 +3,8 @@
 ``redis_url`` (``REDIS_URL``) holds the game sessions. ``broker_url`` (``BROKER_URL``) is the
 Celery broker, kept apart from the sessions: by default the same server's database 1
 (``redis://h:p/0`` -> ``redis://h:p/1``; database 2 when the sessions already use 1). In
-production point it at a plain Redis of its own (the broker's transport has no Cluster support).
+production point it at a plain Redis of its own (the broker's transport has no Cluster support:
+with ``REDIS_URL=redis+cluster://...`` (:mod:`ludoteca.cluster`) ``BROKER_URL`` is required).
 Sharing one server, both live under its ``maxmemory-policy noeviction`` (``deploy/redis.conf``):
 a full server refuses writes rather than evicting either's data; a broker server of its own
 should use ``noeviction`` too (an evicted task is a stalled game until the sweeper notices).
@@ -18,8 +19,13 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 
 def default_broker_url(redis_url: str) -> str:
-    """The sessions' URL with another database: 1, or 2 when the sessions use database 1."""
+    """The sessions' URL with another database: 1, or 2 when the sessions use database 1. A
+    Redis Cluster (``redis+cluster://``) has no other database and cannot hold the broker:
+    ``ValueError``, set ``BROKER_URL`` to a plain Redis."""
     parts = urlsplit(redis_url)
+    if parts.scheme.lower().endswith("+cluster"):
+        raise ValueError(f"REDIS_URL names a Redis Cluster ({redis_url}); the Celery broker cannot live there "
+                         "(kombu's Redis transport does not support Cluster): set BROKER_URL to a plain Redis")
     if parts.scheme == "unix":
         query = dict(parse_qsl(parts.query))
         query["db"] = "2" if query.get("db", "0") == "1" else "1"

@@ -26,6 +26,7 @@ from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 from types import FrameType
 
+import redis
 from ludoteca import registry
 from ludoteca.frontdoor import FRONT_DOOR, local_routes, prepare, read_procfile
 
@@ -198,6 +199,94 @@ class EmbeddedRedis:
         """Kill it (if running) and start it again on the same port and directory."""
         self.kill()
         return self.start(wait_loaded=wait_loaded)
+
+
+def free_cluster_port() -> int:
+    """A free loopback port whose cluster bus port (it plus 10000, redis-server 6.2 has no
+    ``cluster-port``) is free too."""
+    while True:
+        port = free_port()
+        if port + 10000 > 65535:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port + 10000))
+            except OSError:
+                continue
+        return port
+
+
+class EmbeddedRedisCluster:
+    """A real Redis Cluster on loopback: ``masters`` redis-servers (``--cluster-enabled yes``,
+    no replicas), each with its own directory under ``workdir`` and the append-only file of
+    :func:`redis_argv`, the 16384 slots split evenly by ``redis-cli --cluster create``; stopped
+    with the supervisor. :attr:`url` is the ``redis+cluster://`` URL of :mod:`ludoteca.cluster`.
+
+    Each node keeps its identity and slots in ``nodes.conf`` in its directory, so a node killed
+    and started again (:meth:`restart_node`) rejoins with its slots and its data."""
+
+    def __init__(self, supervisor: Supervisor, workdir: Path, masters: int = 3,
+                 node_timeout_ms: int = 3000) -> None:
+        self.supervisor = supervisor
+        self.workdir = workdir
+        self.nodes = [EmbeddedRedis(supervisor, workdir / f"node-{i}", free_cluster_port(), [
+            "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+            "--cluster-node-timeout", str(node_timeout_ms), "--cluster-require-full-coverage", "yes",
+        ]) for i in range(masters)]
+
+    @property
+    def ports(self) -> list[int]:
+        return [n.port for n in self.nodes]
+
+    @property
+    def url(self) -> str:
+        return "redis+cluster://" + ",".join(f"127.0.0.1:{p}" for p in self.ports)
+
+    def start(self, timeout: float = 60.0) -> EmbeddedRedisCluster:
+        """Start every node, form the cluster, return once every node reports ``cluster_state:ok``
+        and sees every master with its slots."""
+        for node in self.nodes:
+            node.start()
+        cli = str(Path(redis_server_binary()).with_name("redis-cli"))
+        argv = [cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
+                "--cluster-replicas", "0", "--cluster-yes"]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"redis-cli --cluster create failed ({done.returncode}):\n{done.stdout}{done.stderr}")
+        self.wait_ok(timeout)
+        return self
+
+    def cluster_info(self, port: int) -> dict[str, str]:
+        """One node's ``CLUSTER INFO``."""
+        with redis.Redis(port=port, socket_timeout=2, socket_connect_timeout=2) as r:
+            return {str(k): str(v) for k, v in r.cluster("info").items()}
+
+    def is_ok(self) -> bool:
+        """Every node says ``cluster_state:ok``, knows every node and sees all 16384 slots."""
+        want = {"cluster_state": "ok", "cluster_slots_ok": "16384", "cluster_known_nodes": str(len(self.nodes))}
+        try:
+            infos = [self.cluster_info(port) for port in self.ports]
+        except (OSError, redis.RedisError):  # a node down, loading or frozen: not ready
+            return False
+        return all(info.get(k) == v for info in infos for k, v in want.items())
+
+    def wait_ok(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not self.is_ok():
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the Redis Cluster on ports {self.ports} did not reach cluster_state:ok; "
+                                   f"see {self.workdir}/node-*/redis.log")
+            time.sleep(0.1)
+
+    def restart_node(self, index: int) -> None:
+        """Kill one node (as in a crash) and start it again on its directory; waits until the
+        cluster is whole again."""
+        self.nodes[index].restart()
+        self.wait_ok()
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
 
 
 @contextlib.contextmanager

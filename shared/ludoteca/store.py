@@ -58,6 +58,7 @@ from typing import Any
 
 import redis
 from ludoteca.errors import StoreUnavailableError
+from redis.exceptions import RedisClusterException, SlotNotCoveredError
 
 _COMMIT = """
 local cur = redis.call('HGET', KEYS[1], 'version')
@@ -192,8 +193,13 @@ def store_unavailable(err: BaseException) -> StoreUnavailableError | None:
     programming error, e.g. a wrong reply type: that stays a 500).
 
     Connection errors (refused, reset, closed, loading) and timeouts (a hung or overloaded
-    Redis) are outages; so are the transient error replies above."""
-    transient = isinstance(err, (redis.ConnectionError, redis.TimeoutError))
+    Redis) are outages; so are the transient error replies above. On a Redis Cluster, so are
+    the client's own ``RedisClusterException`` for no node reachable (raised from the
+    connection error) and for slots no node serves (``SlotNotCoveredError``, "All slots are
+    not covered"); its other ones (keys of several slots in one call) are programming errors."""
+    transient = isinstance(err, (redis.ConnectionError, redis.TimeoutError, SlotNotCoveredError)) or (
+        isinstance(err, RedisClusterException)
+        and (isinstance(err.__cause__, (redis.ConnectionError, redis.TimeoutError)) or "not covered" in str(err)))
     if not transient and isinstance(err, redis.ResponseError):
         code = getattr(err, "status_code", None)
         transient = code in _TRANSIENT_CODES or bool(_TRANSIENT_REPLY.search(str(err)))
@@ -345,7 +351,7 @@ class GameStore:
         after the whole wait, and no second pool with a long timeout is needed."""
         key = self._key(game_id, "events")
         if block_ms is not None and block_ms > 0:
-            timeout = self.r.connection_pool.connection_kwargs.get("socket_timeout")
+            timeout = self.r.get_connection_kwargs().get("socket_timeout")  # a cluster client has no one pool
             if timeout:
                 block_ms = max(1, min(block_ms, int(timeout * 500)))
             res = self.r.xread({key: f"{after}-1"}, count=count, block=block_ms)

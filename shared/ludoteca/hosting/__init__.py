@@ -7,10 +7,11 @@ dispatcher. The web layer parses, calls :class:`~ludoteca.service.GameService`, 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import redis
 from flask import Flask
+from ludoteca.cluster import cluster_client, is_cluster_url
 from ludoteca.config import Settings
 from ludoteca.engine import GameDefinition
 from ludoteca.hosting.bodies import LIMITS_DOC, install_body_bounds
@@ -42,12 +43,18 @@ def redis_client(url: str, timeout: float | None = None, max_connections: int | 
 
     ``max_connections`` (default ``Settings.redis_max_connections``): under the gevent worker
     every request in flight, a long-poll included, may hold a connection of the pool at once;
-    redis-py's default of 100 would fail the 101st with MaxConnectionsError."""
+    redis-py's default of 100 would fail the 101st with MaxConnectionsError.
+
+    A ``redis+cluster://host:port[,host:port...]`` URL gives a Redis Cluster client with the same
+    timeouts and no retries (:mod:`ludoteca.cluster`; ``max_connections`` per node). It has the
+    commands the store uses, so it is typed as the plain client here."""
     settings = Settings.from_env()
     if timeout is None:
         timeout = settings.redis_timeout_seconds
     if max_connections is None:
         max_connections = settings.redis_max_connections
+    if is_cluster_url(url):
+        return cast(redis.Redis, cluster_client(url, timeout, max_connections))
     return redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout,
                                 retry=Retry(NoBackoff(), 0), health_check_interval=30,
                                 max_connections=max_connections)

@@ -13,6 +13,7 @@ import swagger_ui_bundle
 from flask import Blueprint, Flask, Response, g, request, send_from_directory, url_for
 from ludoteca.errors import StoreUnavailableError
 from ludoteca.hosting.problems import render_ludoteca_error
+from redis.exceptions import RedisClusterException
 
 log = logging.getLogger("ludoteca.ops")
 
@@ -75,7 +76,7 @@ def ops_blueprint(app: Flask, game: str, title: str, client: redis.Redis) -> Blu
         fast, so this never hangs). A loading Redis answers PING with LOADING: not ready."""
         try:
             client.ping()
-        except redis.RedisError as err:
+        except (redis.RedisError, RedisClusterException) as err:  # the latter: no cluster node answers
             log.warning("not ready: %s: %s", type(err).__name__, err)
             return render_ludoteca_error(StoreUnavailableError(
                 f"Redis is not answering ({type(err).__name__}); this instance takes no traffic."))

@@ -13,6 +13,7 @@ from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 from ludoteca.errors import LudotecaError
 from ludoteca.store import store_unavailable
+from redis.exceptions import RedisClusterException
 from werkzeug.exceptions import HTTPException
 
 PROBLEM_JSON = "application/problem+json"
@@ -71,8 +72,10 @@ def render_ludoteca_error(err: LudotecaError) -> Response:
     return problem_response(err.status, err.slug, err.title, err.detail, err.extra, headers)
 
 
-def render_redis_error(err: redis.RedisError) -> Response:
-    """Redis down, hung, loading or refusing writes: 503 with ``Retry-After``, never a 500."""
+def render_redis_error(err: redis.RedisError | RedisClusterException) -> Response:
+    """Redis down, hung, loading or refusing writes: 503 with ``Retry-After``, never a 500.
+    (A Redis Cluster client raises ``RedisClusterException``, not a ``RedisError``, when no node
+    answers: :func:`~ludoteca.store.store_unavailable` tells which of those are outages.)"""
     unavailable = store_unavailable(err)
     if unavailable is None:
         return render_unexpected(err)
@@ -115,6 +118,7 @@ def render_unexpected(err: Exception) -> Response:
 def install_error_handlers(app: Flask) -> None:
     app.register_error_handler(LudotecaError, render_ludoteca_error)
     app.register_error_handler(redis.RedisError, render_redis_error)
+    app.register_error_handler(RedisClusterException, render_redis_error)
     app.register_error_handler(HTTPException, render_http_exception)
     app.register_error_handler(Exception, render_unexpected)
 

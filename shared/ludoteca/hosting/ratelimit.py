@@ -47,6 +47,7 @@ from flask import Flask, g, request
 from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
+from ludoteca.cluster import limiter_options
 from ludoteca.config import Settings
 from ludoteca.errors import AuthenticationError, NotFoundError, RateLimitedError
 from ludoteca.hosting.problems import PROBLEM_JSON, ProblemSchema
@@ -186,7 +187,7 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
         what = f"{bucket.per_minute} {bucket.what}" if bucket is not None else str(request_limit.limit)
         raise RateLimitedError(f"At most {what}; try again in {retry} s.", retry_after=retry)
 
-    storage_options: dict[str, Any] = {"connection_pool": client.connection_pool, "key_prefix": f"{game}:ratelimit"}
+    storage_options: dict[str, Any] = {**limiter_options(client, settings.redis_url), "key_prefix": f"{game}:ratelimit"}
     limiter = Limiter(
         key,
         application_limits=[ApplicationLimit(limit)],
