@@ -58,7 +58,7 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
     settings = settings or Settings.from_env()
     client = client or redis_client(settings.redis_url, settings.redis_timeout_seconds,
                                     settings.redis_max_connections)
-    if dispatcher is None:
+    if dispatcher is None:  # tests and tools; the process entry points (wsgi.py) pass theirs
         from ludoteca.worker import CeleryDispatcher
         dispatcher = CeleryDispatcher.for_url(settings.broker_url)
     store = GameStore(client, definition.name, settings.game_ttl_seconds, settings.idempotency_ttl_seconds,
