@@ -31,6 +31,10 @@ class Stored:
 
     version: int
     doc: dict[str, Any]
+    cached: bool = field(default=False, compare=False)
+    """Read from this process's memory of the game (:class:`~ludoteca.service.RecentGames`), not
+    from the store just now: the game may have moved on since (a commit's compare-and-set finds
+    out)."""
 
     @cached_property
     def record(self) -> GameRecord:
@@ -50,13 +54,14 @@ class Due:
 @dataclass(frozen=True)
 class CommitResult:
     """``status`` is ``ok`` (``version`` is the new one), ``stale`` (``version`` is the current
-    one), ``idempotent`` (``replay`` holds the record stored earlier for that key) or
+    one, ``current`` the game as it is now), ``idempotent`` (``replay`` holds the record stored earlier for that key) or
     ``limited`` (over the write quota: ``retry_after`` seconds until its window ends)."""
 
     status: str
     version: int = 0
     replay: dict[str, Any] | None = None
     retry_after: int = 0
+    current: Stored | None = None
 
 
 @dataclass
@@ -194,7 +199,8 @@ class MemoryStore:
                 if existing is not None:
                     return CommitResult("idempotent", replay=copy.deepcopy(existing))
             if game.version != expected_version:
-                return CommitResult("stale", version=game.version)
+                return CommitResult("stale", version=game.version,
+                                    current=Stored(game.version, copy.deepcopy(game.doc)))
             if due:
                 self.hints.add(game_id)
             game.version += 1

@@ -7,11 +7,15 @@ all. Everything a client receives is built by the :class:`~ludoteca.presenter.Pr
 ``engine.view`` for the caller's seat.
 
 A move (:meth:`GameService.play`) is its checks (:meth:`~GameService.check_move`), the engine
-step (:meth:`~GameService.step`) and the commit (:meth:`~GameService.commit_move`): one read of
-the game (the caller's, shared with the token check) and one write that also checks the
-idempotency key and spends the seat's write quota. A request refused by a check costs one more
-round trip: its quota unit and, with an ``Idempotency-Key``, the stored record (a replay wins
-over the checks, as it always did).
+step (:meth:`~GameService.step`) and the commit (:meth:`~GameService.commit_move`): one write
+that also checks the idempotency key and spends the seat's write quota. The game it starts from
+is the one this process last wrote or read (:class:`RecentGames`) when it has it, else one read
+(shared with the token check). Starting from memory is safe because the commit is a
+compare-and-set on the version: if the game moved on, the commit says so and hands back the
+current game, and the move is checked and stepped again on that (two round trips, as without the
+memory); a move refused on the remembered game is read and checked again before the refusal
+stands. A request refused by a check costs one more round trip: its quota unit and, with an
+``Idempotency-Key``, the stored record (a replay wins over the checks, as it always did).
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ import json
 import logging
 import random
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -108,6 +114,33 @@ def _event_record(seq: int, version: int, event: Event) -> dict[str, Any]:
     }
 
 
+class RecentGames:
+    """The games this process last wrote or read for a move, at most ``size`` of them (least
+    recently used go first). Only a starting point: see the module docstring."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._games: OrderedDict[str, Stored] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, game_id: str) -> Stored | None:
+        with self._lock:
+            stored = self._games.get(game_id)
+            if stored is not None:
+                self._games.move_to_end(game_id)
+            return stored
+
+    def put(self, game_id: str, version: int, doc: dict[str, Any]) -> None:
+        with self._lock:
+            known = self._games.get(game_id)
+            if known is not None and known.version > version:
+                return
+            self._games[game_id] = Stored(version, doc, cached=True)
+            self._games.move_to_end(game_id)
+            while len(self._games) > self.size:
+                self._games.popitem(last=False)
+
+
 class GameService:
     """Use cases of one hosted game."""
 
@@ -119,6 +152,8 @@ class GameService:
         self.dispatcher = dispatcher
         self.clock = clock
         self.presenter = Presenter(definition)
+        self.recent = RecentGames()
+        self._action_schemas = {kind: cls() for kind, cls in definition.action_schemas.items()}
 
     # -- input ------------------------------------------------------------------------------
     def parse_action(self, body: Any) -> dict[str, Any]:
@@ -127,15 +162,15 @@ class GameService:
             raise FieldValidationError("The action must be a JSON object.",
                                        errors={"_schema": ["Expected a JSON object."]})
         kind = body.get("type")
-        schema_cls = self.d.action_schemas.get(kind) if isinstance(kind, str) else None
-        if schema_cls is None:
+        schema = self._action_schemas.get(kind) if isinstance(kind, str) else None
+        if schema is None:
             shown = kind[:40] + "..." if isinstance(kind, str) and len(kind) > 40 else kind
             raise FieldValidationError(
                 f"Unknown action type {shown!r}.",
                 errors={"type": [f"Must be one of: {', '.join(sorted(self.d.action_schemas))}."]},
             )
         try:
-            loaded = schema_cls().load(body)
+            loaded = schema.load(body)  # one instance per action type: loading keeps no state in it
         except MaValidationError as err:
             raise FieldValidationError("The action's fields are not valid.", errors=err.messages) from None
         return dict(loaded) if isinstance(loaded, Mapping) else dict(body)
@@ -234,8 +269,34 @@ class GameService:
         raise ConflictError("The game is too busy right now; try again.")
 
     # -- reading ----------------------------------------------------------------------------
-    def load(self, game_id: str) -> Stored:
-        return self._load(game_id)
+    def load(self, game_id: str, recent: bool = False) -> Stored:
+        """The game as stored; with ``recent``, as this process last saw it if it did (a move's
+        starting point: ``Stored.cached`` says which)."""
+        if recent:
+            known = self.recent.get(game_id)
+            if known is not None:
+                return known
+        stored = self._load(game_id)
+        if recent:
+            self.recent.put(game_id, stored.version, stored.doc)
+        return stored
+
+    def seat_for_move(self, game_id: str, token: str, stored: Stored | None = None) -> tuple[Stored, int]:
+        """The game a move starts from (``stored``, else from memory if this process has the
+        game) and the seat ``token`` verifies to (401 if none); a remembered game is read again
+        before a token is refused (a seat may have been claimed since; a claimed seat's hash
+        never changes)."""
+        if stored is None:
+            stored = self.load(game_id, recent=True)
+        try:
+            seat = self.seat_of(stored, token)
+        except AuthenticationError:
+            if not stored.cached:
+                raise
+            stored = self._reload(game_id)
+            seat = self.seat_of(stored, token)
+        assert seat is not None  # a token was given
+        return stored, seat
 
     def seat_of(self, stored: Stored, token: str | None) -> int | None:
         """The caller's seat: ``None`` without a token (a spectator); 401 for a wrong one."""
@@ -328,16 +389,22 @@ class GameService:
         action: dict[str, Any] | None = None
         try:
             for _ in range(MAX_RETRIES):
-                stored = loaded or self._load(game_id)
+                stored = loaded or self._reload(game_id)
                 loaded = None
-                checked = self.check_move(stored, if_match, body, validate=action is None)
-                action = checked if action is None else action
-                state = self.engine.load(stored.record.state)
-                move = self.step(stored, state, seat, action)
-                played = self.commit_move(game_id, stored, seat, move, body, idempotency_key, quota,
-                                          strict=if_match is not None)
+                try:
+                    checked = self.check_move(stored, if_match, body, validate=action is None)
+                    action = checked if action is None else action
+                    state = self.engine.load(stored.record.state)
+                    move = self.step(stored, state, seat, action)
+                except LudotecaError:
+                    if stored.cached:  # refused on the game as remembered: check the stored one
+                        continue
+                    raise
+                played, current = self.commit_move(game_id, stored, seat, move, body, idempotency_key, quota,
+                                                   strict=if_match is not None)
                 if played is not None:
                     return played
+                loaded = current
             raise ConflictError("The game is too busy right now; try again.")
         except (RateLimitedError, IdempotencyConflictError):
             raise
@@ -383,27 +450,33 @@ class GameService:
         return Move(version, new, new_state, records, self._due(new, new_state, to_act), response)
 
     def commit_move(self, game_id: str, stored: Stored, seat: int, move: Move, body: Any,
-                    idempotency_key: str | None, quota: WriteQuota | None, strict: bool = False) -> Played | None:
-        """The one write of a move; ``None`` when another writer won the version (retry), or
-        412 with ``strict`` (the caller named the version it played at)."""
+                    idempotency_key: str | None, quota: WriteQuota | None, strict: bool = False
+                    ) -> tuple[Played | None, Stored | None]:
+        """The one write of a move. ``(played, None)`` when it landed (or replayed the stored
+        response); ``(None, current game)`` when another writer won the version (retry), or 412
+        with ``strict`` (the caller named the version it played at)."""
         idem = None
         if idempotency_key is not None:
             idem = (seat, idempotency_key, {"hash": body_hash(body), "body": move.response, "version": move.version})
         log_entry = {"version": move.version, "seat": seat, "action": move.response["action"]}
-        res = self.store.commit(game_id, stored.version, move.record.to_doc(), move.events,
+        doc = move.record.to_doc()
+        res = self.store.commit(game_id, stored.version, doc, move.events,
                                 move.record.event_count - len(move.events) + 1, log_entry, idem,
                                 due=move.due, quota=quota)
         if res.status == "ok":
+            self.recent.put(game_id, res.version, doc)
             self._dispatch(game_id, res.version, move.due)
-            return Played(move.response, move.version, replayed=False)
+            return Played(move.response, move.version, replayed=False), None
         if res.status == "limited":
             raise self._limited(quota, res.retry_after)
         if res.status == "idempotent" and res.replay is not None:
-            return self._replay_record(res.replay, body_hash(body))
+            return self._replay_record(res.replay, body_hash(body)), None
+        if res.current is not None:
+            self.recent.put(game_id, res.current.version, res.current.doc)
         if strict:
             raise StaleVersionError("The game moved on while this move was being applied.",
                                     current_version=res.version)
-        return None
+        return None, res.current
 
     def _refused(self, game_id: str, seat: int, body: Any, idempotency_key: str | None,
                  quota: WriteQuota | None) -> Played | None:
@@ -470,6 +543,11 @@ class GameService:
             return self.store.load(game_id)
         except GameMissing:
             raise NotFoundError(f"No {self.d.title} game with id {game_id!r} (or it has expired).") from None
+
+    def _reload(self, game_id: str) -> Stored:
+        stored = self._load(game_id)
+        self.recent.put(game_id, stored.version, stored.doc)
+        return stored
 
     def _status(self, record: GameRecord, state: Any) -> Status:
         if self.engine.result(state) is not None:

@@ -74,7 +74,7 @@ if ARGV[4] == '1' then
   local existing = redis.call('GET', KEYS[4])
   if existing then return {'idem', existing} end
 end
-if cur ~= ARGV[1] then return {'stale', cur} end
+if cur ~= ARGV[1] then return {'stale', cur, redis.call('HGET', KEYS[1], 'doc')} end
 local new = tostring(tonumber(cur) + 1)
 redis.call('HSET', KEYS[1], 'version', new, 'doc', ARGV[2])
 local seq = tonumber(ARGV[8])
@@ -322,8 +322,8 @@ class GameStore:
             return CommitResult("limited", retry_after=retry_seconds(int(out[1])))
         if status == "idem":
             return CommitResult("idempotent", replay=_loads(out[1]))
-        if status == "stale":
-            return CommitResult("stale", version=int(out[1]))
+        if status == "stale":  # the current document comes with it: a retry needs no read
+            return CommitResult("stale", version=int(out[1]), current=Stored(int(out[1]), _loads(out[2])))
         return CommitResult("ok", version=int(out[1]))
 
     def spend(self, quota: WriteQuota, idempotency: tuple[str, int, str] | None = None

@@ -183,3 +183,29 @@ def test_a_document_written_by_the_old_encoder_still_loads() -> None:
            "seed_sha256": "22" * 32, "created_at": 1.5, "event_count": 3, "status": "active", "state": {"x": 1}}
     record = GameRecord.from_doc(json.loads(json.dumps(doc, sort_keys=True)))
     assert record.status is Status.ACTIVE and record.open_seats == [] and record.to_doc() == doc
+
+
+def test_a_move_from_a_remembered_game_that_moved_on_is_checked_again(make_store: Callable[[], GameRepository]) -> None:
+    """Two processes over one store: each remembers the games it last wrote; a move that starts
+    from an outdated memory is re-checked on the current game (the commit hands it back)."""
+    store = make_store()
+    here, there = (GameService(registry.game("ludix"), store, Recorder()) for _ in range(2))
+    envelope, _, t0 = here.create(["human", "human"], {}, 0, None)
+    gid = envelope["id"]
+    stored, seat = here.seat_for_move(gid, t0 or "")
+    assert seat == 0 and here.load(gid, recent=True).version == 1
+    _, _, t1 = there.join(gid, None, None)  # the game is active now; `here` remembers it waiting
+    stored, seat = here.seat_for_move(gid, t1)  # a seat claimed elsewhere: read again, verified
+    assert seat == 1 and stored.version == 2
+    here.play(gid, 0, {"type": "alea_jacta_est"}, None, None, loaded=here.load(gid, recent=True))
+    mover = to_act(there, gid)
+    there.play(gid, mover, {"type": "roll"}, None, None)  # `here` still remembers version 3
+    remembered = here.load(gid, recent=True)
+    assert remembered.cached and remembered.version == 3
+    current = there.load(gid)
+    follower = sorted(there.engine.to_act(there.engine.load(current.record.state)))[0]
+    legal = there.engine.legal_actions(there.engine.load(current.record.state), follower)
+    played = here.play(gid, follower, dict(legal[0]), None, None, loaded=remembered)
+    assert played.version == current.version + 1 == store.load(gid).version
+    with pytest.raises(StaleVersionError):  # If-Match names what the caller saw, not what we remember
+        here.play(gid, follower, dict(legal[0]), current.version, None, loaded=here.load(gid, recent=True))

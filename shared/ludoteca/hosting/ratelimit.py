@@ -146,14 +146,16 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
             return None
         if token is None or not GAME_ID.match(game_id):
             return None
+        move = request.endpoint == "games.Actions" and request.method == "POST"
         try:
+            if move:  # a move may start from this process's memory of the game (GameService.play)
+                stored, seat = service.seat_for_move(game_id, token)
+                g.ludoteca_loaded = (game_id, stored)
+                return cast(int, seat)
             stored = service.load(game_id)
-        except NotFoundError:
-            return None
-        g.ludoteca_loaded = (game_id, stored)
-        try:
+            g.ludoteca_loaded = (game_id, stored)
             return cast(int | None, service.seat_of(stored, token))
-        except AuthenticationError:
+        except (NotFoundError, AuthenticationError):
             return None
 
     def classify() -> Bucket | None:

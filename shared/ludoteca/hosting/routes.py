@@ -167,9 +167,13 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
         @blp.doc(security=bearer, requestBody=action_body, parameters=action_headers)
         def post(self, game_id: str) -> Response:
             """Play one action."""
-            stored, seat = caller(game_id)
-            if seat is None:  # before the headers and the body: a stranger learns nothing from them
+            check_game_id(game_id)
+            # the limiter may have read it; a move may start from this process's memory of it
+            stored = loaded_game(game_id) or service.load(game_id, recent=True)
+            token = bearer_token()
+            if token is None:  # before the headers and the body: a stranger learns nothing from them
                 raise AuthenticationError("Playing needs a seat token (Authorization: Bearer <token>).")
+            stored, seat = service.seat_for_move(game_id, token, stored)
             body = json_body()
             if_match = parse_if_match(request.headers.get("If-Match"))
             key = request.headers.get("Idempotency-Key")
