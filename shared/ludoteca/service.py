@@ -118,7 +118,7 @@ class RecentGames:
     """The games this process last wrote or read for a move, at most ``size`` of them (least
     recently used go first). Only a starting point: see the module docstring."""
 
-    def __init__(self, size: int = 4096) -> None:
+    def __init__(self, size: int = 1024) -> None:
         self.size = size
         self._games: OrderedDict[str, Stored] = OrderedDict()
         self._lock = threading.Lock()
