@@ -130,6 +130,10 @@ class RecentGames:
                 self._games.move_to_end(game_id)
             return stored
 
+    def forget(self, game_id: str) -> None:
+        with self._lock:
+            self._games.pop(game_id, None)
+
     def put(self, game_id: str, version: int, doc: dict[str, Any]) -> None:
         with self._lock:
             known = self._games.get(game_id)
@@ -460,9 +464,13 @@ class GameService:
             idem = (seat, idempotency_key, {"hash": body_hash(body), "body": move.response, "version": move.version})
         log_entry = {"version": move.version, "seat": seat, "action": move.response["action"]}
         doc = move.record.to_doc()
-        res = self.store.commit(game_id, stored.version, doc, move.events,
-                                move.record.event_count - len(move.events) + 1, log_entry, idem,
-                                due=move.due, quota=quota)
+        try:
+            res = self.store.commit(game_id, stored.version, doc, move.events,
+                                    move.record.event_count - len(move.events) + 1, log_entry, idem,
+                                    due=move.due, quota=quota)
+        except GameMissing:  # expired since this process last saw it
+            self.recent.forget(game_id)
+            raise self._missing(game_id) from None
         if res.status == "ok":
             self.recent.put(game_id, res.version, doc)
             self._dispatch(game_id, res.version, move.due)
@@ -542,7 +550,10 @@ class GameService:
         try:
             return self.store.load(game_id)
         except GameMissing:
-            raise NotFoundError(f"No {self.d.title} game with id {game_id!r} (or it has expired).") from None
+            raise self._missing(game_id) from None
+
+    def _missing(self, game_id: str) -> NotFoundError:
+        return NotFoundError(f"No {self.d.title} game with id {game_id!r} (or it has expired).")
 
     def _reload(self, game_id: str) -> Stored:
         stored = self._load(game_id)

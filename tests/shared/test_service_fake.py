@@ -15,6 +15,7 @@ from ludoteca.errors import (
     GameNotStartedError,
     IdempotencyConflictError,
     IllegalActionError,
+    NotFoundError,
     NotYourTurnError,
     RateLimitedError,
     StaleVersionError,
@@ -209,3 +210,18 @@ def test_a_move_from_a_remembered_game_that_moved_on_is_checked_again(make_store
     assert played.version == current.version + 1 == store.load(gid).version
     with pytest.raises(StaleVersionError):  # If-Match names what the caller saw, not what we remember
         here.play(gid, follower, dict(legal[0]), current.version, None, loaded=here.load(gid, recent=True))
+
+
+def test_a_remembered_game_that_expired_is_a_404(make_store: Callable[[], GameRepository]) -> None:
+    store = make_store()
+    service = GameService(registry.game("ludix"), store, Recorder())
+    gid, _ = started(service)
+    remembered = service.load(gid, recent=True)
+    if isinstance(store, MemoryStore):
+        del store._games[gid]
+    else:
+        assert isinstance(store, GameStore)
+        store.r.delete(store._key(gid, "game"))
+    with pytest.raises(NotFoundError):
+        service.play(gid, 0, {"type": "alea_jacta_est"}, None, None, loaded=remembered)
+    assert service.recent.get(gid) is None
