@@ -50,28 +50,36 @@ Every key expires or has a documented bound (a test scans them all after a rando
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import redis
+from ludoteca import jsontext
 from ludoteca.errors import StoreUnavailableError
+from ludoteca.repository import CommitResult, Due, GameMissing, Stored, WriteQuota, retry_seconds
 from redis.exceptions import RedisClusterException, SlotNotCoveredError
 
+__all__ = ["CommitResult", "Due", "GameMissing", "GameStore", "Stored", "WriteQuota", "store_unavailable"]
+
 _COMMIT = """
+local limit = tonumber(ARGV[10])
+if limit > 0 then
+  local n = redis.call('INCR', KEYS[5])
+  if n == 1 then redis.call('EXPIRE', KEYS[5], tonumber(ARGV[11])) end
+  if n > limit then return {'limited', tostring(redis.call('PTTL', KEYS[5]))} end
+end
 local cur = redis.call('HGET', KEYS[1], 'version')
 if not cur then return {'missing'} end
 if ARGV[4] == '1' then
   local existing = redis.call('GET', KEYS[4])
   if existing then return {'idem', existing} end
 end
-if cur ~= ARGV[1] then return {'stale', cur} end
+if cur ~= ARGV[1] then return {'stale', cur, redis.call('HGET', KEYS[1], 'doc')} end
 local new = tostring(tonumber(cur) + 1)
 redis.call('HSET', KEYS[1], 'version', new, 'doc', ARGV[2])
 local seq = tonumber(ARGV[8])
-for i = 10, #ARGV do
+for i = 12, #ARGV do
   redis.call('XADD', KEYS[2], tostring(seq) .. '-1', 'e', ARGV[i])
   seq = seq + 1
 end
@@ -159,6 +167,20 @@ else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
 return 1
 """
 
+# One unit of a write quota (the seat-write bucket), for a request that failed before its
+# commit could spend it: returns the count and the window's milliseconds left.
+_SPEND = """
+local out = {false, false, false}
+if ARGV[2] == '1' then
+  local n = redis.call('INCR', KEYS[1])
+  if n == 1 then redis.call('EXPIRE', KEYS[1], tonumber(ARGV[1])) end
+  out[1] = n
+  out[2] = redis.call('PTTL', KEYS[1])
+end
+if ARGV[3] == '1' then out[3] = redis.call('GET', KEYS[2]) end
+return out
+"""
+
 _CLEAR_DUE = """
 if redis.call('HGET', KEYS[1], 'due') == ARGV[1] then
   redis.call('HDEL', KEYS[1], 'due', 'due_at')
@@ -174,10 +196,6 @@ return 0
 
 MAX_PLAYERS = 10_000
 """The default cap on the names a leaderboard keeps (see the module docstring)."""
-
-
-class GameMissing(LookupError):
-    """No live game with that id (never existed, or expired)."""
 
 
 # Redis error replies that say "not now" rather than "wrong command": loading the dataset after
@@ -210,34 +228,8 @@ def store_unavailable(err: BaseException) -> StoreUnavailableError | None:
         "moment. A move sent with an Idempotency-Key is applied once however often it is retried.")
 
 
-@dataclass(frozen=True)
-class Stored:
-    version: int
-    doc: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Due:
-    """What a game is waiting on from the platform: ``kind`` is ``bot`` (a bot turn at
-    ``version``) or ``result`` (recording the result); ``since_ms``: server time it fell due."""
-
-    kind: str
-    version: int
-    since_ms: int
-
-
-@dataclass(frozen=True)
-class CommitResult:
-    """``status`` is ``ok`` (``version`` is the new one), ``stale`` (``version`` is the current
-    one), or ``idempotent`` (``replay`` holds the record stored earlier for that key)."""
-
-    status: str
-    version: int = 0
-    replay: dict[str, Any] | None = None
-
-
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"), sort_keys=True)
+_dumps = jsontext.dumps
+_loads = jsontext.loads
 
 
 class GameStore:
@@ -257,6 +249,7 @@ class GameStore:
         self._hint_if = client.register_script(_HINT_IF)
         self._clear_due = client.register_script(_CLEAR_DUE)
         self._release = client.register_script(_RELEASE)
+        self._spend = client.register_script(_SPEND)
 
     # -- keys -------------------------------------------------------------------------------
     def _key(self, game_id: str, what: str) -> str:
@@ -289,7 +282,7 @@ class GameStore:
         raw = self.r.hmget(self._key(game_id, "game"), ["version", "doc"])
         if raw[0] is None or raw[1] is None:
             raise GameMissing(game_id)
-        return Stored(int(raw[0]), json.loads(raw[1]))
+        return Stored(int(raw[0]), _loads(raw[1]))
 
     def version(self, game_id: str) -> int | None:
         raw = self.r.hget(self._key(game_id, "game"), "version")
@@ -305,41 +298,73 @@ class GameStore:
         log_entry: dict[str, Any] | None = None,
         idempotency: tuple[int, str, dict[str, Any]] | None = None,
         due: str = "",
+        quota: WriteQuota | None = None,
     ) -> CommitResult:
         """Compare-and-set on ``expected_version``; see the module docstring. ``due``: what the
         new version makes due, ``"bot"`` (a bot turn at the new version), ``"result"``, or
         ``""`` (nothing). When something is due, the write-ahead :meth:`hint` goes first, so a
-        crash right after the commit still leaves the sweeper its hint."""
+        crash right after the commit still leaves the sweeper its hint. ``quota`` (not yet
+        spent): the script spends one unit first and commits nothing when it is over
+        (``limited``); its key must be in the game's slot (it carries the game's hash tag)."""
         if due:
             self.hint(game_id)
-        idem_key = self._key(game_id, "game")
-        idem_flag, idem_value = "0", ""
+        game_key = self._key(game_id, "game")
+        idem_key = quota_key = game_key
+        idem_flag, idem_value = "0", b""
         if idempotency is not None:
             seat, key, record = idempotency
             idem_key = self.idem_key(game_id, seat, key)
             idem_flag, idem_value = "1", _dumps(record)
-        keys = [self._key(game_id, "game"), self._key(game_id, "events"), self._key(game_id, "log"), idem_key]
+        limit, window = 0, 0
+        if quota is not None and not quota.spent:
+            quota_key, limit, window = quota.key, quota.limit, quota.window
+        keys = [game_key, self._key(game_id, "events"), self._key(game_id, "log"), idem_key, quota_key]
         args: list[Any] = [
             str(expected_version), _dumps(doc), self.ttl, idem_flag, idem_value, self.idem_ttl,
-            _dumps(log_entry) if log_entry is not None else "", first_seq, due,
+            _dumps(log_entry) if log_entry is not None else "", first_seq, due, limit, window,
             *(_dumps(e) for e in events),
         ]
         out = self._commit(keys=keys, args=args)
+        if limit:
+            quota.spent = True  # type: ignore[union-attr]  # limit is set only with a quota
         status = out[0].decode() if isinstance(out[0], bytes) else out[0]
         if status == "missing":
             raise GameMissing(game_id)
+        if status == "limited":
+            return CommitResult("limited", retry_after=retry_seconds(int(out[1])))
         if status == "idem":
-            return CommitResult("idempotent", replay=json.loads(out[1]))
-        if status == "stale":
-            return CommitResult("stale", version=int(out[1]))
+            return CommitResult("idempotent", replay=_loads(out[1]))
+        if status == "stale":  # the current document comes with it: a retry needs no read
+            return CommitResult("stale", version=int(out[1]), current=Stored(int(out[1]), _loads(out[2])))
         return CommitResult("ok", version=int(out[1]))
+
+    def spend(self, quota: WriteQuota, idempotency: tuple[str, int, str] | None = None
+              ) -> tuple[int | None, dict[str, Any] | None]:
+        """For a write that failed before its commit: spend one unit of ``quota`` (unless the
+        commit did) and, in the same round trip, read the idempotency record ``(game id, seat,
+        key)``. Returns (``Retry-After`` seconds if over the quota else ``None``, the record)."""
+        spend = not quota.spent
+        if not spend and idempotency is None:
+            return None, None
+        # one script, not a pipeline: a cluster pipeline refuses EVALSHA; both keys carry the
+        # game's hash tag, so the script touches one slot
+        idem_key = self.idem_key(*idempotency) if idempotency is not None else quota.key
+        count, pttl, raw = self._spend(keys=[quota.key, idem_key],
+                                       args=[quota.window, "1" if spend else "0", "0" if idempotency is None else "1"])
+        retry = None
+        if spend:
+            quota.spent = True
+            if int(count) > quota.limit:
+                retry = retry_seconds(int(pttl))
+        record = _loads(raw) if raw is not None else None
+        return retry, record
 
     def idempotency_record(self, game_id: str, seat: int, key: str) -> dict[str, Any] | None:
         raw = self.r.get(self.idem_key(game_id, seat, key))
-        return None if raw is None else json.loads(raw)
+        return None if raw is None else _loads(raw)
 
     def action_log(self, game_id: str) -> list[dict[str, Any]]:
-        return [json.loads(x) for x in self.r.lrange(self._key(game_id, "log"), 0, -1)]
+        return [_loads(x) for x in self.r.lrange(self._key(game_id, "log"), 0, -1)]
 
     def events_after(self, game_id: str, after: int, block_ms: int | None = None,
                      count: int = 500) -> list[tuple[int, dict[str, Any]]]:
@@ -362,7 +387,7 @@ class GameStore:
             for entry_id, fields in entries:
                 sid = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
                 payload = fields.get(b"e", fields.get("e"))
-                out.append((int(sid.split("-")[0]), json.loads(payload)))
+                out.append((int(sid.split("-")[0]), _loads(payload)))
         return out
 
     # -- lobby ------------------------------------------------------------------------------

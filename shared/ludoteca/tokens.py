@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Sequence
 
 
 def new_token() -> tuple[str, str]:
@@ -23,7 +24,7 @@ def matches(token: str, stored_hash: str) -> bool:
     return hmac.compare_digest(hash_token(token), stored_hash)
 
 
-def find_seat(token: str, seat_hashes: list[str | None]) -> int | None:
+def find_seat(token: str, seat_hashes: Sequence[str | None]) -> int | None:
     """The seat whose stored hash matches ``token``; every seat is compared (no early exit)."""
     found: int | None = None
     presented = hash_token(token)

@@ -11,8 +11,8 @@ it, with these bounds (400 problem+json past any of them, naming the bound):
 
 Flask's ``request.get_json`` goes through :class:`BoundedJSONProvider`; flask-smorest's argument
 parser (webargs) reads the body again with the standard library, which is safe once the gate of
-:func:`install_body_bounds` has admitted it. Responses are encoded by Flask's default provider,
-byte for byte as before.
+:func:`install_body_bounds` has admitted it. The routes encode their responses with
+:mod:`ludoteca.jsontext` (orjson).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import math
 import re
 from typing import Any
 
+import orjson
 from flask import Flask, current_app, g, request
 from flask.json.provider import DefaultJSONProvider
 from ludoteca.errors import BadRequestError, LudotecaError
@@ -91,8 +92,47 @@ def _parse_constant(name: str) -> Any:
     raise JSONBodyError(f"{name} is not JSON: numbers must be finite.")
 
 
+_SLOW = re.compile(rb"\d{17}|^\xef\xbb\xbf")
+"""Texts the fast path leaves to the careful parser: a run of 17 digits (an integer orjson
+might read past 2^64 as a float; a long fraction too, which is merely slower), a byte-order mark."""
+
+
+def _within_bounds(value: Any, max_depth: int, depth: int = 0) -> bool:
+    """Every integer within ±2^53-1, every float finite, nesting at most ``max_depth``."""
+    if isinstance(value, dict):
+        if depth >= max_depth:
+            return False
+        return all(_within_bounds(v, max_depth, depth + 1) for v in value.values())
+    if isinstance(value, list):
+        if depth >= max_depth:
+            return False
+        return all(_within_bounds(v, max_depth, depth + 1) for v in value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return True
+
+
 def loads(data: str | bytes | bytearray, max_depth: int = MAX_DEPTH) -> Any:
-    """Parse one JSON text within the bounds; :class:`JSONBodyError` (a 400) otherwise."""
+    """Parse one JSON text within the bounds; :class:`JSONBodyError` (a 400) otherwise.
+
+    orjson parses first (it refuses invalid UTF-8, NaN and Infinity, and numbers that overflow a
+    double); a walk checks the integers and the depth. Anything it refuses or the walk finds out
+    of bounds goes through the careful parser below, which names the bound that was passed."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    if _SLOW.search(raw) is None:
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            if _within_bounds(value, max_depth):
+                return value
+    return _careful_loads(data, max_depth)
+
+
+def _careful_loads(data: str | bytes | bytearray, max_depth: int) -> Any:
     if isinstance(data, (bytes, bytearray)):
         try:
             text = bytes(data).decode("utf-8")

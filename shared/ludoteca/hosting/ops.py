@@ -12,7 +12,6 @@ import redis
 import swagger_ui_bundle
 from flask import Blueprint, Flask, Response, g, request, send_from_directory, url_for
 from ludoteca.errors import StoreUnavailableError
-from ludoteca.hosting.problems import render_ludoteca_error
 from redis.exceptions import RedisClusterException
 
 log = logging.getLogger("ludoteca.ops")
@@ -78,8 +77,8 @@ def ops_blueprint(app: Flask, game: str, title: str, client: redis.Redis) -> Blu
             client.ping()
         except (redis.RedisError, RedisClusterException) as err:  # the latter: no cluster node answers
             log.warning("not ready: %s: %s", type(err).__name__, err)
-            return render_ludoteca_error(StoreUnavailableError(
-                f"Redis is not answering ({type(err).__name__}); this instance takes no traffic."))
+            raise StoreUnavailableError(
+                f"Redis is not answering ({type(err).__name__}); this instance takes no traffic.") from None
         return {"status": "ready", "game": game}
 
     @bp.get("/metrics")

@@ -8,9 +8,10 @@ from typing import Any
 
 import marshmallow as ma
 import redis
-from flask import Flask, Response, has_request_context, json, request
+from flask import Flask, Response, has_request_context, request
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
+from ludoteca import jsontext
 from ludoteca.errors import LudotecaError
 from ludoteca.store import store_unavailable
 from redis.exceptions import RedisClusterException
@@ -54,10 +55,7 @@ def problem_response(status: int, slug: str, title: str, detail: str | None = No
         body["instance"] = request.path
     if extra:  # extension members never override the standard ones
         body.update({k: v for k, v in extra.items() if k not in ("type", "title", "status", "detail", "instance")})
-    resp = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
-    for k, v in (headers or {}).items():
-        resp.headers[k] = v
-    return resp
+    return Response(jsontext.dumps(body), status=status, headers=headers, mimetype=PROBLEM_JSON)
 
 
 def _slug(status: int) -> str:

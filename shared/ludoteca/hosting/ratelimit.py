@@ -30,6 +30,12 @@ from one address); a specific limit set to 0 lifts that bucket only.
   sent straight to a service changes nothing. The local stack (gateway in front) sets 1.
 * Fixed one-minute windows (flask-limiter's ``fixed-window``): one Redis key per bucket and
   window, ``<game>:ratelimit:LIMITER/<bucket>/...``, expiring with its window.
+* Seat writes (``POST .../actions`` with a verified token) are counted by the move's own commit
+  script, not by flask-limiter: one round trip for the whole move. Their key,
+  ``<game>:ratelimit:LIMITER/seat/<id>/<seat>/w/{<id>}/<limit>/1/minute``, carries the game's
+  hash tag so the script touches one Redis Cluster slot. A write refused before its commit
+  (400, 409, 412, 422 ...) is counted after it, by :func:`install_rate_limit`'s response hook
+  or the service's refusal path; over the limit, the refusal becomes the 429.
 * Over a limit: :class:`~ludoteca.errors.RateLimitedError`, a 429 problem with ``Retry-After``
   (seconds until the window ends), rendered by the one problem renderer; nothing is changed.
 """
@@ -37,21 +43,22 @@ from one address); a specific limit set to 0 lifts that bucket only.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any, cast
 
 import redis
 from apispec import BasePlugin
-from flask import Flask, g, request
+from flask import Flask, Response, g, request
 from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 from ludoteca.cluster import limiter_options
 from ludoteca.config import Settings
 from ludoteca.errors import AuthenticationError, NotFoundError, RateLimitedError
-from ludoteca.hosting.problems import PROBLEM_JSON, ProblemSchema
-from ludoteca.store import Stored
+from ludoteca.hosting.problems import PROBLEM_JSON, ProblemSchema, render_ludoteca_error
+from ludoteca.repository import Stored, WriteQuota
 
 #: Routes that read the caller's seat from the bearer token (routes.py's ``caller``).
 SEATED_ENDPOINTS = frozenset({"games.Game", "games.Actions", "games.Events"})
@@ -60,6 +67,7 @@ NEW_SEAT_ENDPOINTS = frozenset({"games.Games", "games.Players"})
 EXEMPT_BLUEPRINTS = frozenset({"ops", "api-docs"})
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 RESPONSE = "RATE_LIMITED"
+log = logging.getLogger("ludoteca.ratelimit")
 
 @dataclass(frozen=True)
 class Limits:
@@ -116,6 +124,11 @@ def loaded_game(game_id: str) -> Stored | None:
     return None
 
 
+def write_quota() -> WriteQuota | None:
+    """The seat-write quota this request spends in its commit (None: not a seat write)."""
+    return cast(WriteQuota | None, g.get("ludoteca_quota"))
+
+
 def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Settings) -> Limiter | None:
     """Install the limits on ``app`` (after the routes and the ops hooks); None when turned off."""
     if settings.rate_limit_per_minute <= 0:
@@ -134,14 +147,16 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
             return None
         if token is None or not GAME_ID.match(game_id):
             return None
+        move = request.endpoint == "games.Actions" and request.method == "POST"
         try:
+            if move:  # a move may start from this process's memory of the game (GameService.play)
+                stored, seat = service.seat_for_move(game_id, token)
+                g.ludoteca_loaded = (game_id, stored)
+                return cast(int, seat)
             stored = service.load(game_id)
-        except NotFoundError:
-            return None
-        g.ludoteca_loaded = (game_id, stored)
-        try:
+            g.ludoteca_loaded = (game_id, stored)
             return cast(int | None, service.seat_of(stored, token))
-        except AuthenticationError:
+        except (NotFoundError, AuthenticationError):
             return None
 
     def classify() -> Bucket | None:
@@ -163,10 +178,34 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
         return Bucket(f"anon/{address}/{kind}", per_minute,
                       f"{'writes' if writes else 'reads'} a minute per client address without a seat token")
 
+    prefix = f"{game}:ratelimit:LIMITER"
+
     @app.before_request
     def _classify() -> None:
         bucket = classify()
         g.ludoteca_bucket = bucket if bucket is not None and bucket.per_minute > 0 else None
+        if g.ludoteca_bucket is not None and request.endpoint == "games.Actions" and \
+                bucket is not None and bucket.key.startswith("seat/") and bucket.key.endswith("/w"):
+            game_id = bucket.key.split("/")[1]
+            g.ludoteca_quota = WriteQuota(f"{prefix}/{bucket.key}/{{{game_id}}}/{bucket.per_minute}/1/minute",
+                                          bucket.per_minute, 60, bucket.what)
+            g.ludoteca_bucket = None  # the commit counts it, not flask-limiter
+
+    @app.after_request
+    def _spend_refused(resp: Response) -> Response:
+        """A seat write that never reached its commit still counts; over the limit, it is a 429."""
+        quota = write_quota()
+        if quota is None or quota.spent:
+            return resp
+        try:
+            retry, _ = service.store.spend(quota)
+        except redis.RedisError:
+            log.warning("could not count a refused write in its bucket", exc_info=True)
+            return resp
+        if retry is not None and resp.status_code >= 400:
+            return render_ludoteca_error(RateLimitedError(
+                f"At most {quota.limit} {quota.what}; try again in {retry} s.", retry_after=retry))
+        return resp
 
     def current() -> Bucket | None:
         return cast(Bucket | None, g.get("ludoteca_bucket"))
@@ -200,6 +239,11 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
         swallow_errors=False,
     )
     limiter.init_app(app)
+
+    @limiter.request_filter
+    def _unbucketed() -> bool:  # exempt, or a seat write (its commit counts it)
+        return g.get("ludoteca_bucket") is None
+
     return limiter
 
 

@@ -7,12 +7,13 @@ import re
 from typing import Any
 
 import marshmallow as ma
-from flask import Response, current_app, json, request, url_for
+from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from ludoteca import jsontext
 from ludoteca.errors import AuthenticationError, BadRequestError, NotFoundError
 from ludoteca.hosting.bodies import json_body
-from ludoteca.hosting.ratelimit import loaded_game
+from ludoteca.hosting.ratelimit import loaded_game, write_quota
 from ludoteca.hosting.schemas import (
     EventsPageSchema,
     EventsQuerySchema,
@@ -23,8 +24,8 @@ from ludoteca.hosting.schemas import (
     LobbyQuerySchema,
     StatsSchema,
 )
+from ludoteca.repository import Stored
 from ludoteca.service import GameService
-from ludoteca.store import Stored
 
 GAME_ID = re.compile(r"[0-9a-f]{1,64}")
 ETAG_RE = re.compile(r'[ \t]*(?:W/)?"?(\d{1,18})"?[ \t]*')
@@ -45,10 +46,7 @@ def _document(blp: Blueprint, *codes: int) -> Any:
 
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    resp = Response(json.dumps(body), status=status, mimetype="application/json")
-    for k, v in (headers or {}).items():
-        resp.headers[k] = v
-    return resp
+    return Response(jsontext.dumps(body), status=status, headers=headers, mimetype="application/json")
 
 
 def bearer_token() -> str | None:
@@ -169,15 +167,19 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
         @blp.doc(security=bearer, requestBody=action_body, parameters=action_headers)
         def post(self, game_id: str) -> Response:
             """Play one action."""
-            stored, seat = caller(game_id)
-            if seat is None:  # before the headers and the body: a stranger learns nothing from them
+            check_game_id(game_id)
+            # the limiter may have read it; a move may start from this process's memory of it
+            stored = loaded_game(game_id) or service.load(game_id, recent=True)
+            token = bearer_token()
+            if token is None:  # before the headers and the body: a stranger learns nothing from them
                 raise AuthenticationError("Playing needs a seat token (Authorization: Bearer <token>).")
+            stored, seat = service.seat_for_move(game_id, token, stored)
             body = json_body()
             if_match = parse_if_match(request.headers.get("If-Match"))
             key = request.headers.get("Idempotency-Key")
             if key is not None and not IDEM_RE.fullmatch(key):
                 raise BadRequestError("Idempotency-Key must be 1 to 200 visible ASCII characters.")
-            played = service.play(game_id, seat, body, if_match, key, loaded=stored)
+            played = service.play(game_id, seat, body, if_match, key, loaded=stored, quota=write_quota())
             headers = {"ETag": etag(played.version)}
             if played.replayed:
                 headers["Idempotent-Replayed"] = "true"

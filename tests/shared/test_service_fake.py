@@ -1,0 +1,227 @@
+"""The service layer over both repositories: the in-memory fake and the Redis store give the
+same answers (compare-and-set, idempotency, the write quota, events and their audiences, what
+each version makes due). The fake runs without infrastructure; the Redis run proves it honest."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import redis
+from ludoteca import registry
+from ludoteca.errors import (
+    GameNotStartedError,
+    IdempotencyConflictError,
+    IllegalActionError,
+    NotFoundError,
+    NotYourTurnError,
+    RateLimitedError,
+    StaleVersionError,
+)
+from ludoteca.record import GameRecord, Status
+from ludoteca.repository import GameRepository, MemoryStore, WriteQuota
+from ludoteca.service import GameService
+from ludoteca.store import GameStore
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def bot_turn(self, game: str, game_id: str, version: int) -> None:
+        self.calls.append(("bot", game_id, version))
+
+    def record_result(self, game: str, game_id: str) -> None:
+        self.calls.append(("result", game_id))
+
+
+@pytest.fixture(params=["memory", "redis"])
+def make_store(request: pytest.FixtureRequest) -> Iterator[Callable[[], GameRepository]]:
+    if request.param == "memory":
+        yield lambda: MemoryStore("ludix")
+    else:
+        client: redis.Redis = request.getfixturevalue("redis_client")
+        yield lambda: GameStore(client, "ludix", 600, 600)
+
+
+@pytest.fixture()
+def service(make_store: Callable[[], GameRepository]) -> GameService:
+    return GameService(registry.game("ludix"), make_store(), Recorder())
+
+
+def started(service: GameService) -> tuple[str, list[str]]:
+    envelope, seat, t0 = service.create(["human", "human"], {}, 0, "ana")
+    assert seat == 0 and t0 is not None and envelope["status"] == "waiting_for_players"
+    joined, seat1, t1 = service.join(envelope["id"], None, "bo")
+    assert seat1 == 1 and joined["status"] == "active" and joined["version"] == 2
+    return envelope["id"], [t0, t1]
+
+
+def to_act(service: GameService, gid: str) -> int:
+    stored = service.load(gid)
+    return sorted(service.engine.to_act(service.engine.load(stored.record.state)))[0]
+
+
+def quota(limit: int) -> WriteQuota:
+    return WriteQuota(f"ludix:ratelimit:LIMITER/seat/test/{secrets.token_hex(4)}/w", limit, 60, "writes a minute")
+
+
+def test_a_move_commits_once_and_reports_its_events(service: GameService) -> None:
+    gid, _ = started(service)
+    seat = to_act(service, gid)
+    played = service.play(gid, seat, {"type": "alea_jacta_est"}, 2, None)
+    assert not played.replayed and played.version == 3
+    assert played.body["game"]["version"] == 3 and played.body["game"]["you"] == seat
+    assert played.body["events"] and all(e["version"] == 3 for e in played.body["events"])
+    log = service.store.action_log(gid)
+    assert log == [{"version": 3, "seat": seat, "action": {"type": "alea_jacta_est"}}]
+    seqs = [seq for seq, _ in service.store.events_after(gid, 0)]
+    assert seqs == list(range(1, len(seqs) + 1))  # GameCreated, SeatClaimed, GameStarted, the move's
+
+
+def test_if_match_on_an_old_version_is_refused_and_changes_nothing(service: GameService) -> None:
+    gid, _ = started(service)
+    with pytest.raises(StaleVersionError) as err:
+        service.play(gid, to_act(service, gid), {"type": "alea_jacta_est"}, 1, None)
+    assert err.value.extra["current_version"] == 2
+    assert service.load(gid).version == 2
+
+
+def test_idempotency_key_replays_the_stored_response_even_after_the_game_moved(service: GameService) -> None:
+    gid, _ = started(service)
+    seat = to_act(service, gid)
+    first = service.play(gid, seat, {"type": "alea_jacta_est"}, None, "k-1")
+    again = service.play(gid, seat, {"type": "alea_jacta_est"}, 2, "k-1")  # If-Match is stale now: replay wins
+    assert again.replayed and again.body == first.body and again.version == first.version
+    assert service.load(gid).version == 3
+    with pytest.raises(IdempotencyConflictError):
+        service.play(gid, seat, {"type": "hold"}, None, "k-1")
+
+
+def test_illegal_and_out_of_turn_moves_are_refused(service: GameService) -> None:
+    gid, _ = started(service)
+    service.play(gid, 0, {"type": "alea_jacta_est"}, None, None)
+    seat = to_act(service, gid)  # the caller opens: a roll is its only legal move
+    with pytest.raises(NotYourTurnError):
+        service.play(gid, 1 - seat, {"type": "roll"}, None, None)
+    with pytest.raises(IllegalActionError):
+        service.play(gid, seat, {"type": "hold"}, None, None)
+    assert service.load(gid).version == 3
+
+
+def test_a_waiting_game_takes_no_moves(service: GameService) -> None:
+    envelope, _, _ = service.create(["human", "human"], {}, 0, None)
+    with pytest.raises(GameNotStartedError):
+        service.play(envelope["id"], 0, {"type": "alea_jacta_est"}, None, None)
+
+
+def test_the_write_quota_counts_commits_and_refusals_and_refuses_past_it(service: GameService) -> None:
+    gid, _ = started(service)
+    q = quota(2)
+    service.play(gid, 0, {"type": "alea_jacta_est"}, None, None, quota=q)
+    assert q.spent
+    seat = to_act(service, gid)
+    q = WriteQuota(q.key, q.limit, q.window, q.what)
+    with pytest.raises(NotYourTurnError):  # refused: counted all the same (2 of 2)
+        service.play(gid, 1 - seat, {"type": "roll"}, None, None, quota=q)
+    assert q.spent
+    version = service.load(gid).version
+    q = WriteQuota(q.key, q.limit, q.window, q.what)
+    with pytest.raises(RateLimitedError) as err:
+        service.play(gid, to_act(service, gid), {"type": "roll"}, None, None, quota=q)
+    assert 1 <= err.value.retry_after <= 61 and "2 writes a minute" in err.value.detail
+    assert service.load(gid).version == version  # a refused write changed nothing
+    q = WriteQuota(q.key, q.limit, q.window, q.what)
+    with pytest.raises(RateLimitedError):  # over the limit beats a refusal (the 409 becomes a 429)
+        service.play(gid, 1 - to_act(service, gid), {"type": "roll"}, None, None, quota=q)
+
+
+def test_bot_seats_and_the_end_are_due_and_dispatched(service: GameService) -> None:
+    dispatcher = service.dispatcher
+    assert isinstance(dispatcher, Recorder)
+    envelope, _, _ = service.create(["human", "bot:steady"], {}, 0, None)
+    gid = envelope["id"]
+    played = 0
+    while service.load(gid).record.status is Status.ACTIVE and played < 400:
+        stored = service.load(gid)
+        state = service.engine.load(stored.record.state)
+        seats = sorted(service.engine.to_act(state))
+        if seats == [1]:
+            version, due = service.store.due(gid)
+            assert due is not None and due.kind == "bot" and due.version == version == stored.version
+            assert ("bot", gid, stored.version) in dispatcher.calls
+            assert service.bot_turn(gid, stored.version) == "played"
+        else:
+            legal = service.engine.legal_actions(state, 0)
+            action = next((a for a in legal if a["type"] == "hold"), legal[0])
+            service.play(gid, 0, action, None, None)
+        played += 1
+    assert service.load(gid).record.status is Status.FINISHED
+    assert service.store.due(gid)[1] is not None and ("result", gid) in dispatcher.calls
+    assert service.record_result(gid) is True and service.record_result(gid) is False
+    assert service.store.due(gid)[1] is None
+    assert service.replay(gid)["actions"]
+
+
+def test_events_respect_their_audience(service: GameService) -> None:
+    gid, _ = started(service)
+    seat = to_act(service, gid)
+    service.play(gid, seat, {"type": "alea_jacta_est"}, None, None)
+    every = [rec for _, rec in service.store.events_after(gid, 0)]
+    for viewer in (None, 0, 1):
+        seen = service.events(gid, viewer, 0, 0)["events"]
+        allowed = [e["seq"] for e in every if e["audience"] is None or (viewer is not None and viewer in e["audience"])]
+        assert [e["seq"] for e in seen] == allowed
+
+
+def test_a_document_written_by_the_old_encoder_still_loads() -> None:
+    import json
+
+    doc = {"id": "ab", "players": ["human", "bot:steady"], "names": ["ana", "bot:steady"],
+           "token_hashes": ["00" * 32, None], "options": {"target": 100}, "seed": "11" * 32,
+           "seed_sha256": "22" * 32, "created_at": 1.5, "event_count": 3, "status": "active", "state": {"x": 1}}
+    record = GameRecord.from_doc(json.loads(json.dumps(doc, sort_keys=True)))
+    assert record.status is Status.ACTIVE and record.open_seats == [] and record.to_doc() == doc
+
+
+def test_a_move_from_a_remembered_game_that_moved_on_is_checked_again(make_store: Callable[[], GameRepository]) -> None:
+    """Two processes over one store: each remembers the games it last wrote; a move that starts
+    from an outdated memory is re-checked on the current game (the commit hands it back)."""
+    store = make_store()
+    here, there = (GameService(registry.game("ludix"), store, Recorder()) for _ in range(2))
+    envelope, _, t0 = here.create(["human", "human"], {}, 0, None)
+    gid = envelope["id"]
+    stored, seat = here.seat_for_move(gid, t0 or "")
+    assert seat == 0 and here.load(gid, recent=True).version == 1
+    _, _, t1 = there.join(gid, None, None)  # the game is active now; `here` remembers it waiting
+    stored, seat = here.seat_for_move(gid, t1)  # a seat claimed elsewhere: read again, verified
+    assert seat == 1 and stored.version == 2
+    here.play(gid, 0, {"type": "alea_jacta_est"}, None, None, loaded=here.load(gid, recent=True))
+    mover = to_act(there, gid)
+    there.play(gid, mover, {"type": "roll"}, None, None)  # `here` still remembers version 3
+    remembered = here.load(gid, recent=True)
+    assert remembered.cached and remembered.version == 3
+    current = there.load(gid)
+    follower = sorted(there.engine.to_act(there.engine.load(current.record.state)))[0]
+    legal = there.engine.legal_actions(there.engine.load(current.record.state), follower)
+    played = here.play(gid, follower, dict(legal[0]), None, None, loaded=remembered)
+    assert played.version == current.version + 1 == store.load(gid).version
+    with pytest.raises(StaleVersionError):  # If-Match names what the caller saw, not what we remember
+        here.play(gid, follower, dict(legal[0]), current.version, None, loaded=here.load(gid, recent=True))
+
+
+def test_a_remembered_game_that_expired_is_a_404(make_store: Callable[[], GameRepository]) -> None:
+    store = make_store()
+    service = GameService(registry.game("ludix"), store, Recorder())
+    gid, _ = started(service)
+    remembered = service.load(gid, recent=True)
+    if isinstance(store, MemoryStore):
+        del store._games[gid]
+    else:
+        assert isinstance(store, GameStore)
+        store.r.delete(store._key(gid, "game"))
+    with pytest.raises(NotFoundError):
+        service.play(gid, 0, {"type": "alea_jacta_est"}, None, None, loaded=remembered)
+    assert service.recent.get(gid) is None
