@@ -15,11 +15,11 @@ Not part of any service and not mounted by ``make run``: only the benchmark star
 
 from __future__ import annotations
 
-import json  # the services' JSON library (stdlib json today): keep them the same
 import os
 from typing import Any
 
 from flask import Flask, Response, request
+from ludoteca import jsontext
 from ludoteca.config import Settings
 from ludoteca.hosting import redis_client
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -40,7 +40,7 @@ TTL_SECONDS = 3600
 
 def _json(body: Any, status: int = 200) -> Response:
     kind = "application/json" if status < 400 else "application/problem+json"
-    return Response(json.dumps(body, separators=(",", ":")), status=status, mimetype=kind)
+    return Response(jsontext.dumps(body), status=status, mimetype=kind)
 
 
 def make_app() -> Flask:
@@ -54,15 +54,15 @@ def make_app() -> Flask:
     @app.post("/null/<string:record_id>")
     def null(record_id: str) -> Response:
         try:
-            body = json.loads(request.get_data())
+            body = jsontext.loads(request.get_data())
         except ValueError:
             return _json({"type": "about:blank", "title": "Malformed JSON", "status": 400}, 400)
         key = f"null:{{{record_id}}}"
         record = client.hgetall(f"{key}:rec")
         version = int(record.get(b"version", b"0"))
-        doc = json.dumps({"last": body, "version": version + 1})
+        doc = jsontext.dumps({"last": body, "version": version + 1})
         out = cas(keys=[f"{key}:rec", f"{key}:events"],
-                  args=[str(version), doc, json.dumps({"type": "Null", "data": body}), TTL_SECONDS])
+                  args=[str(version), doc, jsontext.dumps({"type": "Null", "data": body}), TTL_SECONDS])
         status = out[0].decode()
         if status != "ok":
             return _json({"type": "about:blank", "title": "Stale version", "status": 412}, 412)
