@@ -11,7 +11,7 @@ Vicepresidente choose what they give back), ``play``, ``vote``, ``over``.
 Actions (bodies):
 
 - ``{"type": "play", "cards": [codes]}``: in turn, a set (or straight) that answers the table.
-- ``{"type": "pass"}``: in turn, on a trick someone has opened: out of this trick.
+- ``{"type": ActionType.PASS}``: in turn, on a trick someone has opened: out of this trick.
 - ``{"type": "play_autoplim", "declare_plim": bool}``: the holder of the Autoplim, at any moment
   of the play, in turn or not.
 - ``{"type": "give_back", "cards": [codes]}``: the exchange's return leg (``choose`` option).
@@ -26,8 +26,9 @@ both ways, and the result's summary names the bound (``"bound"``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from itertools import chain, combinations, product
 from typing import Any
 
@@ -58,17 +59,65 @@ from ludor.options import CHOOSE, FORTY_DECK, MAX_ROUND_LIMIT, PLIM_ALWAYS, PLIM
 from ludor.trick import Trick
 
 MIN_SEATS, MAX_SEATS = 3, 6
-EXCHANGE, PLAY, VOTE, OVER = "exchange", "play", "vote", "over"
-PHASES = (EXCHANGE, PLAY, VOTE, OVER)
+HUMAN = "human"
+"""A human seat's kind (the others are ``bot:<level>``)."""
 
+
+class Phase(StrEnum):
+    EXCHANGE = "exchange"
+    PLAY = "play"
+    VOTE = "vote"
+    OVER = "over"
+
+
+class ActionType(StrEnum):
+    """The ``type`` of an action body (imperative); a recorded move's ``action`` is one of the first three."""
+
+    PLAY = "play"
+    PASS = "pass"
+    PLAY_AUTOPLIM = "play_autoplim"
+    GIVE_BACK = "give_back"
+    VOTE = "vote"
+
+
+class EventType(StrEnum):
+    """The ``type`` of an event (past tense)."""
+
+    ROUND_STARTED = "RoundStarted"
+    CARDS_DEALT = "CardsDealt"
+    CARDS_GIVEN = "CardsGiven"
+    CARDS_EXCHANGED = "CardsExchanged"
+    EXCHANGE_STARTED = "ExchangeStarted"
+    TRICK_STARTED = "TrickStarted"
+    CARDS_PLAYED = "CardsPlayed"
+    PLAYER_BLOCKED = "PlayerBlocked"
+    TURN_PASSED = "TurnPassed"
+    AUTOPLIM_PLAYED = "AutoplimPlayed"
+    PLAYER_FINISHED = "PlayerFinished"
+    TRICK_WON = "TrickWon"
+    ROUND_ENDED = "RoundEnded"
+    VOTING_STARTED = "VotingStarted"
+    VOTE_CAST = "VoteCast"
+    VOTE_DECIDED = "VoteDecided"
+    ACTION_BOUND_REACHED = "ActionBoundReached"
+    GAME_ENDED = "GameEnded"
+
+
+class Title(StrEnum):
+    PRESIDENTE = "presidente"
+    VICEPRESIDENTE = "vicepresidente"
+    NEUTRO = "neutro"
+    VICE_CULO = "vice_culo"
+    CULO = "culo"
+
+
+EXCHANGE, PLAY, VOTE, OVER = Phase.EXCHANGE, Phase.PLAY, Phase.VOTE, Phase.OVER
 PRESIDENTE, VICEPRESIDENTE, NEUTRO, VICE_CULO, CULO = (
-    "presidente", "vicepresidente", "neutro", "vice_culo", "culo")
-TITLES = (PRESIDENTE, VICEPRESIDENTE, NEUTRO, VICE_CULO, CULO)
+    Title.PRESIDENTE, Title.VICEPRESIDENTE, Title.NEUTRO, Title.VICE_CULO, Title.CULO)
+"""The phases and titles by their short names (the tests use these)."""
 
-TRADES: tuple[tuple[str, str, int], ...] = ((CULO, PRESIDENTE, 2), (VICE_CULO, VICEPRESIDENTE, 1))
+TRADES: tuple[tuple[Title, Title, int], ...] = ((CULO, PRESIDENTE, 2), (VICE_CULO, VICEPRESIDENTE, 1))
 """(giver of its best cards, receiver who gives back as many of its worst, how many)."""
-
-PLAY_MOVE, PASS_MOVE, AUTOPLIM_MOVE = "play", "pass", "play_autoplim"
 
 MAX_ROUNDS = MAX_ROUND_LIMIT
 """The game ends after this round even if every vote says play on (a table of bots alone ends
@@ -81,7 +130,7 @@ MAX_ACTIONS = MAX_ROUNDS * ACTIONS_PER_ROUND
 """No game accepts more actions."""
 
 
-def titles_for(n: int) -> tuple[str, ...]:
+def titles_for(n: int) -> tuple[Title, ...]:
     """The titles by finishing position: 1st Presidente, 2nd Vicepresidente, the penultimate
     Vice-culo, the last Culo, Neutros between; with 3 players Presidente, Neutro, Culo."""
     if n == 3:
@@ -101,13 +150,13 @@ class LudorState:
     players: list[str]
     options: Options
     rng: Rng
-    phase: str = PLAY
+    phase: Phase = Phase.PLAY
     round: int = 0
     dealer: int = 0
     hands: list[list[str]] = field(default_factory=list)
     pile: list[str] = field(default_factory=list)
     leftover: list[str] = field(default_factory=list)
-    titles: list[str | None] = field(default_factory=list)
+    titles: list[Title | None] = field(default_factory=list)
     finished: list[int] = field(default_factory=list)
     trick: Trick | None = None
     moves: list[JSON] = field(default_factory=list)
@@ -128,11 +177,11 @@ class LudorState:
     def sizes(self) -> list[int]:
         return [len(h) for h in self.hands]
 
-    def seat_titled(self, title: str) -> int | None:
+    def seat_titled(self, title: Title) -> int | None:
         return self.titles.index(title) if title in self.titles else None
 
 
-def _event(kind: str, audience: Sequence[int] | None = None, **data: Any) -> Event:
+def _event(kind: EventType, audience: Sequence[int] | None = None, **data: Any) -> Event:
     return Event(kind, data, None if audience is None else frozenset(audience))
 
 
@@ -162,28 +211,28 @@ class LudorEngine:
 
     # -- the shell's questions -----------------------------------------------------------------
     def to_act(self, state: LudorState) -> frozenset[int]:
-        if state.phase == PLAY:
+        if state.phase is Phase.PLAY:
             assert state.trick is not None
             return frozenset((state.trick.turn,))
-        if state.phase == EXCHANGE:
+        if state.phase is Phase.EXCHANGE:
             return frozenset(state.to_give)
-        if state.phase == VOTE:
+        if state.phase is Phase.VOTE:
             waiting = [s for s in range(state.n) if state.votes[s] is None]
-            humans = [s for s in waiting if state.players[s] == "human"]
+            humans = [s for s in waiting if state.players[s] == HUMAN]
             return frozenset(humans or waiting)
         return frozenset()
 
     def legal_actions(self, state: LudorState, seat: int) -> list[JSON]:
         if not 0 <= seat < state.n:
             return []
-        if state.phase == PLAY:
+        if state.phase is Phase.PLAY:
             return self._legal_plays(state, seat)
-        if state.phase == EXCHANGE and seat in state.to_give:
+        if state.phase is Phase.EXCHANGE and seat in state.to_give:
             k = self._return_count(state, seat)
-            return [{"type": "give_back", "cards": list(c)}
+            return [{"type": ActionType.GIVE_BACK, "cards": list(c)}
                     for c in combinations(sorted_cards(state.hands[seat]), k)]
-        if state.phase == VOTE and state.votes[seat] is None:
-            return [{"type": "vote", "end": True}, {"type": "vote", "end": False}]
+        if state.phase is Phase.VOTE and state.votes[seat] is None:
+            return [{"type": ActionType.VOTE, "end": True}, {"type": ActionType.VOTE, "end": False}]
         return []
 
     def _legal_plays(self, state: LudorState, seat: int) -> list[JSON]:
@@ -193,13 +242,13 @@ class LudorEngine:
         out: list[JSON] = []
         if seat == trick.turn:
             for _, take in plays(counts_of(hand), trick.top, state.options.rules):
-                out.extend({"type": "play", "cards": cards} for cards in _realize(hand, take))
+                out.extend({"type": ActionType.PLAY, "cards": cards} for cards in _realize(hand, take))
             if trick.top is not None:
-                out.append({"type": "pass"})
+                out.append({"type": ActionType.PASS})
         if AUTOPLIM_NAME in hand:
-            out.append({"type": "play_autoplim", "declare_plim": False})
+            out.append({"type": ActionType.PLAY_AUTOPLIM, "declare_plim": False})
             if trick.top is not None and state.options.autoplim_plim != PLIM_OFF:
-                out.append({"type": "play_autoplim", "declare_plim": True})
+                out.append({"type": ActionType.PLAY_AUTOPLIM, "declare_plim": True})
         return out
 
     def action_templates(self, state: LudorState, seat: int) -> list[JSON]:
@@ -208,22 +257,24 @@ class LudorEngine:
     # -- apply ---------------------------------------------------------------------------------
     def apply(self, state: LudorState, seat: int,
               action: Mapping[str, Any]) -> tuple[LudorState, list[Event]]:
-        if state.phase == OVER:
+        if state.phase is Phase.OVER:
             raise GameOverError("the game is over")
         if not isinstance(seat, int) or not 0 <= seat < state.n:
             raise IllegalActionError(f"there is no seat {seat!r} in this game")
         kind = action.get("type") if isinstance(action, Mapping) else None
-        handler = {
-            "play": self._play, "pass": self._pass, "play_autoplim": self._play_autoplim,
-            "give_back": self._give_back, "vote": self._vote,
-        }.get(kind if isinstance(kind, str) else "")
+        handlers: dict[str, Callable[[LudorState, int, Mapping[str, Any], list[Event]], LudorState]] = {
+            ActionType.PLAY: self._play, ActionType.PASS: self._pass, ActionType.PLAY_AUTOPLIM: self._play_autoplim,
+            ActionType.GIVE_BACK: self._give_back, ActionType.VOTE: self._vote,
+        }
+        handler = handlers.get(kind) if isinstance(kind, str) else None
         if handler is None:
             raise self._illegal(state, seat, f"unknown action type {kind!r}")
         events: list[Event] = []
         new_state = handler(state, seat, action, events)
         new_state.actions = state.actions + 1
-        if new_state.phase != OVER and new_state.actions >= self.max_actions(new_state.options.dump(), new_state.n):
-            events.append(_event("ActionBoundReached", actions=new_state.actions))
+        bound = self.max_actions(new_state.options.dump(), new_state.n)
+        if new_state.phase is not Phase.OVER and new_state.actions >= bound:
+            events.append(_event(EventType.ACTION_BOUND_REACHED, actions=new_state.actions))
             new_state.trick, new_state.to_give = None, []
             self._end_game(new_state, events)
         return new_state, events
@@ -231,12 +282,12 @@ class LudorEngine:
     def _illegal(self, state: LudorState, seat: int, message: str) -> IllegalActionError:
         return IllegalActionError(message, legal=self.legal_actions(state, seat))
 
-    def _require_phase(self, state: LudorState, seat: int, phase: str, what: str) -> None:
+    def _require_phase(self, state: LudorState, seat: int, phase: Phase, what: str) -> None:
         if state.phase != phase:
-            raise self._illegal(state, seat, f"no {what} now: the game is in its {state.phase} phase")
+            raise self._illegal(state, seat, f"no {what} now: the game is in its {state.phase.value} phase")
 
     def _require_turn(self, state: LudorState, seat: int, what: str) -> Trick:
-        self._require_phase(state, seat, PLAY, what)
+        self._require_phase(state, seat, Phase.PLAY, what)
         assert state.trick is not None
         if seat != state.trick.turn:
             raise NotYourTurnError(f"it is seat {state.trick.turn}'s turn, not seat {seat}'s",
@@ -270,10 +321,10 @@ class LudorEngine:
         self._remove(s, seat, cards)
         blocked = flow.play(s.trick, seat, combo, s.sizes)
         view = combo_view(combo)
-        s.moves.append(_move(seat, PLAY_MOVE, cards, view, plim=plim, blocked=blocked))
-        events.append(_event("CardsPlayed", seat=seat, cards=cards, combo=view, plim=plim))
+        s.moves.append(_move(seat, ActionType.PLAY, cards, view, plim=plim, blocked=blocked))
+        events.append(_event(EventType.CARDS_PLAYED, seat=seat, cards=cards, combo=view, plim=plim))
         if blocked is not None:
-            events.append(_event("PlayerBlocked", seat=blocked, by=seat))
+            events.append(_event(EventType.PLAYER_BLOCKED, seat=blocked, by=seat))
         self._after_move(s, seat, events)
         return s
 
@@ -285,14 +336,14 @@ class LudorEngine:
         s = copy.deepcopy(state)
         assert s.trick is not None
         flow.pass_turn(s.trick, seat, s.sizes)
-        s.moves.append(_move(seat, PASS_MOVE, [], None))
-        events.append(_event("TurnPassed", seat=seat))
+        s.moves.append(_move(seat, ActionType.PASS, [], None))
+        events.append(_event(EventType.TURN_PASSED, seat=seat))
         self._after_move(s, seat, events)
         return s
 
     def _play_autoplim(self, state: LudorState, seat: int, action: Mapping[str, Any],
                        events: list[Event]) -> LudorState:
-        self._require_phase(state, seat, PLAY, "Autoplim")
+        self._require_phase(state, seat, Phase.PLAY, "Autoplim")
         assert state.trick is not None
         if AUTOPLIM_NAME not in state.hands[seat]:
             if seat != state.trick.turn:
@@ -317,18 +368,18 @@ class LudorEngine:
             or can_match(counts_of(s.hands[target]), under, s.options.rules))
         blocked = target if hit else None
         flow.autoplim(s.trick, seat, s.sizes, blocked, TWO_OF_OROS_CODE in s.pile)
-        s.moves.append(_move(seat, AUTOPLIM_MOVE, [AUTOPLIM_NAME], combo_view(AUTOPLIM_COMBO),
+        s.moves.append(_move(seat, ActionType.PLAY_AUTOPLIM, [AUTOPLIM_NAME], combo_view(AUTOPLIM_COMBO),
                              plim=hit, blocked=blocked, declared_plim=declare, out_of_turn=out_of_turn))
-        events.append(_event("AutoplimPlayed", seat=seat, out_of_turn=out_of_turn,
+        events.append(_event(EventType.AUTOPLIM_PLAYED, seat=seat, out_of_turn=out_of_turn,
                              declared_plim=declare, target=target, blocked=blocked))
         if blocked is not None:
-            events.append(_event("PlayerBlocked", seat=blocked, by=seat))
+            events.append(_event(EventType.PLAYER_BLOCKED, seat=blocked, by=seat))
         self._after_move(s, seat, events)
         return s
 
     def _give_back(self, state: LudorState, seat: int, action: Mapping[str, Any],
                    events: list[Event]) -> LudorState:
-        self._require_phase(state, seat, EXCHANGE, "exchange")
+        self._require_phase(state, seat, Phase.EXCHANGE, "exchange")
         if seat not in state.to_give:
             raise NotYourTurnError(f"seat {seat} has nothing to give back",
                                    to_act=sorted(state.to_give))
@@ -346,7 +397,7 @@ class LudorEngine:
 
     def _vote(self, state: LudorState, seat: int, action: Mapping[str, Any],
               events: list[Event]) -> LudorState:
-        self._require_phase(state, seat, VOTE, "vote")
+        self._require_phase(state, seat, Phase.VOTE, "vote")
         if state.votes[seat] is not None:
             raise self._illegal(state, seat, "you have already voted")
         end = action.get("end")
@@ -354,14 +405,14 @@ class LudorEngine:
             raise self._illegal(state, seat, "end must be true or false")
         s = copy.deepcopy(state)
         s.votes[seat] = end
-        events.append(_event("VoteCast", seat=seat, end=end))
+        events.append(_event(EventType.VOTE_CAST, seat=seat, end=end))
         ends = sum(1 for v in s.votes if v is True)
         stays = sum(1 for v in s.votes if v is False)
         if 2 * ends > s.n:
-            events.append(_event("VoteDecided", end=True, votes=list(s.votes)))
+            events.append(_event(EventType.VOTE_DECIDED, end=True, votes=list(s.votes)))
             self._end_game(s, events)
         elif 2 * (s.n - stays) <= s.n:
-            events.append(_event("VoteDecided", end=False, votes=list(s.votes)))
+            events.append(_event(EventType.VOTE_DECIDED, end=False, votes=list(s.votes)))
             self._next_round(s, events)
         return s
 
@@ -375,7 +426,7 @@ class LudorEngine:
         assert s.trick is not None
         if not s.hands[seat] and seat not in s.finished:
             s.finished.append(seat)
-            events.append(_event("PlayerFinished", seat=seat, position=len(s.finished)))
+            events.append(_event(EventType.PLAYER_FINISHED, seat=seat, position=len(s.finished)))
         if sum(1 for h in s.hands if h) <= 1:
             self._end_round(s, events)
         elif s.trick.closed:
@@ -383,23 +434,24 @@ class LudorEngine:
 
     def _record_trick(self, s: LudorState) -> None:
         assert s.trick is not None
+        closed_by = s.trick.closed_by
         s.tricks.append({"leader": s.trick.leader, "winner": s.trick.winner,
-                         "closed_by": s.trick.closed_by, "moves": s.moves})
+                         "closed_by": None if closed_by is None else closed_by.value, "moves": s.moves})
         s.moves = []
 
     def _close_trick(self, s: LudorState, events: list[Event]) -> None:
-        assert s.trick is not None and s.trick.winner is not None
+        assert s.trick is not None and s.trick.winner is not None and s.trick.closed_by is not None
         winner = s.trick.winner
-        events.append(_event("TrickWon", seat=winner, closed_by=s.trick.closed_by))
+        events.append(_event(EventType.TRICK_WON, seat=winner, closed_by=s.trick.closed_by.value))
         self._record_trick(s)
         leader = flow.next_with_cards(winner, s.sizes, include_self=True)
         assert leader is not None
         self._start_play(s, leader, events)
 
     def _start_play(self, s: LudorState, leader: int, events: list[Event]) -> None:
-        s.phase = PLAY
+        s.phase = Phase.PLAY
         s.trick = Trick(leader, leader)
-        events.append(_event("TrickStarted", leader=leader))
+        events.append(_event(EventType.TRICK_STARTED, leader=leader))
 
     def _end_round(self, s: LudorState, events: list[Event]) -> None:
         assert s.trick is not None
@@ -409,31 +461,31 @@ class LudorEngine:
             s.leftover = s.hands[last]
             s.hands[last] = []
         if not s.trick.closed:
-            s.trick.winner, s.trick.closed_by = s.trick.last, flow.ROUND_OVER
+            s.trick.winner, s.trick.closed_by = s.trick.last, flow.ClosedBy.ROUND_OVER
         self._record_trick(s)
         s.trick = None
         by_position = titles_for(s.n)
-        titles: list[str | None] = [None] * s.n
+        titles: list[Title | None] = [None] * s.n
         for position, seat in enumerate(s.finished):
             titles[seat] = by_position[position]
             s.points[seat] += s.n - 1 - position
         s.titles = titles
-        s.rounds.append({"round": s.round, "order": list(s.finished), "titles": list(titles)})
-        events.append(_event("RoundEnded", round=s.round, order=list(s.finished), titles=list(titles),
+        s.rounds.append({"round": s.round, "order": list(s.finished), "titles": _values(titles)})
+        events.append(_event(EventType.ROUND_ENDED, round=s.round, order=list(s.finished), titles=_values(titles),
                              points=list(s.points)))
         limit = s.options.round_limit
         if (limit is not None and s.round >= limit) or s.round >= MAX_ROUNDS:
             self._end_game(s, events)
         else:
-            s.phase = VOTE
+            s.phase = Phase.VOTE
             s.votes = [None] * s.n
-            events.append(_event("VotingStarted", round=s.round))
+            events.append(_event(EventType.VOTING_STARTED, round=s.round))
 
     def _end_game(self, s: LudorState, events: list[Event]) -> None:
-        s.phase = OVER
+        s.phase = Phase.OVER
         result = self.result(s)
         assert result is not None
-        events.append(_event("GameEnded", winners=list(result.winners), points=list(s.points)))
+        events.append(_event(EventType.GAME_ENDED, winners=list(result.winners), points=list(s.points)))
 
     def _next_round(self, s: LudorState, events: list[Event]) -> None:
         culo = self._culo(s)
@@ -448,8 +500,8 @@ class LudorEngine:
             else:
                 self._transfer(s, receiver, giver, worst(s.hands[receiver], k), events)
         if s.to_give:
-            s.phase = EXCHANGE
-            events.append(_event("ExchangeStarted", to_give=list(s.to_give)))
+            s.phase = Phase.EXCHANGE
+            events.append(_event(EventType.EXCHANGE_STARTED, to_give=list(s.to_give)))
         else:
             self._start_play(s, culo, events)
 
@@ -461,9 +513,9 @@ class LudorEngine:
         s.hands = [sorted_cards(deck[(seat - dealer - 1) % s.n::s.n]) for seat in range(s.n)]
         s.pile, s.leftover, s.finished, s.tricks, s.moves = [], [], [], [], []
         s.exchange, s.to_give, s.votes, s.trick = [], [], [None] * s.n, None
-        events.append(_event("RoundStarted", round=s.round, dealer=dealer, hand_counts=s.sizes))
+        events.append(_event(EventType.ROUND_STARTED, round=s.round, dealer=dealer, hand_counts=s.sizes))
         for seat, hand in enumerate(s.hands):
-            events.append(_event("CardsDealt", [seat], seat=seat, cards=list(hand)))
+            events.append(_event(EventType.CARDS_DEALT, [seat], seat=seat, cards=list(hand)))
 
     def _transfer(self, s: LudorState, giver: int, receiver: int, cards: Sequence[str],
                   events: list[Event]) -> None:
@@ -471,9 +523,9 @@ class LudorEngine:
             s.hands[giver].remove(c)
         s.hands[receiver] = sorted_cards([*s.hands[receiver], *cards])
         s.exchange.append({"giver": giver, "receiver": receiver, "cards": list(cards)})
-        events.append(_event("CardsGiven", [giver, receiver], giver=giver, receiver=receiver,
+        events.append(_event(EventType.CARDS_GIVEN, [giver, receiver], giver=giver, receiver=receiver,
                              cards=list(cards)))
-        events.append(_event("CardsExchanged", giver=giver, receiver=receiver, count=len(cards)))
+        events.append(_event(EventType.CARDS_EXCHANGED, giver=giver, receiver=receiver, count=len(cards)))
 
     def _culo(self, s: LudorState) -> int:
         culo = s.seat_titled(CULO)
@@ -492,14 +544,14 @@ class LudorEngine:
         trick = state.trick
         return {
             "seat": seat,
-            "phase": state.phase,
+            "phase": state.phase.value,
             "round": state.round,
             "options": state.options.dump(),
             "players": list(state.players),
             "dealer": state.dealer,
             "hand": list(state.hands[seat]) if seat is not None and 0 <= seat < state.n else [],
             "hand_counts": state.sizes,
-            "titles": list(state.titles),
+            "titles": _values(state.titles),
             "finished": list(state.finished),
             "trick": None if trick is None else {
                 "leader": trick.leader, "turn": trick.turn,
@@ -521,7 +573,7 @@ class LudorEngine:
         }
 
     def result(self, state: LudorState) -> GameResult | None:
-        if state.phase != OVER:
+        if state.phase is not Phase.OVER:
             return None
         top = max(state.points)
         winners = tuple(s for s, p in enumerate(state.points) if p == top)
@@ -533,7 +585,7 @@ class LudorEngine:
             bound = {"reached": "rounds", "limit": MAX_ROUNDS}
         return GameResult(winners, tuple(float(p) for p in state.points), {
             "rounds": len(state.rounds), "points": list(state.points),
-            "titles": list(state.titles), "orders": [r["order"] for r in state.rounds],
+            "titles": _values(state.titles), "orders": [r["order"] for r in state.rounds],
             "bound": bound,
         })
 
@@ -541,9 +593,9 @@ class LudorEngine:
     def dump(self, state: LudorState) -> JSON:
         return {
             "players": list(state.players), "options": state.options.dump(), "rng": state.rng.dump(),
-            "phase": state.phase, "round": state.round, "dealer": state.dealer,
+            "phase": state.phase.value, "round": state.round, "dealer": state.dealer,
             "hands": copy.deepcopy(state.hands), "pile": list(state.pile),
-            "leftover": list(state.leftover), "titles": list(state.titles),
+            "leftover": list(state.leftover), "titles": _values(state.titles),
             "finished": list(state.finished),
             "trick": None if state.trick is None else state.trick.dump(),
             "moves": copy.deepcopy(state.moves), "tricks": copy.deepcopy(state.tricks),
@@ -556,18 +608,23 @@ class LudorEngine:
         d = copy.deepcopy(dict(data))
         return LudorState(
             players=d["players"], options=Options.load(d["options"]), rng=Rng.load(d["rng"]),
-            phase=d["phase"], round=d["round"], dealer=d["dealer"], hands=d["hands"],
-            pile=d["pile"], leftover=d["leftover"], titles=d["titles"], finished=d["finished"],
+            phase=Phase(d["phase"]), round=d["round"], dealer=d["dealer"], hands=d["hands"],
+            pile=d["pile"], leftover=d["leftover"], titles=[None if t is None else Title(t) for t in d["titles"]],
+            finished=d["finished"],
             trick=None if d["trick"] is None else Trick.load(d["trick"]), moves=d["moves"],
             tricks=d["tricks"], exchange=d["exchange"], to_give=d["to_give"], votes=d["votes"],
             points=d["points"], rounds=d["rounds"], actions=int(d.get("actions", 0)),
         )
 
 
-def _move(seat: int, action: str, cards: list[str], combo: JSON | None, *, plim: bool = False,
+def _move(seat: int, action: ActionType, cards: list[str], combo: JSON | None, *, plim: bool = False,
           blocked: int | None = None, declared_plim: bool = False, out_of_turn: bool = False) -> JSON:
-    return {"seat": seat, "action": action, "cards": cards, "combo": combo, "plim": plim,
+    return {"seat": seat, "action": action.value, "cards": cards, "combo": combo, "plim": plim,
             "blocked": blocked, "declared_plim": declared_plim, "out_of_turn": out_of_turn}
+
+
+def _values(titles: Sequence[Title | None]) -> list[str | None]:
+    return [None if t is None else t.value for t in titles]
 
 
 def _realize(hand: Sequence[str], take: Sequence[int]) -> Iterator[list[str]]:

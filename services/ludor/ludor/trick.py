@@ -18,13 +18,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from ludor.combos import AUTOPLIM_COMBO, TWO_OF_OROS_PLAY, Combo, is_plim
 
-PASSES, TWO_OF_OROS_WIN, AUTOPLIM_WIN, ROUND_OVER = "passes", "two_of_oros", "autoplim", "round_over"
-CLOSINGS = (PASSES, TWO_OF_OROS_WIN, AUTOPLIM_WIN, ROUND_OVER)
-"""How a trick can close."""
+
+class ClosedBy(StrEnum):
+    """How a trick closed."""
+
+    PASSES = "passes"
+    TWO_OF_OROS = "two_of_oros"
+    AUTOPLIM = "autoplim"
+    ROUND_OVER = "round_over"
 
 
 @dataclass
@@ -36,7 +42,7 @@ class Trick:
     passed: set[int] = field(default_factory=set)
     blocked: set[int] = field(default_factory=set)
     winner: int | None = None
-    closed_by: str | None = None
+    closed_by: ClosedBy | None = None
 
     @property
     def closed(self) -> bool:
@@ -47,7 +53,7 @@ class Trick:
             "leader": self.leader, "turn": self.turn,
             "top": None if self.top is None else list(self.top), "last": self.last,
             "passed": sorted(self.passed), "blocked": sorted(self.blocked),
-            "winner": self.winner, "closed_by": self.closed_by,
+            "winner": self.winner, "closed_by": None if self.closed_by is None else self.closed_by.value,
         }
 
     @classmethod
@@ -55,7 +61,7 @@ class Trick:
         top = data["top"]
         return cls(int(data["leader"]), int(data["turn"]), None if top is None else Combo(*top),
                    data["last"], set(data["passed"]), set(data["blocked"]), data["winner"],
-                   data["closed_by"])
+                   None if data["closed_by"] is None else ClosedBy(data["closed_by"]))
 
 
 def next_contender(trick: Trick, after: int, sizes: Sequence[int]) -> int | None:
@@ -78,7 +84,7 @@ def next_with_cards(seat: int, sizes: Sequence[int], include_self: bool = False)
     return None
 
 
-def _close(trick: Trick, winner: int, how: str) -> None:
+def _close(trick: Trick, winner: int, how: ClosedBy) -> None:
     trick.winner, trick.closed_by = winner, how
 
 
@@ -86,7 +92,7 @@ def _advance(trick: Trick, after: int, sizes: Sequence[int]) -> None:
     nxt = next_contender(trick, after, sizes)
     if nxt is None:
         assert trick.last is not None
-        _close(trick, trick.last, PASSES)
+        _close(trick, trick.last, ClosedBy.PASSES)
     else:
         trick.turn = nxt
 
@@ -96,7 +102,7 @@ def play(trick: Trick, seat: int, combo: Combo, sizes: Sequence[int]) -> int | N
     plim = is_plim(trick.top, combo)
     trick.top, trick.last = combo, seat
     if combo.kind == TWO_OF_OROS_PLAY:
-        _close(trick, seat, TWO_OF_OROS_WIN)
+        _close(trick, seat, ClosedBy.TWO_OF_OROS)
         return None
     blocked = next_contender(trick, seat, sizes) if plim else None
     if blocked is not None:
@@ -130,6 +136,6 @@ def autoplim(trick: Trick, seat: int, sizes: Sequence[int], block: int | None,
     if block is not None:
         trick.blocked.add(block)
     if two_of_oros_played:
-        _close(trick, seat, AUTOPLIM_WIN)
+        _close(trick, seat, ClosedBy.AUTOPLIM)
     else:
         _advance(trick, seat, sizes)
