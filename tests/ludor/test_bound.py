@@ -24,7 +24,7 @@ def play_on_forever(engine: LudorEngine, state: LudorState, rnd: random.Random) 
             action = rnd.choice(engine.legal_actions(state, seat))
         state, _ = engine.apply(state, seat, action)
         played += 1
-        assert played <= engine.max_actions(state.options.dump(), state.n)
+        assert played <= engine.bound(state)
     return state, played
 
 

@@ -22,8 +22,12 @@ from ludor.engine import (
     titles_for,
 )
 from ludor.hierarchy import best, build_deck, worst
+from ludor.options import Deck, LudorOptions
+from ludor.schemas import OptionsSchema
+from ludoteca import codec
 from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
 from ludoteca.rng import Rng
+from marshmallow import ValidationError
 
 Table = Callable[..., LudorState]
 Run = Callable[..., Any]
@@ -62,10 +66,25 @@ class TestSetup:
             engine.new_game(["human"] * n, {}, Rng("ab" * 32))
 
     @pytest.mark.parametrize("options", [{"deck": "52"}, {"round_limit": 0}, {"straights": "yes"},
-                                         {"exchange": "never"}, {"autoplim_plim": "x"}, {"colour": 1}])
+                                         {"exchange": "never"}, {"autoplim_plim": "x"}])
     def test_bad_options(self, engine: LudorEngine, options: dict[str, Any]) -> None:
         with pytest.raises(FieldValidationError):
             engine.new_game(["human"] * 3, options, Rng("ab" * 32))
+
+    @pytest.mark.parametrize("options", [{"deck": "52"}, {"round_limit": 0}, {"round_limit": 101},
+                                         {"straights": "yes"}, {"exchange": "never"}, {"autoplim_plim": "x"},
+                                         {"colour": 1}])
+    def test_the_options_schema_refuses_what_the_declaration_does_not_allow(self, options: dict[str, Any]) -> None:
+        with pytest.raises(ValidationError):
+            OptionsSchema().load(options)
+
+    def test_the_options_are_declared_once(self, engine: LudorEngine) -> None:
+        """The schema's defaults are the declaration's; the engine keeps the typed value."""
+        loaded = OptionsSchema().load({})
+        assert loaded == codec.dump(LudorOptions())
+        state = engine.new_game(["human"] * 3, loaded, Rng("ab" * 32))
+        assert state.options == LudorOptions() and state.options.deck is Deck.FULL
+        assert engine.view(state, 0)["options"] == loaded
 
 
 class TestAnswering:

@@ -32,7 +32,8 @@ from enum import StrEnum
 from itertools import chain, combinations, product
 from typing import Any
 
-from ludoteca.engine import JSON, Event, GameResult
+from ludoteca import codec
+from ludoteca.engine import JSON, Chance, Declaration, Event, GameResult, Information
 from ludoteca.errors import (
     FieldValidationError,
     GameOverError,
@@ -55,7 +56,7 @@ from ludor.hierarchy import (
     sorted_cards,
     worst,
 )
-from ludor.options import CHOOSE, FORTY_DECK, MAX_ROUND_LIMIT, PLIM_ALWAYS, PLIM_OFF, Options
+from ludor.options import MAX_ROUND_LIMIT, AutoplimPlim, Deck, Exchange, LudorOptions
 from ludor.trick import Trick
 
 MIN_SEATS, MAX_SEATS = 3, 6
@@ -130,6 +131,19 @@ MAX_ACTIONS = MAX_ROUNDS * ACTIONS_PER_ROUND
 """No game accepts more actions."""
 
 
+def _max_actions(options: LudorOptions, seats: int) -> int:
+    return MAX_ACTIONS
+
+
+DECLARATION: Declaration[LudorOptions] = Declaration(
+    min_seats=MIN_SEATS, max_seats=MAX_SEATS, chance=Chance.SEEDED, information=Information.IMPERFECT,
+    options=LudorOptions, max_actions=_max_actions,
+)
+"""Ludor: 3 to 6 seats; the deals come from the game's RNG; each hand is its holder's, and the
+cards of an exchange its two seats'; the bound: :data:`MAX_ACTIONS` actions, and the game ends
+after round :data:`MAX_ROUNDS` (the ``round_limit`` option may only ask for fewer)."""
+
+
 def titles_for(n: int) -> tuple[Title, ...]:
     """The titles by finishing position: 1st Presidente, 2nd Vicepresidente, the penultimate
     Vice-culo, the last Culo, Neutros between; with 3 players Presidente, Neutro, Culo."""
@@ -148,7 +162,7 @@ class LudorState:
     seat still held when the round ended; with the hands they make the whole deck."""
 
     players: list[str]
-    options: Options
+    options: LudorOptions
     rng: Rng
     phase: Phase = Phase.PLAY
     round: int = 0
@@ -188,21 +202,26 @@ def _event(kind: EventType, audience: Sequence[int] | None = None, **data: Any) 
 class LudorEngine:
     """The :class:`ludoteca.engine.Engine` of Ludor."""
 
-    min_seats = MIN_SEATS
-    max_seats = MAX_SEATS
+    declaration = DECLARATION
+    min_seats = DECLARATION.min_seats
+    max_seats = DECLARATION.max_seats
 
     def max_actions(self, options: Mapping[str, Any], seats: int) -> int:
-        """The declared bound: no game accepts more than :data:`MAX_ACTIONS` actions."""
-        return MAX_ACTIONS
+        """The declared bound (:data:`DECLARATION`): no game accepts more than :data:`MAX_ACTIONS` actions."""
+        return DECLARATION.bound(options, seats)
+
+    def bound(self, state: LudorState) -> int:
+        """This game's bound (asked of :meth:`max_actions`, which a test may declare smaller)."""
+        return self.max_actions(codec.dump(state.options), state.n)
 
     # -- setup ---------------------------------------------------------------------------------
     def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> LudorState:
-        if not MIN_SEATS <= len(players) <= MAX_SEATS:
+        if not DECLARATION.min_seats <= len(players) <= DECLARATION.max_seats:
             raise FieldValidationError(
                 f"Ludor is played by {MIN_SEATS} to {MAX_SEATS} players",
                 errors={"seats": [f"Must have {MIN_SEATS} to {MAX_SEATS} seats."]})
         n = len(players)
-        state = LudorState(list(players), Options.load(options), rng, titles=[None] * n,
+        state = LudorState(list(players), DECLARATION.load_options(options), rng, titles=[None] * n,
                            votes=[None] * n, points=[0] * n)
         self._deal(state, rng.randbelow(n), [])
         holder = next(s for s, hand in enumerate(state.hands) if THREE_OF_OROS_CODE in hand)
@@ -247,7 +266,7 @@ class LudorEngine:
                 out.append({"type": ActionType.PASS})
         if AUTOPLIM_NAME in hand:
             out.append({"type": ActionType.PLAY_AUTOPLIM, "declare_plim": False})
-            if trick.top is not None and state.options.autoplim_plim != PLIM_OFF:
+            if trick.top is not None and state.options.plim_on:
                 out.append({"type": ActionType.PLAY_AUTOPLIM, "declare_plim": True})
         return out
 
@@ -272,7 +291,7 @@ class LudorEngine:
         events: list[Event] = []
         new_state = handler(state, seat, action, events)
         new_state.actions = state.actions + 1
-        bound = self.max_actions(new_state.options.dump(), new_state.n)
+        bound = self.bound(new_state)
         if new_state.phase is not Phase.OVER and new_state.actions >= bound:
             events.append(_event(EventType.ACTION_BOUND_REACHED, actions=new_state.actions))
             new_state.trick, new_state.to_give = None, []
@@ -355,7 +374,7 @@ class LudorEngine:
         if not isinstance(declare, bool):
             raise self._illegal(state, seat, "declare_plim must be true or false")
         under = state.trick.top
-        if declare and (under is None or state.options.autoplim_plim == PLIM_OFF):
+        if declare and (under is None or not state.options.plim_on):
             raise self._illegal(state, seat, "no PLIM to declare: nothing lies under the Autoplim"
                                 if under is None else "the Autoplim's PLIM is off in this game")
         s = copy.deepcopy(state)
@@ -364,7 +383,7 @@ class LudorEngine:
         self._remove(s, seat, [AUTOPLIM_NAME])
         target = flow.plim_target(s.trick, seat, s.sizes) if declare else None
         hit = target is not None and under is not None and (
-            s.options.autoplim_plim == PLIM_ALWAYS
+            s.options.autoplim_plim is AutoplimPlim.ALWAYS
             or can_match(counts_of(s.hands[target]), under, s.options.rules))
         blocked = target if hit else None
         flow.autoplim(s.trick, seat, s.sizes, blocked, TWO_OF_OROS_CODE in s.pile)
@@ -495,7 +514,7 @@ class LudorEngine:
             if giver is None or receiver is None:
                 continue
             self._transfer(s, giver, receiver, best(s.hands[giver], k), events)
-            if s.options.exchange == CHOOSE:
+            if s.options.exchange is Exchange.CHOOSE:
                 s.to_give.append(receiver)
             else:
                 self._transfer(s, receiver, giver, worst(s.hands[receiver], k), events)
@@ -506,7 +525,7 @@ class LudorEngine:
             self._start_play(s, culo, events)
 
     def _deal(self, s: LudorState, dealer: int, events: list[Event]) -> None:
-        deck = build_deck(s.options.deck == FORTY_DECK)
+        deck = build_deck(s.options.deck is Deck.FORTY)
         s.rng.shuffle(deck)
         s.round += 1
         s.dealer = dealer
@@ -546,7 +565,7 @@ class LudorEngine:
             "seat": seat,
             "phase": state.phase.value,
             "round": state.round,
-            "options": state.options.dump(),
+            "options": codec.dump(state.options),
             "players": list(state.players),
             "dealer": state.dealer,
             "hand": list(state.hands[seat]) if seat is not None and 0 <= seat < state.n else [],
@@ -578,7 +597,7 @@ class LudorEngine:
         top = max(state.points)
         winners = tuple(s for s, p in enumerate(state.points) if p == top)
         bound: JSON | None = None
-        cap = self.max_actions(state.options.dump(), state.n)
+        cap = self.bound(state)
         if state.actions >= cap:
             bound = {"reached": "actions", "limit": cap}
         elif state.options.round_limit is None and len(state.rounds) >= MAX_ROUNDS:
@@ -592,7 +611,7 @@ class LudorEngine:
     # -- codec ---------------------------------------------------------------------------------
     def dump(self, state: LudorState) -> JSON:
         return {
-            "players": list(state.players), "options": state.options.dump(), "rng": state.rng.dump(),
+            "players": list(state.players), "options": codec.dump(state.options), "rng": state.rng.dump(),
             "phase": state.phase.value, "round": state.round, "dealer": state.dealer,
             "hands": copy.deepcopy(state.hands), "pile": list(state.pile),
             "leftover": list(state.leftover), "titles": _values(state.titles),
@@ -607,7 +626,7 @@ class LudorEngine:
     def load(self, data: Mapping[str, Any]) -> LudorState:
         d = copy.deepcopy(dict(data))
         return LudorState(
-            players=d["players"], options=Options.load(d["options"]), rng=Rng.load(d["rng"]),
+            players=d["players"], options=codec.load(LudorOptions, d["options"]), rng=Rng.load(d["rng"]),
             phase=Phase(d["phase"]), round=d["round"], dealer=d["dealer"], hands=d["hands"],
             pile=d["pile"], leftover=d["leftover"], titles=[None if t is None else Title(t) for t in d["titles"]],
             finished=d["finished"],

@@ -6,6 +6,8 @@ are generated from it); the action schemas validate bodies before the engine jud
 
 from __future__ import annotations
 
+import dataclasses
+from enum import StrEnum
 from typing import Any
 
 from ludoteca.hosting.schemas import StrictBoolean, strict_integer
@@ -14,15 +16,7 @@ from marshmallow import RAISE, Schema, fields, validate
 from ludor.combos import KIND_NAMES
 from ludor.engine import MAX_SEATS, ActionType, Phase, Title
 from ludor.hierarchy import RANK_NAMES, build_deck, sorted_cards
-from ludor.options import (
-    AUTOMATIC,
-    AUTOPLIM_PLIMS,
-    DECKS,
-    EXCHANGES,
-    FULL_DECK,
-    MAX_ROUND_LIMIT,
-    PLIM_MATCH,
-)
+from ludor.options import LudorOptions
 from ludor.trick import ClosedBy
 
 CARD_CODES = sorted_cards(build_deck())
@@ -52,21 +46,26 @@ class _Strict(Schema):
 
 
 # -- options --------------------------------------------------------------------------------
+def _option(name: str) -> fields.Field:
+    """The schema field of one option, read off its declaration (:class:`LudorOptions`)."""
+    declared = next(f for f in dataclasses.fields(LudorOptions) if f.name == name)
+    default, meta = declared.default, declared.metadata
+    described = {"description": meta["description"]}
+    if isinstance(default, StrEnum):
+        return fields.String(load_default=default.value, validate=validate.OneOf([c.value for c in type(default)]),
+                             metadata=described)
+    if isinstance(default, bool):
+        return StrictBoolean(load_default=default, metadata=described)
+    return strict_integer(load_default=default, allow_none=default is None,
+                          validate=validate.Range(min=meta["minimum"], max=meta["maximum"]), metadata=described)
+
+
 class OptionsSchema(_Strict):
-    straights = StrictBoolean(load_default=False, metadata={
-        "description": "Straights (escaleras) of 3+ consecutive single cards may be played."})
-    deck = fields.String(load_default=FULL_DECK, validate=validate.OneOf(DECKS), metadata={
-        "description": "full: the 48-card Spanish deck (51 cards with the 2 jokers and the Autoplim); "
-                       "forty: the 40-card deck without 8s and 9s (43 cards)."})
-    round_limit = strict_integer(load_default=None, allow_none=True,
-                                 validate=validate.Range(min=1, max=MAX_ROUND_LIMIT), metadata={
-        "description": "End the game after this many rounds even if no majority votes to end."})
-    exchange = fields.String(load_default=AUTOMATIC, validate=validate.OneOf(EXCHANGES), metadata={
-        "description": "automatic: the Presidente and Vicepresidente give back their worst cards; "
-                       "choose: they choose which cards to give back."})
-    autoplim_plim = fields.String(load_default=PLIM_MATCH, validate=validate.OneOf(AUTOPLIM_PLIMS), metadata={
-        "description": "The Autoplim's PLIM clause. match: a declared PLIM blocks the next player if he "
-                       "holds cards matching the covered play; always: it always blocks; off: no PLIM."})
+    straights = _option("straights")
+    deck = _option("deck")
+    round_limit = _option("round_limit")
+    exchange = _option("exchange")
+    autoplim_plim = _option("autoplim_plim")
 
 
 # -- actions --------------------------------------------------------------------------------
