@@ -29,7 +29,7 @@ def combo_from_view(data: Mapping[str, Any]) -> Combo:
 def trick_from_view(data: Mapping[str, Any]) -> Trick:
     top = data["top"]
     return Trick(data["leader"], data["turn"], None if top is None else combo_from_view(top),
-                 data["last_player"], set(data["passed"]), set(data["blocked"]))
+                 data["last_player"], frozenset(data["passed"]), frozenset(data["blocked"]))
 
 
 def played_cards(view: Mapping[str, Any]) -> list[str]:
