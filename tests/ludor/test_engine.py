@@ -10,12 +10,16 @@ import pytest
 from ludor.engine import (
     CULO,
     EXCHANGE,
+    EXCHANGED_CARDS,
+    HAND,
     NEUTRO,
     OVER,
     PLAY,
     PRESIDENTE,
+    SECRETS,
     VICE_CULO,
     VICEPRESIDENTE,
+    VIEW,
     VOTE,
     LudorEngine,
     LudorState,
@@ -23,7 +27,7 @@ from ludor.engine import (
 )
 from ludor.hierarchy import best, build_deck, worst
 from ludor.options import Deck, LudorOptions
-from ludor.schemas import OptionsSchema
+from ludor.schemas import OptionsSchema, ViewSchema
 from ludoteca import codec
 from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
 from ludoteca.rng import Rng
@@ -487,3 +491,22 @@ def test_points_accumulate_over_rounds(engine: LudorEngine) -> None:
     assert len(state.rounds) == 3 and sum(state.points) == 3 * 6
     positions = Counter(p for r in state.rounds for p in r.order)
     assert set(positions.values()) == {3}
+
+
+class TestViewDeclaration:
+    """RULES.md section 10 (what each seat sees): the view is :data:`VIEW`, read through :data:`SECRETS`."""
+
+    def test_the_view_is_exactly_the_declared_parts_in_order(self, engine: LudorEngine) -> None:
+        state = engine.new_game(["human"] * 4, {}, Rng("ab" * 32))
+        names = [part.name for part in VIEW]
+        assert names == list(ViewSchema().fields)
+        for seat in [*range(4), None]:
+            assert list(engine.view(state, seat)) == names
+
+    def test_a_hand_is_its_holders_alone(self, engine: LudorEngine) -> None:
+        state = engine.new_game(["human"] * 4, {}, Rng("ab" * 32))
+        for seat in range(4):
+            assert engine.view(state, seat)["hand"] == list(state.hands[seat])
+            assert [HAND.may_see(state, seat, owner) for owner in range(4)] == [owner == seat for owner in range(4)]
+        assert engine.view(state, None)["hand"] == []
+        assert HAND in SECRETS and EXCHANGED_CARDS in SECRETS

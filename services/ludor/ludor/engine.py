@@ -22,6 +22,8 @@ Bounds (declared by :meth:`LudorEngine.max_actions`): the game ends after round
 :data:`MAX_ACTIONS`-th action is applied (the round in progress is dropped); the most points win
 both ways, and the result's summary names the bound (``"bound"``).
 
+What each seat may see is declared as data: :data:`SECRETS` (a seat's hand, the cards of an
+exchange) and :data:`VIEW` (every part of a view, in order, each read through those secrets).
 The state is a frozen dataclass (:class:`LudorState`): every handler builds the next one with
 ``dataclasses.replace``, and it is stored by the shared codec (:mod:`ludoteca.codec`) in the
 same shape as before it.
@@ -36,7 +38,18 @@ from itertools import chain, combinations, product
 from typing import Any
 
 from ludoteca import codec
-from ludoteca.engine import JSON, Chance, Declaration, Event, GameResult, Information
+from ludoteca.engine import (
+    JSON,
+    Chance,
+    Declaration,
+    Event,
+    GameResult,
+    Information,
+    Part,
+    Secret,
+    Viewer,
+    view_of,
+)
 from ludoteca.errors import (
     FieldValidationError,
     GameOverError,
@@ -615,36 +628,8 @@ class LudorEngine:
 
     # -- what a seat sees ----------------------------------------------------------------------
     def view(self, state: LudorState, seat: int | None) -> JSON:
-        trick = state.trick
-        return {
-            "seat": seat,
-            "phase": state.phase.value,
-            "round": state.round,
-            "options": codec.dump(state.options),
-            "players": list(state.players),
-            "dealer": state.dealer,
-            "hand": list(state.hands[seat]) if seat is not None and 0 <= seat < state.n else [],
-            "hand_counts": state.sizes,
-            "titles": _values(state.titles),
-            "finished": list(state.finished),
-            "trick": None if trick is None else {
-                "leader": trick.leader, "turn": trick.turn,
-                "top": None if trick.top is None else combo_view(trick.top),
-                "last_player": trick.last, "passed": sorted(trick.passed),
-                "blocked": sorted(trick.blocked), "moves": [codec.dump(m) for m in state.moves],
-            },
-            "tricks": [codec.dump(t) for t in state.tricks],
-            "two_of_oros_played": TWO_OF_OROS_CODE in state.pile,
-            "exchange": [
-                {"giver": e.giver, "receiver": e.receiver, "count": len(e.cards),
-                 "cards": list(e.cards) if seat in (e.giver, e.receiver) else None}
-                for e in state.exchange
-            ],
-            "to_give": list(state.to_give),
-            "votes": list(state.votes),
-            "points": list(state.points),
-            "rounds": [codec.dump(r) for r in state.rounds],
-        }
+        """Every part of :data:`VIEW`, as ``seat`` may see it (:data:`SECRETS`)."""
+        return view_of(VIEW, state, seat)
 
     def result(self, state: LudorState) -> GameResult | None:
         if state.phase is not Phase.OVER:
@@ -670,6 +655,66 @@ class LudorEngine:
 
     def load(self, data: Mapping[str, Any]) -> LudorState:
         return codec.load(LudorState, data)
+
+
+# -- what each seat may see ----------------------------------------------------------------------
+HAND: Secret[LudorState] = Secret(
+    "a seat's hand: its holder's alone (the others see how many cards it holds)",
+    lambda state, viewer, owner: viewer == owner)
+EXCHANGED_CARDS: Secret[LudorState] = Secret(
+    "the cards of an exchange's transfer: its giver's and its receiver's (the others see how many)",
+    lambda state, viewer, owner: viewer == owner)
+SECRETS: tuple[Secret[LudorState], ...] = (HAND, EXCHANGED_CARDS)
+"""Everything private in Ludor that a view shows in part. The RNG, the deck order and the cards
+the last seat still held when the round ended (``leftover``) are in no view; the rest is public:
+the card counts, the trick on the table and the round's closed tricks with every card played,
+the titles, the votes and the points."""
+
+
+def _hand(state: LudorState, viewer: Viewer) -> list[str]:
+    if viewer is None or not 0 <= viewer < state.n or not HAND.may_see(state, viewer, viewer):
+        return []
+    return list(state.hands[viewer])
+
+
+def _trick_view(state: LudorState, viewer: Viewer) -> JSON | None:
+    trick = state.trick
+    if trick is None:
+        return None
+    return {"leader": trick.leader, "turn": trick.turn, "top": None if trick.top is None else combo_view(trick.top),
+            "last_player": trick.last, "passed": sorted(trick.passed), "blocked": sorted(trick.blocked),
+            "moves": [codec.dump(m) for m in state.moves]}
+
+
+def _exchange_view(state: LudorState, viewer: Viewer) -> list[JSON]:
+    """Every transfer of this round's exchange; its cards read through :data:`EXCHANGED_CARDS`."""
+    return [{"giver": e.giver, "receiver": e.receiver, "count": len(e.cards),
+             "cards": list(e.cards) if (EXCHANGED_CARDS.may_see(state, viewer, e.giver)
+                                        or EXCHANGED_CARDS.may_see(state, viewer, e.receiver)) else None}
+            for e in state.exchange]
+
+
+VIEW: tuple[Part[LudorState], ...] = (
+    Part("seat", lambda state, viewer: viewer),
+    Part("phase", lambda state, viewer: state.phase.value),
+    Part("round", lambda state, viewer: state.round),
+    Part("options", lambda state, viewer: codec.dump(state.options)),
+    Part("players", lambda state, viewer: list(state.players)),
+    Part("dealer", lambda state, viewer: state.dealer),
+    Part("hand", _hand),
+    Part("hand_counts", lambda state, viewer: state.sizes),
+    Part("titles", lambda state, viewer: _values(state.titles)),
+    Part("finished", lambda state, viewer: list(state.finished)),
+    Part("trick", _trick_view),
+    Part("tricks", lambda state, viewer: [codec.dump(t) for t in state.tricks]),
+    Part("two_of_oros_played", lambda state, viewer: TWO_OF_OROS_CODE in state.pile),
+    Part("exchange", _exchange_view),
+    Part("to_give", lambda state, viewer: list(state.to_give)),
+    Part("votes", lambda state, viewer: list(state.votes)),
+    Part("points", lambda state, viewer: list(state.points)),
+    Part("rounds", lambda state, viewer: [codec.dump(r) for r in state.rounds]),
+)
+"""Every part of a Ludor view, in order; the private ones read through :data:`SECRETS`."""
 
 
 def _values(titles: Sequence[Title | None]) -> list[str | None]:
