@@ -17,7 +17,7 @@ Actions (bodies):
 - ``{"type": "give_back", "cards": [codes]}``: the exchange's return leg (``choose`` option).
 - ``{"type": "vote", "end": bool}``: after a round, to end the game (true) or play on.
 
-Bounds (declared by :meth:`LudorEngine.max_actions`): the game ends after round
+Bounds (declared by :data:`DECLARATION`): the game ends after round
 :data:`MAX_ROUNDS` without a vote (as with the ``round_limit`` option), and at once when its
 :data:`MAX_ACTIONS`-th action is applied (the round in progress is dropped); the most points win
 both ways, and the result's summary names the bound (``"bound"``).
