@@ -68,12 +68,14 @@ def play_round(engine: LudorEngine, levels: tuple[str, ...], bots: dict[str, Bot
     """Play one round; returns each seat's finishing position (1 = first)."""
     state = engine.new_game([f"bot:{lv}" for lv in levels], {"round_limit": 1}, Rng(seed))
     rng = random.Random(seed)
-    while engine.result(state) is None:
+    result = engine.result(state)
+    while result is None:
         seat = min(engine.to_act(state))
         view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
         action = tallies[levels[seat]].decisions.call("", bots[levels[seat]], view, legal, rng)
         state, _ = engine.apply(state, seat, action)
-    order = state.rounds[-1]["order"]
+        result = engine.result(state)
+    order = result.summary["orders"][-1]
     return [order.index(s) + 1 for s in range(len(levels))]
 
 

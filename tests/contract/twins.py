@@ -59,22 +59,19 @@ def _ludic(state: Any, seat: int | None, rnd: random.Random) -> Any:
 def _ludor(state: Any, seat: int | None, rnd: random.Random) -> Any:
     """The other hands redealt among themselves (same sizes), the Culo's leftover, the others'
     exchanges and the RNG."""
-    from ludor.hierarchy import build_deck
+    from ludor.hierarchy import build_deck, sorted_cards
 
-    other = copy.deepcopy(state)
     others = [s for s in range(state.n) if s != seat]
-    pool = [c for s in others for c in other.hands[s]] + other.leftover
+    pool = [c for s in others for c in state.hands[s]] + list(state.leftover)
     rnd.shuffle(pool)
+    hands = list(state.hands)
     for s in others:
-        size = len(other.hands[s])
-        other.hands[s], pool = pool[:size], pool[size:]
-    other.leftover = pool
-    other.rng = other_rng(rnd)
+        size = len(hands[s])
+        hands[s], pool = tuple(sorted_cards(pool[:size])), pool[size:]
     deck = build_deck()
-    for e in other.exchange:
-        if seat not in (e["giver"], e["receiver"]):
-            e["cards"] = rnd.sample(deck, len(e["cards"]))
-    return other
+    exchange = tuple(e if seat in (e.giver, e.receiver) else replace(e, cards=tuple(rnd.sample(deck, len(e.cards))))
+                     for e in state.exchange)
+    return replace(state, hands=tuple(hands), leftover=tuple(pool), rng=other_rng(rnd), exchange=exchange)
 
 
 def shuffle_hidden(board: Any, rnd: random.Random) -> Any:

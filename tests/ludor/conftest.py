@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
-from ludor.engine import LudorEngine, LudorState
+from ludor.engine import LudorEngine, LudorState, Title
 from ludor.hierarchy import sorted_cards
 from ludor.trick import Trick
 from ludoteca.engine import JSON, Event
@@ -31,10 +32,9 @@ def table(engine: LudorEngine) -> Table:
              players: Sequence[str] | None = None, titles: Sequence[str | None] | None = None) -> LudorState:
         n = len(hands)
         state = engine.new_game(list(players or ["human"] * n), dict(options or {}), Rng(SEED))
-        state.hands = [sorted_cards(h) for h in hands]
-        state.trick = Trick(leader, leader)
+        state = replace(state, hands=tuple(tuple(sorted_cards(h)) for h in hands), trick=Trick(leader, leader))
         if titles is not None:
-            state.titles = list(titles)
+            state = replace(state, titles=tuple(None if t is None else Title(t) for t in titles))
         return state
 
     return make

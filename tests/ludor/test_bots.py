@@ -114,7 +114,7 @@ def test_compiled_rollout_plays_like_the_engine(engine: LudorEngine, seed: int) 
     rng = random.Random(0)
     while state.phase == PLAY:
         state = act(engine, state, "greedy", rng)
-    assert list(finished) == state.rounds[-1]["order"]
+    assert tuple(finished) == state.rounds[-1].order
 
 
 class TestKnowledge:
@@ -128,7 +128,7 @@ class TestKnowledge:
         presidente = state.titles.index("presidente")
         culo = state.titles.index("culo")
         k = Knowledge.from_view(engine.view(state, presidente))
-        returned = next(e for e in state.exchange if e["giver"] == presidente)["cards"]
+        returned = next(e for e in state.exchange if e.giver == presidente).cards
         held = [POWER_OF[c] for c in returned if c in state.hands[culo]]
         assert sorted(k.known.get(culo, [])) == sorted(held)
         for _ in range(20):

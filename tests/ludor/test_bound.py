@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from ludor import engine as ludor_engine
@@ -24,7 +25,7 @@ def play_on_forever(engine: LudorEngine, state: LudorState, rnd: random.Random) 
             action = rnd.choice(engine.legal_actions(state, seat))
         state, _ = engine.apply(state, seat, action)
         played += 1
-        assert played <= engine.max_actions(state.options.dump(), state.n)
+        assert played <= engine.bound(state)
     return state, played
 
 
@@ -57,14 +58,13 @@ def test_a_round_limit_is_the_options_not_the_bound(engine: LudorEngine) -> None
 def test_the_action_that_reaches_the_bound_ends_the_game_and_drops_the_round(engine: LudorEngine) -> None:
     state = engine.new_game(["human"] * 4, {}, Rng(SEED))
     assert state.phase == PLAY
-    state.actions = engine.max_actions({}, 4) - 1
-    state.points = [0, 5, 2, 5]
+    state = replace(state, actions=engine.max_actions({}, 4) - 1, points=(0, 5, 2, 5))
     seat = min(engine.to_act(state))
     state, events = engine.apply(state, seat, engine.legal_actions(state, seat)[0])
     assert state.phase == OVER and state.trick is None and state.actions == MAX_ACTIONS
     assert [e.type for e in events][-2:] == ["ActionBoundReached", "GameEnded"]
     result = engine.result(state)
-    assert result is not None and result.winners == (1, 3) and state.rounds == []
+    assert result is not None and result.winners == (1, 3) and state.rounds == ()
     assert result.summary["bound"] == {"reached": "actions", "limit": MAX_ACTIONS}
     for s in range(4):
         assert engine.legal_actions(state, s) == []

@@ -10,20 +10,28 @@ import pytest
 from ludor.engine import (
     CULO,
     EXCHANGE,
+    EXCHANGED_CARDS,
+    HAND,
     NEUTRO,
     OVER,
     PLAY,
     PRESIDENTE,
+    SECRETS,
     VICE_CULO,
     VICEPRESIDENTE,
+    VIEW,
     VOTE,
     LudorEngine,
     LudorState,
     titles_for,
 )
 from ludor.hierarchy import best, build_deck, worst
+from ludor.options import Deck, LudorOptions
+from ludor.schemas import OptionsSchema, ViewSchema
+from ludoteca import codec
 from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
 from ludoteca.rng import Rng
+from marshmallow import ValidationError
 
 Table = Callable[..., LudorState]
 Run = Callable[..., Any]
@@ -62,10 +70,25 @@ class TestSetup:
             engine.new_game(["human"] * n, {}, Rng("ab" * 32))
 
     @pytest.mark.parametrize("options", [{"deck": "52"}, {"round_limit": 0}, {"straights": "yes"},
-                                         {"exchange": "never"}, {"autoplim_plim": "x"}, {"colour": 1}])
+                                         {"exchange": "never"}, {"autoplim_plim": "x"}])
     def test_bad_options(self, engine: LudorEngine, options: dict[str, Any]) -> None:
         with pytest.raises(FieldValidationError):
             engine.new_game(["human"] * 3, options, Rng("ab" * 32))
+
+    @pytest.mark.parametrize("options", [{"deck": "52"}, {"round_limit": 0}, {"round_limit": 101},
+                                         {"straights": "yes"}, {"exchange": "never"}, {"autoplim_plim": "x"},
+                                         {"colour": 1}])
+    def test_the_options_schema_refuses_what_the_declaration_does_not_allow(self, options: dict[str, Any]) -> None:
+        with pytest.raises(ValidationError):
+            OptionsSchema().load(options)
+
+    def test_the_options_are_declared_once(self, engine: LudorEngine) -> None:
+        """The schema's defaults are the declaration's; the engine keeps the typed value."""
+        loaded = OptionsSchema().load({})
+        assert loaded == codec.dump(LudorOptions())
+        state = engine.new_game(["human"] * 3, loaded, Rng("ab" * 32))
+        assert state.options == LudorOptions() and state.options.deck is Deck.FULL
+        assert engine.view(state, 0)["options"] == loaded
 
 
 class TestAnswering:
@@ -169,12 +192,12 @@ class TestPassing:
         state, events = run(state, (0, "5O"), (1, "6O"), (2, "pass"), (3, "pass"), (0, "pass"))
         assert types(events)[-2:] == ["TrickWon", "TrickStarted"]
         assert state.trick is not None and (state.trick.leader, state.trick.turn, state.trick.top) == (1, 1, None)
-        assert state.tricks[-1]["winner"] == 1 and state.tricks[-1]["closed_by"] == "passes"
+        assert state.tricks[-1].winner == 1 and state.tricks[-1].closed_by == "passes"
 
     def test_a_winner_out_of_cards_hands_the_lead_on(self, table: Table, run: Run) -> None:
         state = table([["4O", "4C"], ["5O", "6O"], ["12O", "3O"], ["7O", "3C"]])
         state, _events = run(state, (0, "4O 4C"), (1, "pass"), (2, "pass"), (3, "pass"))
-        assert state.finished == [0]
+        assert state.finished == (0,)
         assert state.trick is not None and state.trick.leader == 1
 
 
@@ -307,7 +330,7 @@ class TestTitles:
     def test_titles_by_finishing_order(self, engine: LudorEngine, n: int, titles: tuple[str, ...]) -> None:
         assert titles_for(n) == titles
         state = finish_round(engine, engine.new_game(["human"] * n, {}, Rng(f"{n:064x}")))
-        order = state.rounds[-1]["order"]
+        order = state.rounds[-1].order
         assert sorted(order) == list(range(n))
         assert [state.titles[s] for s in order] == list(titles)
         assert [state.points[s] for s in order] == list(range(n - 1, -1, -1))
@@ -315,9 +338,9 @@ class TestTitles:
     def test_round_ends_when_one_player_has_cards(self, engine: LudorEngine, table: Table, run: Run) -> None:
         state = table([["3O"], ["4O", "5O"], ["6O"]])
         state, events = run(state, (0, "3O"), (1, "4O"), (2, "6O"))
-        assert state.phase == VOTE and state.finished == [0, 2, 1] and state.leftover == ["5O"]
-        assert state.titles == [PRESIDENTE, CULO, NEUTRO] and state.points == [2, 0, 1]
-        assert "RoundEnded" in types(events) and state.hands == [[], [], []]
+        assert state.phase == VOTE and state.finished == (0, 2, 1) and state.leftover == ("5O",)
+        assert state.titles == (PRESIDENTE, CULO, NEUTRO) and state.points == (2, 0, 1)
+        assert "RoundEnded" in types(events) and state.hands == ((), (), ())
 
 
 def after_round(engine: LudorEngine, table: Table, n: int, options: dict[str, Any] | None = None,
@@ -327,7 +350,7 @@ def after_round(engine: LudorEngine, table: Table, n: int, options: dict[str, An
     state = table(hands, options=options, players=players)
     for seat in range(n - 1):
         state, _ = engine.apply(state, seat, {"type": "play", "cards": hands[seat]})
-    assert state.finished == list(range(n))
+    assert state.finished == tuple(range(n))
     return state
 
 
@@ -384,13 +407,13 @@ class TestExchange:
         assert len(engine.legal_actions(state, 0)) == 15 * 14 // 2  # 13 dealt + 2 received
         assert all(len(a["cards"]) == 1 for a in engine.legal_actions(state, 1))
         with pytest.raises(IllegalActionError):
-            engine.apply(state, 0, {"type": "give_back", "cards": state.hands[0][:1]})
+            engine.apply(state, 0, {"type": "give_back", "cards": list(state.hands[0][:1])})
         with pytest.raises(NotYourTurnError):
-            engine.apply(state, 3, {"type": "give_back", "cards": state.hands[3][:2]})
+            engine.apply(state, 3, {"type": "give_back", "cards": list(state.hands[3][:2])})
         strongest = best(state.hands[0], 2)
         state, _events = engine.apply(state, 0, {"type": "give_back", "cards": strongest})
         assert all(c in state.hands[3] for c in strongest) and state.phase == EXCHANGE
-        state, _ = engine.apply(state, 1, {"type": "give_back", "cards": state.hands[1][-1:]})
+        state, _ = engine.apply(state, 1, {"type": "give_back", "cards": list(state.hands[1][-1:])})
         assert state.phase == PLAY and state.trick is not None and state.trick.leader == 3
         assert sorted(map(len, state.hands)) == [12, 13, 13, 13]
 
@@ -466,5 +489,24 @@ def test_points_accumulate_over_rounds(engine: LudorEngine) -> None:
             state, _ = vote(engine, state, False, False, False, False)
         state = finish_round(engine, state)
     assert len(state.rounds) == 3 and sum(state.points) == 3 * 6
-    positions = Counter(p for r in state.rounds for p in r["order"])
+    positions = Counter(p for r in state.rounds for p in r.order)
     assert set(positions.values()) == {3}
+
+
+class TestViewDeclaration:
+    """RULES.md section 10 (what each seat sees): the view is :data:`VIEW`, read through :data:`SECRETS`."""
+
+    def test_the_view_is_exactly_the_declared_parts_in_order(self, engine: LudorEngine) -> None:
+        state = engine.new_game(["human"] * 4, {}, Rng("ab" * 32))
+        names = [part.name for part in VIEW]
+        assert names == list(ViewSchema().fields)
+        for seat in [*range(4), None]:
+            assert list(engine.view(state, seat)) == names
+
+    def test_a_hand_is_its_holders_alone(self, engine: LudorEngine) -> None:
+        state = engine.new_game(["human"] * 4, {}, Rng("ab" * 32))
+        for seat in range(4):
+            assert engine.view(state, seat)["hand"] == list(state.hands[seat])
+            assert [HAND.may_see(state, seat, owner) for owner in range(4)] == [owner == seat for owner in range(4)]
+        assert engine.view(state, None)["hand"] == []
+        assert HAND in SECRETS and EXCHANGED_CARDS in SECRETS

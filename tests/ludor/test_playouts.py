@@ -4,11 +4,11 @@ its schema, and nothing leaks (views, legal actions and public events)."""
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 from typing import Any
 
+from contract.twins import SPECIFIC
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ludor.engine import OVER, PLAY, LudorEngine, LudorState
@@ -68,7 +68,7 @@ def play_game(seed: str, n: int, opts: dict[str, Any], chooser: int,
             assert canonical(state) == before, "apply mutated its input"
             dumped = json.loads(json.dumps(ENGINE.dump(new_state)))
             assert canonical(ENGINE.load(dumped)) == canonical(new_state)
-            cards = [c for h in new_state.hands for c in h] + new_state.pile + new_state.leftover
+            cards = [c for h in new_state.hands for c in h] + [*new_state.pile, *new_state.leftover]
             assert sorted(cards) == deck
         round_before = state.round
         state = new_state
@@ -88,7 +88,7 @@ def test_playouts_end_conserve_cards_and_replay(seed: str, n: int, opts: dict[st
     assert result is not None and len(result.scores) == n
     assert sum(result.scores) == len(state.rounds) * n * (n - 1) // 2
     for record in state.rounds:
-        assert sorted(record["order"]) == list(range(n))
+        assert sorted(record.order) == list(range(n))
     for e in events:
         if e.type in SECRET_EVENTS:
             assert e.audience is not None and len(e.audience) <= 2
@@ -99,22 +99,9 @@ def test_playouts_end_conserve_cards_and_replay(seed: str, n: int, opts: dict[st
 
 
 def twin(state: LudorState, seat: int | None, rng: random.Random) -> LudorState:
-    """The same game with every secret ``seat`` may not know changed: the other hands redealt
-    among themselves (same sizes), the Culo's leftover, others' exchanges and the RNG."""
-    other = copy.deepcopy(state)
-    others = [s for s in range(state.n) if s != seat]
-    pool = [c for s in others for c in other.hands[s]] + other.leftover
-    rng.shuffle(pool)
-    for s in others:
-        size = len(other.hands[s])
-        other.hands[s], pool = pool[:size], pool[size:]
-    other.leftover = pool
-    other.rng = Rng(f"{rng.getrandbits(256):064x}", rng.randrange(1000))
-    deck = build_deck()
-    for e in other.exchange:
-        if seat not in (e["giver"], e["receiver"]):
-            e["cards"] = rng.sample(deck, len(e["cards"]))
-    return other
+    """The same game with every secret ``seat`` may not know changed (the contract suite's twin)."""
+    ludor_twin: Any = SPECIFIC["ludor"]
+    return ludor_twin(state, seat, rng)
 
 
 @settings(max_examples=10, deadline=None)

@@ -24,6 +24,7 @@ from typing import Any
 
 from ludoteca.engine import JSON, Bot
 
+from ludor.engine import HUMAN, ActionType
 from ludor.greedy import AUTOPLIM_MOVE, PASS, Choice, greedy
 from ludor.hierarchy import POWER_OF, worst
 from ludor.knowledge import Knowledge
@@ -36,9 +37,9 @@ EXPERT_SECONDS = 0.25
 def body(choice: Choice, hand: Sequence[str]) -> JSON:
     """The action body of an abstract choice (for a play: the weakest suits of each rank)."""
     if choice.kind == PASS:
-        return {"type": "pass"}
+        return {"type": ActionType.PASS}
     if choice.kind == AUTOPLIM_MOVE:
-        return {"type": "play_autoplim", "declare_plim": choice.plim}
+        return {"type": ActionType.PLAY_AUTOPLIM, "declare_plim": choice.plim}
     assert choice.take is not None
     need = list(choice.take)
     cards = []
@@ -46,14 +47,14 @@ def body(choice: Choice, hand: Sequence[str]) -> JSON:
         if need[POWER_OF[c]]:
             need[POWER_OF[c]] -= 1
             cards.append(c)
-    return {"type": "play", "cards": cards}
+    return {"type": ActionType.PLAY, "cards": cards}
 
 
 def vote(view: Mapping[str, Any]) -> bool:
     """Bots go along with the humans: they vote to end when at least half of the humans' votes
     cast do (humans vote first). With no human at the table they end the game unless a round
     limit is set (the limit will end it)."""
-    humans = [v for v, kind in zip(view["votes"], view["players"], strict=True) if kind == "human"]
+    humans = [v for v, kind in zip(view["votes"], view["players"], strict=True) if kind == HUMAN]
     if not humans:
         return view["options"]["round_limit"] is None
     cast = [v for v in humans if v is not None]
@@ -63,11 +64,11 @@ def vote(view: Mapping[str, Any]) -> bool:
 def _outside_play(view: Mapping[str, Any], legal: Sequence[JSON]) -> JSON | None:
     """The vote and the exchange, the same for every level (None: a play decision)."""
     kinds = {a["type"] for a in legal}
-    if "vote" in kinds:
-        return {"type": "vote", "end": vote(view)}
-    if "give_back" in kinds:
+    if ActionType.VOTE in kinds:
+        return {"type": ActionType.VOTE, "end": vote(view)}
+    if ActionType.GIVE_BACK in kinds:
         k = len(legal[0]["cards"])
-        return {"type": "give_back", "cards": sorted(worst(view["hand"], k), key=view["hand"].index)}
+        return {"type": ActionType.GIVE_BACK, "cards": sorted(worst(view["hand"], k), key=view["hand"].index)}
     return None
 
 

@@ -17,21 +17,39 @@ Actions (bodies):
 - ``{"type": "give_back", "cards": [codes]}``: the exchange's return leg (``choose`` option).
 - ``{"type": "vote", "end": bool}``: after a round, to end the game (true) or play on.
 
-Bounds (declared by :meth:`LudorEngine.max_actions`): the game ends after round
+Bounds (declared by :data:`DECLARATION`): the game ends after round
 :data:`MAX_ROUNDS` without a vote (as with the ``round_limit`` option), and at once when its
 :data:`MAX_ACTIONS`-th action is applied (the round in progress is dropped); the most points win
 both ways, and the result's summary names the bound (``"bound"``).
+
+What each seat may see is declared as data: :data:`SECRETS` (a seat's hand, the cards of an
+exchange) and :data:`VIEW` (every part of a view, in order, each read through those secrets).
+The state is a frozen dataclass (:class:`LudorState`): every handler builds the next one with
+``dataclasses.replace``, and it is stored by the shared codec (:mod:`ludoteca.codec`) in the
+same shape as before it.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from itertools import chain, combinations, product
 from typing import Any
 
-from ludoteca.engine import JSON, Event, GameResult
+from ludoteca import codec
+from ludoteca.engine import (
+    JSON,
+    Chance,
+    Declaration,
+    Event,
+    GameResult,
+    Information,
+    Part,
+    Secret,
+    Viewer,
+    view_of,
+)
 from ludoteca.errors import (
     FieldValidationError,
     GameOverError,
@@ -54,21 +72,69 @@ from ludor.hierarchy import (
     sorted_cards,
     worst,
 )
-from ludor.options import CHOOSE, FORTY_DECK, MAX_ROUND_LIMIT, PLIM_ALWAYS, PLIM_OFF, Options
-from ludor.trick import Trick
+from ludor.options import MAX_ROUND_LIMIT, AutoplimPlim, Deck, Exchange, LudorOptions
+from ludor.trick import ClosedBy, Trick
 
 MIN_SEATS, MAX_SEATS = 3, 6
-EXCHANGE, PLAY, VOTE, OVER = "exchange", "play", "vote", "over"
-PHASES = (EXCHANGE, PLAY, VOTE, OVER)
+HUMAN = "human"
+"""A human seat's kind (the others are ``bot:<level>``)."""
 
+
+class Phase(StrEnum):
+    EXCHANGE = "exchange"
+    PLAY = "play"
+    VOTE = "vote"
+    OVER = "over"
+
+
+class ActionType(StrEnum):
+    """The ``type`` of an action body (imperative); a recorded move's ``action`` is one of the first three."""
+
+    PLAY = "play"
+    PASS = "pass"
+    PLAY_AUTOPLIM = "play_autoplim"
+    GIVE_BACK = "give_back"
+    VOTE = "vote"
+
+
+class EventType(StrEnum):
+    """The ``type`` of an event (past tense)."""
+
+    ROUND_STARTED = "RoundStarted"
+    CARDS_DEALT = "CardsDealt"
+    CARDS_GIVEN = "CardsGiven"
+    CARDS_EXCHANGED = "CardsExchanged"
+    EXCHANGE_STARTED = "ExchangeStarted"
+    TRICK_STARTED = "TrickStarted"
+    CARDS_PLAYED = "CardsPlayed"
+    PLAYER_BLOCKED = "PlayerBlocked"
+    TURN_PASSED = "TurnPassed"
+    AUTOPLIM_PLAYED = "AutoplimPlayed"
+    PLAYER_FINISHED = "PlayerFinished"
+    TRICK_WON = "TrickWon"
+    ROUND_ENDED = "RoundEnded"
+    VOTING_STARTED = "VotingStarted"
+    VOTE_CAST = "VoteCast"
+    VOTE_DECIDED = "VoteDecided"
+    ACTION_BOUND_REACHED = "ActionBoundReached"
+    GAME_ENDED = "GameEnded"
+
+
+class Title(StrEnum):
+    PRESIDENTE = "presidente"
+    VICEPRESIDENTE = "vicepresidente"
+    NEUTRO = "neutro"
+    VICE_CULO = "vice_culo"
+    CULO = "culo"
+
+
+EXCHANGE, PLAY, VOTE, OVER = Phase.EXCHANGE, Phase.PLAY, Phase.VOTE, Phase.OVER
 PRESIDENTE, VICEPRESIDENTE, NEUTRO, VICE_CULO, CULO = (
-    "presidente", "vicepresidente", "neutro", "vice_culo", "culo")
-TITLES = (PRESIDENTE, VICEPRESIDENTE, NEUTRO, VICE_CULO, CULO)
+    Title.PRESIDENTE, Title.VICEPRESIDENTE, Title.NEUTRO, Title.VICE_CULO, Title.CULO)
+"""The phases and titles by their short names (the tests use these)."""
 
-TRADES: tuple[tuple[str, str, int], ...] = ((CULO, PRESIDENTE, 2), (VICE_CULO, VICEPRESIDENTE, 1))
+TRADES: tuple[tuple[Title, Title, int], ...] = ((CULO, PRESIDENTE, 2), (VICE_CULO, VICEPRESIDENTE, 1))
 """(giver of its best cards, receiver who gives back as many of its worst, how many)."""
-
-PLAY_MOVE, PASS_MOVE, AUTOPLIM_MOVE = "play", "pass", "play_autoplim"
 
 MAX_ROUNDS = MAX_ROUND_LIMIT
 """The game ends after this round even if every vote says play on (a table of bots alone ends
@@ -81,7 +147,20 @@ MAX_ACTIONS = MAX_ROUNDS * ACTIONS_PER_ROUND
 """No game accepts more actions."""
 
 
-def titles_for(n: int) -> tuple[str, ...]:
+def _max_actions(options: LudorOptions, seats: int) -> int:
+    return MAX_ACTIONS
+
+
+DECLARATION: Declaration[LudorOptions] = Declaration(
+    min_seats=MIN_SEATS, max_seats=MAX_SEATS, chance=Chance.SEEDED, information=Information.IMPERFECT,
+    options=LudorOptions, max_actions=_max_actions,
+)
+"""Ludor: 3 to 6 seats; the deals come from the game's RNG; each hand is its holder's, and the
+cards of an exchange its two seats'; the bound: :data:`MAX_ACTIONS` actions, and the game ends
+after round :data:`MAX_ROUNDS` (the ``round_limit`` option may only ask for fewer)."""
+
+
+def titles_for(n: int) -> tuple[Title, ...]:
     """The titles by finishing position: 1st Presidente, 2nd Vicepresidente, the penultimate
     Vice-culo, the last Culo, Neutros between; with 3 players Presidente, Neutro, Culo."""
     if n == 3:
@@ -93,30 +172,83 @@ def combo_view(combo: Combo) -> JSON:
     return {"kind": KIND_NAMES[combo.kind], "rank": RANK_NAMES[combo.power], "count": combo.size}
 
 
-@dataclass
+@dataclass(frozen=True)
+class NamedCombo:
+    """A combination by its names, as a recorded move shows it (``{"kind", "rank", "count"}``)."""
+
+    kind: str
+    rank: str
+    count: int
+
+    @classmethod
+    def of(cls, combo: Combo) -> NamedCombo:
+        return cls(KIND_NAMES[combo.kind], RANK_NAMES[combo.power], combo.size)
+
+
+@dataclass(frozen=True)
+class Move:
+    """A move of the trick on the table (a play, a pass or the Autoplim)."""
+
+    seat: int
+    action: ActionType
+    cards: tuple[str, ...]
+    combo: NamedCombo | None
+    plim: bool = False
+    blocked: int | None = None
+    declared_plim: bool = False
+    out_of_turn: bool = False
+
+
+@dataclass(frozen=True)
+class ClosedTrick:
+    leader: int
+    winner: int | None
+    closed_by: ClosedBy | None
+    moves: tuple[Move, ...]
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """Cards given in this round's exchange: private to its two seats."""
+
+    giver: int
+    receiver: int
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    round: int
+    order: tuple[int, ...]
+    """Finishing order, first to last."""
+    titles: tuple[Title | None, ...]
+
+
+@dataclass(frozen=True)
 class LudorState:
     """The whole game. ``pile``: the cards played this round; ``leftover``: the cards the last
     seat still held when the round ended; with the hands they make the whole deck."""
 
-    players: list[str]
-    options: Options
+    players: tuple[str, ...]
+    options: LudorOptions
     rng: Rng
-    phase: str = PLAY
+    phase: Phase = Phase.PLAY
     round: int = 0
     dealer: int = 0
-    hands: list[list[str]] = field(default_factory=list)
-    pile: list[str] = field(default_factory=list)
-    leftover: list[str] = field(default_factory=list)
-    titles: list[str | None] = field(default_factory=list)
-    finished: list[int] = field(default_factory=list)
+    hands: tuple[tuple[str, ...], ...] = ()
+    pile: tuple[str, ...] = ()
+    leftover: tuple[str, ...] = ()
+    titles: tuple[Title | None, ...] = ()
+    finished: tuple[int, ...] = ()
     trick: Trick | None = None
-    moves: list[JSON] = field(default_factory=list)
-    tricks: list[JSON] = field(default_factory=list)
-    exchange: list[JSON] = field(default_factory=list)
-    to_give: list[int] = field(default_factory=list)
-    votes: list[bool | None] = field(default_factory=list)
-    points: list[int] = field(default_factory=list)
-    rounds: list[JSON] = field(default_factory=list)
+    moves: tuple[Move, ...] = ()
+    """The moves of the trick on the table."""
+    tricks: tuple[ClosedTrick, ...] = ()
+    exchange: tuple[Transfer, ...] = ()
+    to_give: tuple[int, ...] = ()
+    votes: tuple[bool | None, ...] = ()
+    points: tuple[int, ...] = ()
+    rounds: tuple[RoundRecord, ...] = ()
     actions: int = 0
     """Actions applied so far: :data:`MAX_ACTIONS` bounds them."""
 
@@ -128,62 +260,76 @@ class LudorState:
     def sizes(self) -> list[int]:
         return [len(h) for h in self.hands]
 
-    def seat_titled(self, title: str) -> int | None:
+    def seat_titled(self, title: Title) -> int | None:
         return self.titles.index(title) if title in self.titles else None
 
 
-def _event(kind: str, audience: Sequence[int] | None = None, **data: Any) -> Event:
+def _event(kind: EventType, audience: Sequence[int] | None = None, **data: Any) -> Event:
     return Event(kind, data, None if audience is None else frozenset(audience))
+
+
+def _set(items: tuple[Any, ...], at: int, value: Any) -> tuple[Any, ...]:
+    """``items`` with ``items[at]`` replaced by ``value``."""
+    return (*items[:at], value, *items[at + 1:])
+
+
+Handler = Callable[["LudorState", int, Mapping[str, Any], list[Event]], "LudorState"]
 
 
 class LudorEngine:
     """The :class:`ludoteca.engine.Engine` of Ludor."""
 
-    min_seats = MIN_SEATS
-    max_seats = MAX_SEATS
+    declaration = DECLARATION
+    min_seats = DECLARATION.min_seats
+    max_seats = DECLARATION.max_seats
 
     def max_actions(self, options: Mapping[str, Any], seats: int) -> int:
-        """The declared bound: no game accepts more than :data:`MAX_ACTIONS` actions."""
-        return MAX_ACTIONS
+        """The declared bound (:data:`DECLARATION`): no game accepts more than :data:`MAX_ACTIONS` actions."""
+        return DECLARATION.bound(options, seats)
+
+    def bound(self, state: LudorState) -> int:
+        """This game's bound (asked of :meth:`max_actions`, which a test may declare smaller)."""
+        return self.max_actions(codec.dump(state.options), state.n)
 
     # -- setup ---------------------------------------------------------------------------------
     def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> LudorState:
-        if not MIN_SEATS <= len(players) <= MAX_SEATS:
+        if not DECLARATION.min_seats <= len(players) <= DECLARATION.max_seats:
             raise FieldValidationError(
                 f"Ludor is played by {MIN_SEATS} to {MAX_SEATS} players",
                 errors={"seats": [f"Must have {MIN_SEATS} to {MAX_SEATS} seats."]})
         n = len(players)
-        state = LudorState(list(players), Options.load(options), rng, titles=[None] * n,
-                           votes=[None] * n, points=[0] * n)
-        self._deal(state, rng.randbelow(n), [])
+        rng = Rng(rng.seed, rng.counter)
+        dealer = rng.randbelow(n)
+        state = LudorState(tuple(players), DECLARATION.load_options(options), rng, titles=(None,) * n,
+                           votes=(None,) * n, points=(0,) * n)
+        state = self._deal(state, dealer, [])
         holder = next(s for s, hand in enumerate(state.hands) if THREE_OF_OROS_CODE in hand)
-        self._start_play(state, holder, [])
-        return state
+        return self._start_play(state, holder, [])
 
     # -- the shell's questions -----------------------------------------------------------------
     def to_act(self, state: LudorState) -> frozenset[int]:
-        if state.phase == PLAY:
+        if state.phase is Phase.PLAY:
             assert state.trick is not None
             return frozenset((state.trick.turn,))
-        if state.phase == EXCHANGE:
+        if state.phase is Phase.EXCHANGE:
             return frozenset(state.to_give)
-        if state.phase == VOTE:
+        if state.phase is Phase.VOTE:
             waiting = [s for s in range(state.n) if state.votes[s] is None]
-            humans = [s for s in waiting if state.players[s] == "human"]
+            humans = [s for s in waiting if state.players[s] == HUMAN]
             return frozenset(humans or waiting)
         return frozenset()
 
     def legal_actions(self, state: LudorState, seat: int) -> list[JSON]:
         if not 0 <= seat < state.n:
             return []
-        if state.phase == PLAY:
+        if state.phase is Phase.PLAY:
             return self._legal_plays(state, seat)
-        if state.phase == EXCHANGE and seat in state.to_give:
+        if state.phase is Phase.EXCHANGE and seat in state.to_give:
             k = self._return_count(state, seat)
-            return [{"type": "give_back", "cards": list(c)}
+            return [{"type": ActionType.GIVE_BACK, "cards": list(c)}
                     for c in combinations(sorted_cards(state.hands[seat]), k)]
-        if state.phase == VOTE and state.votes[seat] is None:
-            return [{"type": "vote", "end": True}, {"type": "vote", "end": False}]
+        if state.phase is Phase.VOTE and state.votes[seat] is None:
+            return [{"type": ActionType.VOTE, "end": True}, {"type": ActionType.VOTE, "end": False}]
         return []
 
     def _legal_plays(self, state: LudorState, seat: int) -> list[JSON]:
@@ -193,13 +339,13 @@ class LudorEngine:
         out: list[JSON] = []
         if seat == trick.turn:
             for _, take in plays(counts_of(hand), trick.top, state.options.rules):
-                out.extend({"type": "play", "cards": cards} for cards in _realize(hand, take))
+                out.extend({"type": ActionType.PLAY, "cards": cards} for cards in _realize(hand, take))
             if trick.top is not None:
-                out.append({"type": "pass"})
+                out.append({"type": ActionType.PASS})
         if AUTOPLIM_NAME in hand:
-            out.append({"type": "play_autoplim", "declare_plim": False})
-            if trick.top is not None and state.options.autoplim_plim != PLIM_OFF:
-                out.append({"type": "play_autoplim", "declare_plim": True})
+            out.append({"type": ActionType.PLAY_AUTOPLIM, "declare_plim": False})
+            if trick.top is not None and state.options.plim_on:
+                out.append({"type": ActionType.PLAY_AUTOPLIM, "declare_plim": True})
         return out
 
     def action_templates(self, state: LudorState, seat: int) -> list[JSON]:
@@ -208,35 +354,36 @@ class LudorEngine:
     # -- apply ---------------------------------------------------------------------------------
     def apply(self, state: LudorState, seat: int,
               action: Mapping[str, Any]) -> tuple[LudorState, list[Event]]:
-        if state.phase == OVER:
+        if state.phase is Phase.OVER:
             raise GameOverError("the game is over")
         if not isinstance(seat, int) or not 0 <= seat < state.n:
             raise IllegalActionError(f"there is no seat {seat!r} in this game")
         kind = action.get("type") if isinstance(action, Mapping) else None
-        handler = {
-            "play": self._play, "pass": self._pass, "play_autoplim": self._play_autoplim,
-            "give_back": self._give_back, "vote": self._vote,
-        }.get(kind if isinstance(kind, str) else "")
+        handler = self._handlers().get(kind) if isinstance(kind, str) else None
         if handler is None:
             raise self._illegal(state, seat, f"unknown action type {kind!r}")
         events: list[Event] = []
-        new_state = handler(state, seat, action, events)
-        new_state.actions = state.actions + 1
-        if new_state.phase != OVER and new_state.actions >= self.max_actions(new_state.options.dump(), new_state.n):
-            events.append(_event("ActionBoundReached", actions=new_state.actions))
-            new_state.trick, new_state.to_give = None, []
-            self._end_game(new_state, events)
+        new_state = replace(handler(state, seat, action, events), actions=state.actions + 1)
+        if new_state.phase is not Phase.OVER and new_state.actions >= self.bound(new_state):
+            events.append(_event(EventType.ACTION_BOUND_REACHED, actions=new_state.actions))
+            new_state = self._end_game(replace(new_state, trick=None, to_give=()), events)
         return new_state, events
+
+    def _handlers(self) -> dict[str, Handler]:
+        return {
+            ActionType.PLAY: self._play, ActionType.PASS: self._pass, ActionType.PLAY_AUTOPLIM: self._play_autoplim,
+            ActionType.GIVE_BACK: self._give_back, ActionType.VOTE: self._vote,
+        }
 
     def _illegal(self, state: LudorState, seat: int, message: str) -> IllegalActionError:
         return IllegalActionError(message, legal=self.legal_actions(state, seat))
 
-    def _require_phase(self, state: LudorState, seat: int, phase: str, what: str) -> None:
-        if state.phase != phase:
-            raise self._illegal(state, seat, f"no {what} now: the game is in its {state.phase} phase")
+    def _require_phase(self, state: LudorState, seat: int, phase: Phase, what: str) -> None:
+        if state.phase is not phase:
+            raise self._illegal(state, seat, f"no {what} now: the game is in its {state.phase.value} phase")
 
     def _require_turn(self, state: LudorState, seat: int, what: str) -> Trick:
-        self._require_phase(state, seat, PLAY, what)
+        self._require_phase(state, seat, Phase.PLAY, what)
         assert state.trick is not None
         if seat != state.trick.turn:
             raise NotYourTurnError(f"it is seat {state.trick.turn}'s turn, not seat {seat}'s",
@@ -264,71 +411,66 @@ class LudorEngine:
         if not answers(trick.top, combo):
             raise self._illegal(state, seat, "that play does not answer the table: the same number "
                                              "of cards of equal or higher rank is needed")
-        s = copy.deepcopy(state)
-        assert s.trick is not None
-        plim = is_plim(s.trick.top, combo)
-        self._remove(s, seat, cards)
-        blocked = flow.play(s.trick, seat, combo, s.sizes)
-        view = combo_view(combo)
-        s.moves.append(_move(seat, PLAY_MOVE, cards, view, plim=plim, blocked=blocked))
-        events.append(_event("CardsPlayed", seat=seat, cards=cards, combo=view, plim=plim))
+        plim = is_plim(trick.top, combo)
+        s = self._remove(state, seat, cards)
+        trick, blocked = flow.play(trick, seat, combo, s.sizes)
+        named = NamedCombo.of(combo)
+        s = replace(s, trick=trick, moves=(*s.moves, Move(seat, ActionType.PLAY, tuple(cards), named,
+                                                          plim=plim, blocked=blocked)))
+        events.append(_event(EventType.CARDS_PLAYED, seat=seat, cards=cards, combo=combo_view(combo), plim=plim))
         if blocked is not None:
-            events.append(_event("PlayerBlocked", seat=blocked, by=seat))
-        self._after_move(s, seat, events)
-        return s
+            events.append(_event(EventType.PLAYER_BLOCKED, seat=blocked, by=seat))
+        return self._after_move(s, seat, events)
 
     def _pass(self, state: LudorState, seat: int, action: Mapping[str, Any],
               events: list[Event]) -> LudorState:
         trick = self._require_turn(state, seat, "pass")
         if trick.top is None:
             raise self._illegal(state, seat, "the leader of a trick must play, not pass")
-        s = copy.deepcopy(state)
-        assert s.trick is not None
-        flow.pass_turn(s.trick, seat, s.sizes)
-        s.moves.append(_move(seat, PASS_MOVE, [], None))
-        events.append(_event("TurnPassed", seat=seat))
-        self._after_move(s, seat, events)
-        return s
+        s = replace(state, trick=flow.pass_turn(trick, seat, state.sizes),
+                    moves=(*state.moves, Move(seat, ActionType.PASS, (), None)))
+        events.append(_event(EventType.TURN_PASSED, seat=seat))
+        return self._after_move(s, seat, events)
 
     def _play_autoplim(self, state: LudorState, seat: int, action: Mapping[str, Any],
                        events: list[Event]) -> LudorState:
-        self._require_phase(state, seat, PLAY, "Autoplim")
-        assert state.trick is not None
+        self._require_phase(state, seat, Phase.PLAY, "Autoplim")
+        trick = state.trick
+        assert trick is not None
         if AUTOPLIM_NAME not in state.hands[seat]:
-            if seat != state.trick.turn:
-                raise NotYourTurnError(f"it is seat {state.trick.turn}'s turn, not seat {seat}'s, and you do "
+            if seat != trick.turn:
+                raise NotYourTurnError(f"it is seat {trick.turn}'s turn, not seat {seat}'s, and you do "
                                        "not hold the Autoplim (the only card playable out of turn)",
-                                       to_act=[state.trick.turn])
+                                       to_act=[trick.turn])
             raise self._illegal(state, seat, "you do not hold the Autoplim")
         declare = action.get("declare_plim", False)
         if not isinstance(declare, bool):
             raise self._illegal(state, seat, "declare_plim must be true or false")
-        under = state.trick.top
-        if declare and (under is None or state.options.autoplim_plim == PLIM_OFF):
+        under = trick.top
+        if declare and (under is None or not state.options.plim_on):
             raise self._illegal(state, seat, "no PLIM to declare: nothing lies under the Autoplim"
                                 if under is None else "the Autoplim's PLIM is off in this game")
-        s = copy.deepcopy(state)
-        assert s.trick is not None
-        out_of_turn = seat != s.trick.turn
-        self._remove(s, seat, [AUTOPLIM_NAME])
-        target = flow.plim_target(s.trick, seat, s.sizes) if declare else None
+        out_of_turn = seat != trick.turn
+        s = self._remove(state, seat, [AUTOPLIM_NAME])
+        sizes = s.sizes
+        target = flow.plim_target(trick, seat, sizes) if declare else None
         hit = target is not None and under is not None and (
-            s.options.autoplim_plim == PLIM_ALWAYS
+            s.options.autoplim_plim is AutoplimPlim.ALWAYS
             or can_match(counts_of(s.hands[target]), under, s.options.rules))
         blocked = target if hit else None
-        flow.autoplim(s.trick, seat, s.sizes, blocked, TWO_OF_OROS_CODE in s.pile)
-        s.moves.append(_move(seat, AUTOPLIM_MOVE, [AUTOPLIM_NAME], combo_view(AUTOPLIM_COMBO),
-                             plim=hit, blocked=blocked, declared_plim=declare, out_of_turn=out_of_turn))
-        events.append(_event("AutoplimPlayed", seat=seat, out_of_turn=out_of_turn,
+        move = Move(seat, ActionType.PLAY_AUTOPLIM, (AUTOPLIM_NAME,), NamedCombo.of(AUTOPLIM_COMBO),
+                    plim=hit, blocked=blocked, declared_plim=declare, out_of_turn=out_of_turn)
+        s = replace(s, trick=flow.autoplim(trick, seat, sizes, blocked, TWO_OF_OROS_CODE in s.pile),
+                    moves=(*s.moves, move))
+        events.append(_event(EventType.AUTOPLIM_PLAYED, seat=seat, out_of_turn=out_of_turn,
                              declared_plim=declare, target=target, blocked=blocked))
         if blocked is not None:
-            events.append(_event("PlayerBlocked", seat=blocked, by=seat))
-        self._after_move(s, seat, events)
-        return s
+            events.append(_event(EventType.PLAYER_BLOCKED, seat=blocked, by=seat))
+        return self._after_move(s, seat, events)
 
     def _give_back(self, state: LudorState, seat: int, action: Mapping[str, Any],
                    events: list[Event]) -> LudorState:
-        self._require_phase(state, seat, EXCHANGE, "exchange")
+        self._require_phase(state, seat, Phase.EXCHANGE, "exchange")
         if seat not in state.to_give:
             raise NotYourTurnError(f"seat {seat} has nothing to give back",
                                    to_act=sorted(state.to_give))
@@ -336,144 +478,141 @@ class LudorEngine:
         k = self._return_count(state, seat)
         if len(cards) != k:
             raise self._illegal(state, seat, f"give back exactly {k} card{'s' if k > 1 else ''}")
-        s = copy.deepcopy(state)
-        receiver = self._trade_partner(s, seat)
-        self._transfer(s, seat, receiver, cards, events)
-        s.to_give.remove(seat)
+        s = self._transfer(state, seat, self._trade_partner(state, seat), cards, events)
+        s = replace(s, to_give=tuple(x for x in s.to_give if x != seat))
         if not s.to_give:
-            self._start_play(s, self._culo(s), events)
+            s = self._start_play(s, self._culo(s), events)
         return s
 
     def _vote(self, state: LudorState, seat: int, action: Mapping[str, Any],
               events: list[Event]) -> LudorState:
-        self._require_phase(state, seat, VOTE, "vote")
+        self._require_phase(state, seat, Phase.VOTE, "vote")
         if state.votes[seat] is not None:
             raise self._illegal(state, seat, "you have already voted")
         end = action.get("end")
         if not isinstance(end, bool):
             raise self._illegal(state, seat, "end must be true or false")
-        s = copy.deepcopy(state)
-        s.votes[seat] = end
-        events.append(_event("VoteCast", seat=seat, end=end))
+        s = replace(state, votes=_set(state.votes, seat, end))
+        events.append(_event(EventType.VOTE_CAST, seat=seat, end=end))
         ends = sum(1 for v in s.votes if v is True)
         stays = sum(1 for v in s.votes if v is False)
         if 2 * ends > s.n:
-            events.append(_event("VoteDecided", end=True, votes=list(s.votes)))
-            self._end_game(s, events)
-        elif 2 * (s.n - stays) <= s.n:
-            events.append(_event("VoteDecided", end=False, votes=list(s.votes)))
-            self._next_round(s, events)
+            events.append(_event(EventType.VOTE_DECIDED, end=True, votes=list(s.votes)))
+            return self._end_game(s, events)
+        if 2 * (s.n - stays) <= s.n:
+            events.append(_event(EventType.VOTE_DECIDED, end=False, votes=list(s.votes)))
+            return self._next_round(s, events)
         return s
 
     # -- the round's course --------------------------------------------------------------------
-    def _remove(self, s: LudorState, seat: int, cards: Sequence[str]) -> None:
-        for c in cards:
-            s.hands[seat].remove(c)
-        s.pile.extend(cards)
+    def _remove(self, s: LudorState, seat: int, cards: Sequence[str]) -> LudorState:
+        """``seat`` puts ``cards`` on the pile."""
+        hand = tuple(c for c in s.hands[seat] if c not in cards)
+        return replace(s, hands=_set(s.hands, seat, hand), pile=(*s.pile, *cards))
 
-    def _after_move(self, s: LudorState, seat: int, events: list[Event]) -> None:
-        assert s.trick is not None
+    def _after_move(self, s: LudorState, seat: int, events: list[Event]) -> LudorState:
+        trick = s.trick
+        assert trick is not None
         if not s.hands[seat] and seat not in s.finished:
-            s.finished.append(seat)
-            events.append(_event("PlayerFinished", seat=seat, position=len(s.finished)))
+            s = replace(s, finished=(*s.finished, seat))
+            events.append(_event(EventType.PLAYER_FINISHED, seat=seat, position=len(s.finished)))
         if sum(1 for h in s.hands if h) <= 1:
-            self._end_round(s, events)
-        elif s.trick.closed:
-            self._close_trick(s, events)
+            return self._end_round(s, events)
+        if trick.closed:
+            return self._close_trick(s, events)
+        return s
 
-    def _record_trick(self, s: LudorState) -> None:
-        assert s.trick is not None
-        s.tricks.append({"leader": s.trick.leader, "winner": s.trick.winner,
-                         "closed_by": s.trick.closed_by, "moves": s.moves})
-        s.moves = []
+    def _record_trick(self, s: LudorState, trick: Trick) -> LudorState:
+        """``trick`` closed: it joins the round's tricks with its moves, and leaves the table."""
+        return replace(s, trick=None, moves=(),
+                       tricks=(*s.tricks, ClosedTrick(trick.leader, trick.winner, trick.closed_by, s.moves)))
 
-    def _close_trick(self, s: LudorState, events: list[Event]) -> None:
-        assert s.trick is not None and s.trick.winner is not None
-        winner = s.trick.winner
-        events.append(_event("TrickWon", seat=winner, closed_by=s.trick.closed_by))
-        self._record_trick(s)
+    def _close_trick(self, s: LudorState, events: list[Event]) -> LudorState:
+        trick = s.trick
+        assert trick is not None and trick.winner is not None and trick.closed_by is not None
+        winner = trick.winner
+        events.append(_event(EventType.TRICK_WON, seat=winner, closed_by=trick.closed_by.value))
+        s = self._record_trick(s, trick)
         leader = flow.next_with_cards(winner, s.sizes, include_self=True)
         assert leader is not None
-        self._start_play(s, leader, events)
+        return self._start_play(s, leader, events)
 
-    def _start_play(self, s: LudorState, leader: int, events: list[Event]) -> None:
-        s.phase = PLAY
-        s.trick = Trick(leader, leader)
-        events.append(_event("TrickStarted", leader=leader))
+    def _start_play(self, s: LudorState, leader: int, events: list[Event]) -> LudorState:
+        events.append(_event(EventType.TRICK_STARTED, leader=leader))
+        return replace(s, phase=Phase.PLAY, trick=Trick(leader, leader))
 
-    def _end_round(self, s: LudorState, events: list[Event]) -> None:
-        assert s.trick is not None
+    def _end_round(self, s: LudorState, events: list[Event]) -> LudorState:
+        trick = s.trick
+        assert trick is not None
         last = next(seat for seat, hand in enumerate(s.hands) if hand) if any(s.hands) else None
         if last is not None:
-            s.finished.append(last)
-            s.leftover = s.hands[last]
-            s.hands[last] = []
-        if not s.trick.closed:
-            s.trick.winner, s.trick.closed_by = s.trick.last, flow.ROUND_OVER
-        self._record_trick(s)
-        s.trick = None
+            s = replace(s, finished=(*s.finished, last), leftover=s.hands[last], hands=_set(s.hands, last, ()))
+        if not trick.closed:
+            trick = flow.close(trick, trick.last, ClosedBy.ROUND_OVER)
+        s = self._record_trick(s, trick)
         by_position = titles_for(s.n)
-        titles: list[str | None] = [None] * s.n
+        titles: list[Title | None] = [None] * s.n
+        points = list(s.points)
         for position, seat in enumerate(s.finished):
             titles[seat] = by_position[position]
-            s.points[seat] += s.n - 1 - position
-        s.titles = titles
-        s.rounds.append({"round": s.round, "order": list(s.finished), "titles": list(titles)})
-        events.append(_event("RoundEnded", round=s.round, order=list(s.finished), titles=list(titles),
-                             points=list(s.points)))
+            points[seat] += s.n - 1 - position
+        s = replace(s, titles=tuple(titles), points=tuple(points),
+                    rounds=(*s.rounds, RoundRecord(s.round, s.finished, tuple(titles))))
+        events.append(_event(EventType.ROUND_ENDED, round=s.round, order=list(s.finished), titles=_values(titles),
+                             points=points))
         limit = s.options.round_limit
         if (limit is not None and s.round >= limit) or s.round >= MAX_ROUNDS:
-            self._end_game(s, events)
-        else:
-            s.phase = VOTE
-            s.votes = [None] * s.n
-            events.append(_event("VotingStarted", round=s.round))
+            return self._end_game(s, events)
+        events.append(_event(EventType.VOTING_STARTED, round=s.round))
+        return replace(s, phase=Phase.VOTE, votes=(None,) * s.n)
 
-    def _end_game(self, s: LudorState, events: list[Event]) -> None:
-        s.phase = OVER
+    def _end_game(self, s: LudorState, events: list[Event]) -> LudorState:
+        s = replace(s, phase=Phase.OVER)
         result = self.result(s)
         assert result is not None
-        events.append(_event("GameEnded", winners=list(result.winners), points=list(s.points)))
+        events.append(_event(EventType.GAME_ENDED, winners=list(result.winners), points=list(s.points)))
+        return s
 
-    def _next_round(self, s: LudorState, events: list[Event]) -> None:
+    def _next_round(self, s: LudorState, events: list[Event]) -> LudorState:
         culo = self._culo(s)
-        self._deal(s, culo, events)
+        s = self._deal(s, culo, events)
         for giver_title, receiver_title, k in TRADES:
             giver, receiver = s.seat_titled(giver_title), s.seat_titled(receiver_title)
             if giver is None or receiver is None:
                 continue
-            self._transfer(s, giver, receiver, best(s.hands[giver], k), events)
-            if s.options.exchange == CHOOSE:
-                s.to_give.append(receiver)
+            s = self._transfer(s, giver, receiver, best(s.hands[giver], k), events)
+            if s.options.exchange is Exchange.CHOOSE:
+                s = replace(s, to_give=(*s.to_give, receiver))
             else:
-                self._transfer(s, receiver, giver, worst(s.hands[receiver], k), events)
+                s = self._transfer(s, receiver, giver, worst(s.hands[receiver], k), events)
         if s.to_give:
-            s.phase = EXCHANGE
-            events.append(_event("ExchangeStarted", to_give=list(s.to_give)))
-        else:
-            self._start_play(s, culo, events)
+            events.append(_event(EventType.EXCHANGE_STARTED, to_give=list(s.to_give)))
+            return replace(s, phase=Phase.EXCHANGE)
+        return self._start_play(s, culo, events)
 
-    def _deal(self, s: LudorState, dealer: int, events: list[Event]) -> None:
-        deck = build_deck(s.options.deck == FORTY_DECK)
-        s.rng.shuffle(deck)
-        s.round += 1
-        s.dealer = dealer
-        s.hands = [sorted_cards(deck[(seat - dealer - 1) % s.n::s.n]) for seat in range(s.n)]
-        s.pile, s.leftover, s.finished, s.tricks, s.moves = [], [], [], [], []
-        s.exchange, s.to_give, s.votes, s.trick = [], [], [None] * s.n, None
-        events.append(_event("RoundStarted", round=s.round, dealer=dealer, hand_counts=s.sizes))
+    def _deal(self, s: LudorState, dealer: int, events: list[Event]) -> LudorState:
+        deck = build_deck(s.options.deck is Deck.FORTY)
+        rng = Rng(s.rng.seed, s.rng.counter)
+        rng.shuffle(deck)
+        n = s.n
+        hands = tuple(tuple(sorted_cards(deck[(seat - dealer - 1) % n::n])) for seat in range(n))
+        s = replace(s, rng=rng, round=s.round + 1, dealer=dealer, hands=hands, pile=(), leftover=(), finished=(),
+                    tricks=(), moves=(), exchange=(), to_give=(), votes=(None,) * n, trick=None)
+        events.append(_event(EventType.ROUND_STARTED, round=s.round, dealer=dealer, hand_counts=s.sizes))
         for seat, hand in enumerate(s.hands):
-            events.append(_event("CardsDealt", [seat], seat=seat, cards=list(hand)))
+            events.append(_event(EventType.CARDS_DEALT, [seat], seat=seat, cards=list(hand)))
+        return s
 
     def _transfer(self, s: LudorState, giver: int, receiver: int, cards: Sequence[str],
-                  events: list[Event]) -> None:
-        for c in cards:
-            s.hands[giver].remove(c)
-        s.hands[receiver] = sorted_cards([*s.hands[receiver], *cards])
-        s.exchange.append({"giver": giver, "receiver": receiver, "cards": list(cards)})
-        events.append(_event("CardsGiven", [giver, receiver], giver=giver, receiver=receiver,
+                  events: list[Event]) -> LudorState:
+        hands = list(s.hands)
+        hands[giver] = tuple(c for c in hands[giver] if c not in cards)
+        hands[receiver] = tuple(sorted_cards([*hands[receiver], *cards]))
+        s = replace(s, hands=tuple(hands), exchange=(*s.exchange, Transfer(giver, receiver, tuple(cards))))
+        events.append(_event(EventType.CARDS_GIVEN, [giver, receiver], giver=giver, receiver=receiver,
                              cards=list(cards)))
-        events.append(_event("CardsExchanged", giver=giver, receiver=receiver, count=len(cards)))
+        events.append(_event(EventType.CARDS_EXCHANGED, giver=giver, receiver=receiver, count=len(cards)))
+        return s
 
     def _culo(self, s: LudorState) -> int:
         culo = s.seat_titled(CULO)
@@ -482,92 +621,104 @@ class LudorEngine:
 
     def _trade_partner(self, s: LudorState, receiver: int) -> int:
         """The seat that gave its best cards to ``receiver`` (who gives back to it)."""
-        return next(e["giver"] for e in s.exchange if e["receiver"] == receiver)
+        return next(e.giver for e in s.exchange if e.receiver == receiver)
 
     def _return_count(self, s: LudorState, receiver: int) -> int:
-        return next(len(e["cards"]) for e in s.exchange if e["receiver"] == receiver)
+        return next(len(e.cards) for e in s.exchange if e.receiver == receiver)
 
     # -- what a seat sees ----------------------------------------------------------------------
     def view(self, state: LudorState, seat: int | None) -> JSON:
-        trick = state.trick
-        return {
-            "seat": seat,
-            "phase": state.phase,
-            "round": state.round,
-            "options": state.options.dump(),
-            "players": list(state.players),
-            "dealer": state.dealer,
-            "hand": list(state.hands[seat]) if seat is not None and 0 <= seat < state.n else [],
-            "hand_counts": state.sizes,
-            "titles": list(state.titles),
-            "finished": list(state.finished),
-            "trick": None if trick is None else {
-                "leader": trick.leader, "turn": trick.turn,
-                "top": None if trick.top is None else combo_view(trick.top),
-                "last_player": trick.last, "passed": sorted(trick.passed),
-                "blocked": sorted(trick.blocked), "moves": copy.deepcopy(state.moves),
-            },
-            "tricks": copy.deepcopy(state.tricks),
-            "two_of_oros_played": TWO_OF_OROS_CODE in state.pile,
-            "exchange": [
-                {"giver": e["giver"], "receiver": e["receiver"], "count": len(e["cards"]),
-                 "cards": list(e["cards"]) if seat in (e["giver"], e["receiver"]) else None}
-                for e in state.exchange
-            ],
-            "to_give": list(state.to_give),
-            "votes": list(state.votes),
-            "points": list(state.points),
-            "rounds": copy.deepcopy(state.rounds),
-        }
+        """Every part of :data:`VIEW`, as ``seat`` may see it (:data:`SECRETS`)."""
+        return view_of(VIEW, state, seat)
 
     def result(self, state: LudorState) -> GameResult | None:
-        if state.phase != OVER:
+        if state.phase is not Phase.OVER:
             return None
         top = max(state.points)
         winners = tuple(s for s, p in enumerate(state.points) if p == top)
         bound: JSON | None = None
-        cap = self.max_actions(state.options.dump(), state.n)
+        cap = self.bound(state)
         if state.actions >= cap:
             bound = {"reached": "actions", "limit": cap}
         elif state.options.round_limit is None and len(state.rounds) >= MAX_ROUNDS:
             bound = {"reached": "rounds", "limit": MAX_ROUNDS}
         return GameResult(winners, tuple(float(p) for p in state.points), {
             "rounds": len(state.rounds), "points": list(state.points),
-            "titles": list(state.titles), "orders": [r["order"] for r in state.rounds],
+            "titles": _values(state.titles), "orders": [list(r.order) for r in state.rounds],
             "bound": bound,
         })
 
     # -- codec ---------------------------------------------------------------------------------
     def dump(self, state: LudorState) -> JSON:
-        return {
-            "players": list(state.players), "options": state.options.dump(), "rng": state.rng.dump(),
-            "phase": state.phase, "round": state.round, "dealer": state.dealer,
-            "hands": copy.deepcopy(state.hands), "pile": list(state.pile),
-            "leftover": list(state.leftover), "titles": list(state.titles),
-            "finished": list(state.finished),
-            "trick": None if state.trick is None else state.trick.dump(),
-            "moves": copy.deepcopy(state.moves), "tricks": copy.deepcopy(state.tricks),
-            "exchange": copy.deepcopy(state.exchange), "to_give": list(state.to_give),
-            "votes": list(state.votes), "points": list(state.points),
-            "rounds": copy.deepcopy(state.rounds), "actions": state.actions,
-        }
+        """Every field of the state, by the shared codec (the stored shape of before it)."""
+        return codec.dump(state)
 
     def load(self, data: Mapping[str, Any]) -> LudorState:
-        d = copy.deepcopy(dict(data))
-        return LudorState(
-            players=d["players"], options=Options.load(d["options"]), rng=Rng.load(d["rng"]),
-            phase=d["phase"], round=d["round"], dealer=d["dealer"], hands=d["hands"],
-            pile=d["pile"], leftover=d["leftover"], titles=d["titles"], finished=d["finished"],
-            trick=None if d["trick"] is None else Trick.load(d["trick"]), moves=d["moves"],
-            tricks=d["tricks"], exchange=d["exchange"], to_give=d["to_give"], votes=d["votes"],
-            points=d["points"], rounds=d["rounds"], actions=int(d.get("actions", 0)),
-        )
+        return codec.load(LudorState, data)
 
 
-def _move(seat: int, action: str, cards: list[str], combo: JSON | None, *, plim: bool = False,
-          blocked: int | None = None, declared_plim: bool = False, out_of_turn: bool = False) -> JSON:
-    return {"seat": seat, "action": action, "cards": cards, "combo": combo, "plim": plim,
-            "blocked": blocked, "declared_plim": declared_plim, "out_of_turn": out_of_turn}
+# -- what each seat may see ----------------------------------------------------------------------
+HAND: Secret[LudorState] = Secret(
+    "a seat's hand: its holder's alone (the others see how many cards it holds)",
+    lambda state, viewer, owner: viewer == owner)
+EXCHANGED_CARDS: Secret[LudorState] = Secret(
+    "the cards of an exchange's transfer: its giver's and its receiver's (the others see how many)",
+    lambda state, viewer, owner: viewer == owner)
+SECRETS: tuple[Secret[LudorState], ...] = (HAND, EXCHANGED_CARDS)
+"""Everything private in Ludor that a view shows in part. The RNG, the deck order and the cards
+the last seat still held when the round ended (``leftover``) are in no view; the rest is public:
+the card counts, the trick on the table and the round's closed tricks with every card played,
+the titles, the votes and the points."""
+
+
+def _hand(state: LudorState, viewer: Viewer) -> list[str]:
+    if viewer is None or not 0 <= viewer < state.n or not HAND.may_see(state, viewer, viewer):
+        return []
+    return list(state.hands[viewer])
+
+
+def _trick_view(state: LudorState, viewer: Viewer) -> JSON | None:
+    trick = state.trick
+    if trick is None:
+        return None
+    return {"leader": trick.leader, "turn": trick.turn, "top": None if trick.top is None else combo_view(trick.top),
+            "last_player": trick.last, "passed": sorted(trick.passed), "blocked": sorted(trick.blocked),
+            "moves": [codec.dump(m) for m in state.moves]}
+
+
+def _exchange_view(state: LudorState, viewer: Viewer) -> list[JSON]:
+    """Every transfer of this round's exchange; its cards read through :data:`EXCHANGED_CARDS`."""
+    return [{"giver": e.giver, "receiver": e.receiver, "count": len(e.cards),
+             "cards": list(e.cards) if (EXCHANGED_CARDS.may_see(state, viewer, e.giver)
+                                        or EXCHANGED_CARDS.may_see(state, viewer, e.receiver)) else None}
+            for e in state.exchange]
+
+
+VIEW: tuple[Part[LudorState], ...] = (
+    Part("seat", lambda state, viewer: viewer),
+    Part("phase", lambda state, viewer: state.phase.value),
+    Part("round", lambda state, viewer: state.round),
+    Part("options", lambda state, viewer: codec.dump(state.options)),
+    Part("players", lambda state, viewer: list(state.players)),
+    Part("dealer", lambda state, viewer: state.dealer),
+    Part("hand", _hand),
+    Part("hand_counts", lambda state, viewer: state.sizes),
+    Part("titles", lambda state, viewer: _values(state.titles)),
+    Part("finished", lambda state, viewer: list(state.finished)),
+    Part("trick", _trick_view),
+    Part("tricks", lambda state, viewer: [codec.dump(t) for t in state.tricks]),
+    Part("two_of_oros_played", lambda state, viewer: TWO_OF_OROS_CODE in state.pile),
+    Part("exchange", _exchange_view),
+    Part("to_give", lambda state, viewer: list(state.to_give)),
+    Part("votes", lambda state, viewer: list(state.votes)),
+    Part("points", lambda state, viewer: list(state.points)),
+    Part("rounds", lambda state, viewer: [codec.dump(r) for r in state.rounds]),
+)
+"""Every part of a Ludor view, in order; the private ones read through :data:`SECRETS`."""
+
+
+def _values(titles: Sequence[Title | None]) -> list[str | None]:
+    return [None if t is None else t.value for t in titles]
 
 
 def _realize(hand: Sequence[str], take: Sequence[int]) -> Iterator[list[str]]:

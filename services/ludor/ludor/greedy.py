@@ -12,10 +12,12 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ludor.combos import SET, TWO_OF_OROS_PLAY, Combo, Ruleset, Take, answers, classify, is_plim, plays, unit
+from ludor.engine import ActionType
 from ludor.hierarchy import AUTOPLIM, JOKER, POWERS, TWO, TWO_OF_OROS
 from ludor.trick import Trick
 
-PLAY, PASS, AUTOPLIM_MOVE = "play", "pass", "play_autoplim"
+PLAY, PASS, AUTOPLIM_MOVE = ActionType.PLAY, ActionType.PASS, ActionType.PLAY_AUTOPLIM
+"""The kinds of a :class:`Choice`: the types of the action bodies they become."""
 CONTROL = (TWO, JOKER, AUTOPLIM, TWO_OF_OROS)
 """The cards a greedy player keeps to win tricks late: 2s, jokers, the Autoplim, the 2 de Oros."""
 
@@ -26,7 +28,7 @@ ENDGAME_PLAIN_CARDS = 3
 class Choice(NamedTuple):
     """A move: play ``take`` (counts per power), pass, or put down the Autoplim (``plim``: declare)."""
 
-    kind: str
+    kind: ActionType
     take: Take | None = None
     plim: bool = False
 

@@ -14,9 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ludoteca import codec
+
 from ludor.combos import KIND_NAMES, Combo, Ruleset
 from ludor.hierarchy import POWER_OF, POWERS, RANK_NAMES, counts_of, deck_counts
-from ludor.options import FORTY_DECK, PLIM_OFF, Options
+from ludor.options import AutoplimPlim, Deck, LudorOptions
 from ludor.trick import Trick
 
 
@@ -27,7 +29,7 @@ def combo_from_view(data: Mapping[str, Any]) -> Combo:
 def trick_from_view(data: Mapping[str, Any]) -> Trick:
     top = data["top"]
     return Trick(data["leader"], data["turn"], None if top is None else combo_from_view(top),
-                 data["last_player"], set(data["passed"]), set(data["blocked"]))
+                 data["last_player"], frozenset(data["passed"]), frozenset(data["blocked"]))
 
 
 def played_cards(view: Mapping[str, Any]) -> list[str]:
@@ -46,7 +48,7 @@ class Knowledge:
     finished: list[int]
     two_of_oros_played: bool
     rules: Ruleset
-    plim_mode: str
+    plim_mode: AutoplimPlim
     known: dict[int, list[int]]
     """Powers of cards known to be in another seat's hand."""
     unseen: list[int]
@@ -60,12 +62,12 @@ class Knowledge:
 
     @property
     def plim_on(self) -> bool:
-        return self.plim_mode != PLIM_OFF
+        return self.plim_mode is not AutoplimPlim.OFF
 
     @classmethod
     def from_view(cls, view: Mapping[str, Any]) -> Knowledge:
         seat = view["seat"]
-        options = Options.load(view["options"])
+        options = codec.load(LudorOptions, view["options"])
         hand = list(view["hand"])
         played = played_cards(view)
         out_of_sight = set(played) | set(hand)
@@ -74,7 +76,7 @@ class Knowledge:
             if e["giver"] == seat and e["cards"]:
                 known.setdefault(e["receiver"], []).extend(
                     POWER_OF[c] for c in e["cards"] if c not in out_of_sight)
-        unseen = deck_counts(options.deck == FORTY_DECK)
+        unseen = deck_counts(options.deck is Deck.FORTY)
         for c in [*played, *hand]:
             unseen[POWER_OF[c]] -= 1
         for powers in known.values():

@@ -1,65 +1,76 @@
-"""The game options of Ludor (the marshmallow schema that loads them is in :mod:`ludor.schemas`)."""
+"""The game options of Ludor, declared once: :class:`LudorOptions`.
+
+The options schema (:class:`ludor.schemas.OptionsSchema`) is built from these fields (defaults,
+choices, descriptions, ranges), and :data:`ludor.engine.DECLARATION` loads the schema's output
+into this typed value, once, in ``new_game``; the engine never defaults an option again.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from enum import StrEnum
 
 from ludoteca.errors import FieldValidationError
 
 from ludor.combos import Ruleset, ruleset
 
-FULL_DECK, FORTY_DECK = "full", "forty"
-DECKS = (FULL_DECK, FORTY_DECK)
-AUTOMATIC, CHOOSE = "automatic", "choose"
-EXCHANGES = (AUTOMATIC, CHOOSE)
-PLIM_MATCH, PLIM_ALWAYS, PLIM_OFF = "match", "always", "off"
-AUTOPLIM_PLIMS = (PLIM_MATCH, PLIM_ALWAYS, PLIM_OFF)
 MAX_ROUND_LIMIT = 100
 
 
+class Deck(StrEnum):
+    FULL = "full"
+    FORTY = "forty"
+
+
+class Exchange(StrEnum):
+    AUTOMATIC = "automatic"
+    CHOOSE = "choose"
+
+
+class AutoplimPlim(StrEnum):
+    """The reading of the Autoplim's PLIM clause."""
+
+    MATCH = "match"
+    ALWAYS = "always"
+    OFF = "off"
+
+
 @dataclass(frozen=True)
-class Options:
-    """``straights``: straights ("escaleras") may be played. ``deck``: ``full`` (48 Spanish cards,
-    51 with the jokers and the Autoplim) or ``forty`` (no 8s or 9s: 43 cards). ``round_limit``:
-    the game ends after that many rounds even without a vote (None: only the vote ends it).
-    ``exchange``: ``automatic`` (the Presidente and Vicepresidente give back their worst cards)
-    or ``choose`` (they choose what to give back). ``autoplim_plim``: the reading of the
-    Autoplim's PLIM clause: ``match`` (a declared PLIM blocks the next player only if he holds
-    cards matching the covered play), ``always`` (a declared PLIM always blocks) or ``off``."""
+class LudorOptions:
+    """The options of one game. Field metadata: ``description`` (the schema's), and for an
+    integer ``minimum`` / ``maximum``. Values of the wrong type or out of range raise
+    :class:`FieldValidationError` (the schema refuses them first; this guards direct callers)."""
 
-    straights: bool = False
-    deck: str = FULL_DECK
-    round_limit: int | None = None
-    exchange: str = AUTOMATIC
-    autoplim_plim: str = PLIM_MATCH
+    straights: bool = field(default=False, metadata={
+        "description": "Straights (escaleras) of 3+ consecutive single cards may be played."})
+    deck: Deck = field(default=Deck.FULL, metadata={
+        "description": "full: the 48-card Spanish deck (51 cards with the 2 jokers and the Autoplim); "
+                       "forty: the 40-card deck without 8s and 9s (43 cards)."})
+    round_limit: int | None = field(default=None, metadata={
+        "description": "End the game after this many rounds even if no majority votes to end.",
+        "minimum": 1, "maximum": MAX_ROUND_LIMIT})
+    exchange: Exchange = field(default=Exchange.AUTOMATIC, metadata={
+        "description": "automatic: the Presidente and Vicepresidente give back their worst cards; "
+                       "choose: they choose which cards to give back."})
+    autoplim_plim: AutoplimPlim = field(default=AutoplimPlim.MATCH, metadata={
+        "description": "The Autoplim's PLIM clause. match: a declared PLIM blocks the next player if he "
+                       "holds cards matching the covered play; always: it always blocks; off: no PLIM."})
 
-    @property
-    def rules(self) -> Ruleset:
-        return ruleset(self.straights, self.deck == FORTY_DECK)
-
-    def dump(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def load(cls, data: Mapping[str, Any]) -> Options:
-        """Options from a mapping (missing keys take their defaults); wrong values raise
-        :class:`FieldValidationError`."""
+    def __post_init__(self) -> None:
         errors: dict[str, list[str]] = {}
-        values = {**asdict(cls()), **{k: v for k, v in data.items() if k in cls.__dataclass_fields__}}
-        for key in data:
-            if key not in cls.__dataclass_fields__:
-                errors[key] = ["Unknown field."]
-        if not isinstance(values["straights"], bool):
+        if not isinstance(self.straights, bool):
             errors["straights"] = ["Not a valid boolean."]
-        for key, allowed in (("deck", DECKS), ("exchange", EXCHANGES), ("autoplim_plim", AUTOPLIM_PLIMS)):
-            if values[key] not in allowed:
-                errors[key] = [f"Must be one of: {', '.join(allowed)}."]
-        limit = values["round_limit"]
+        limit = self.round_limit
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                                   or not 1 <= limit <= MAX_ROUND_LIMIT):
             errors["round_limit"] = [f"Must be null or an integer from 1 to {MAX_ROUND_LIMIT}."]
         if errors:
             raise FieldValidationError("invalid options", errors=errors)
-        return cls(**values)
+
+    @property
+    def rules(self) -> Ruleset:
+        return ruleset(self.straights, self.deck is Deck.FORTY)
+
+    @property
+    def plim_on(self) -> bool:
+        return self.autoplim_plim is not AutoplimPlim.OFF

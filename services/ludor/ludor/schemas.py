@@ -6,24 +6,18 @@ are generated from it); the action schemas validate bodies before the engine jud
 
 from __future__ import annotations
 
+import dataclasses
+from enum import StrEnum
 from typing import Any
 
 from ludoteca.hosting.schemas import StrictBoolean, strict_integer
 from marshmallow import RAISE, Schema, fields, validate
 
 from ludor.combos import KIND_NAMES
-from ludor.engine import MAX_SEATS, PHASES, TITLES
+from ludor.engine import MAX_SEATS, ActionType, Phase, Title
 from ludor.hierarchy import RANK_NAMES, build_deck, sorted_cards
-from ludor.options import (
-    AUTOMATIC,
-    AUTOPLIM_PLIMS,
-    DECKS,
-    EXCHANGES,
-    FULL_DECK,
-    MAX_ROUND_LIMIT,
-    PLIM_MATCH,
-)
-from ludor.trick import CLOSINGS
+from ludor.options import LudorOptions
+from ludor.trick import ClosedBy
 
 CARD_CODES = sorted_cards(build_deck())
 """Every card code, weakest first: ``3O`` .. ``2B``, ``JK1``, ``JK2``, ``Autoplim``, ``2O``."""
@@ -52,21 +46,26 @@ class _Strict(Schema):
 
 
 # -- options --------------------------------------------------------------------------------
+def _option(name: str) -> fields.Field:
+    """The schema field of one option, read off its declaration (:class:`LudorOptions`)."""
+    declared = next(f for f in dataclasses.fields(LudorOptions) if f.name == name)
+    default, meta = declared.default, declared.metadata
+    described = {"description": meta["description"]}
+    if isinstance(default, StrEnum):
+        return fields.String(load_default=default.value, validate=validate.OneOf([c.value for c in type(default)]),
+                             metadata=described)
+    if isinstance(default, bool):
+        return StrictBoolean(load_default=default, metadata=described)
+    return strict_integer(load_default=default, allow_none=default is None,
+                          validate=validate.Range(min=meta["minimum"], max=meta["maximum"]), metadata=described)
+
+
 class OptionsSchema(_Strict):
-    straights = StrictBoolean(load_default=False, metadata={
-        "description": "Straights (escaleras) of 3+ consecutive single cards may be played."})
-    deck = fields.String(load_default=FULL_DECK, validate=validate.OneOf(DECKS), metadata={
-        "description": "full: the 48-card Spanish deck (51 cards with the 2 jokers and the Autoplim); "
-                       "forty: the 40-card deck without 8s and 9s (43 cards)."})
-    round_limit = strict_integer(load_default=None, allow_none=True,
-                                 validate=validate.Range(min=1, max=MAX_ROUND_LIMIT), metadata={
-        "description": "End the game after this many rounds even if no majority votes to end."})
-    exchange = fields.String(load_default=AUTOMATIC, validate=validate.OneOf(EXCHANGES), metadata={
-        "description": "automatic: the Presidente and Vicepresidente give back their worst cards; "
-                       "choose: they choose which cards to give back."})
-    autoplim_plim = fields.String(load_default=PLIM_MATCH, validate=validate.OneOf(AUTOPLIM_PLIMS), metadata={
-        "description": "The Autoplim's PLIM clause. match: a declared PLIM blocks the next player if he "
-                       "holds cards matching the covered play; always: it always blocks; off: no PLIM."})
+    straights = _option("straights")
+    deck = _option("deck")
+    round_limit = _option("round_limit")
+    exchange = _option("exchange")
+    autoplim_plim = _option("autoplim_plim")
 
 
 # -- actions --------------------------------------------------------------------------------
@@ -77,19 +76,19 @@ class _CardsAction(_Strict):
 class PlaySchema(_CardsAction):
     """In turn: lead a trick, or answer it with as many cards of equal or higher rank (equal: PLIM)."""
 
-    type = fields.String(required=True, validate=validate.Equal("play"))
+    type = fields.String(required=True, validate=validate.Equal(ActionType.PLAY.value))
 
 
 class PassSchema(_Strict):
     """In turn, on an opened trick: stay out of the rest of this trick."""
 
-    type = fields.String(required=True, validate=validate.Equal("pass"))
+    type = fields.String(required=True, validate=validate.Equal(ActionType.PASS.value))
 
 
 class PlayAutoplimSchema(_Strict):
     """The Autoplim's holder, at any moment of the play, even out of turn: clears the table."""
 
-    type = fields.String(required=True, validate=validate.Equal("play_autoplim"))
+    type = fields.String(required=True, validate=validate.Equal(ActionType.PLAY_AUTOPLIM.value))
     declare_plim = StrictBoolean(load_default=False, metadata={
         "description": "Declare PLIM on the covered play: blocks the next player for this trick "
                        "(see the autoplim_plim option)."})
@@ -98,19 +97,20 @@ class PlayAutoplimSchema(_Strict):
 class GiveBackSchema(_CardsAction):
     """Exchange (option exchange=choose): the Presidente gives back 2 cards, the Vicepresidente 1."""
 
-    type = fields.String(required=True, validate=validate.Equal("give_back"))
+    type = fields.String(required=True, validate=validate.Equal(ActionType.GIVE_BACK.value))
 
 
 class VoteSchema(_Strict):
     """After a round: vote to end the game (true) or play another round (false)."""
 
-    type = fields.String(required=True, validate=validate.Equal("vote"))
+    type = fields.String(required=True, validate=validate.Equal(ActionType.VOTE.value))
     end = StrictBoolean(required=True)
 
 
 ACTION_SCHEMAS: dict[str, type[Schema]] = {
-    "play": PlaySchema, "pass": PassSchema, "play_autoplim": PlayAutoplimSchema,
-    "give_back": GiveBackSchema, "vote": VoteSchema,
+    ActionType.PLAY.value: PlaySchema, ActionType.PASS.value: PassSchema,
+    ActionType.PLAY_AUTOPLIM.value: PlayAutoplimSchema, ActionType.GIVE_BACK.value: GiveBackSchema,
+    ActionType.VOTE.value: VoteSchema,
 }
 
 
@@ -124,7 +124,8 @@ class ComboSchema(Schema):
 
 class MoveSchema(Schema):
     seat = _seat(required=True)
-    action = fields.String(required=True, validate=validate.OneOf(["play", "pass", "play_autoplim"]))
+    action = fields.String(required=True, validate=validate.OneOf(
+        [ActionType.PLAY.value, ActionType.PASS.value, ActionType.PLAY_AUTOPLIM.value]))
     cards = fields.List(_card(), required=True)
     combo = fields.Nested(ComboSchema, required=True, allow_none=True)
     plim = fields.Boolean(required=True, metadata={"description": "The play matched the one under it (PLIM)"})
@@ -147,7 +148,7 @@ class TrickSchema(Schema):
 class ClosedTrickSchema(Schema):
     leader = _seat(required=True)
     winner = _seat(required=True, allow_none=True)
-    closed_by = fields.String(required=True, validate=validate.OneOf(CLOSINGS))
+    closed_by = fields.String(required=True, validate=validate.OneOf([c.value for c in ClosedBy]))
     moves = fields.List(fields.Nested(MoveSchema), required=True)
 
 
@@ -160,7 +161,7 @@ class TransferSchema(Schema):
 
 
 def _title(**kwargs: Any) -> fields.String:
-    return fields.String(validate=validate.OneOf(TITLES), **kwargs)
+    return fields.String(validate=validate.OneOf([t.value for t in Title]), **kwargs)
 
 
 class RoundSchema(Schema):
@@ -171,7 +172,7 @@ class RoundSchema(Schema):
 
 class ViewSchema(Schema):
     seat = _seat(required=True, allow_none=True, metadata={"description": "Your seat (null: spectator)"})
-    phase = fields.String(required=True, validate=validate.OneOf(PHASES))
+    phase = fields.String(required=True, validate=validate.OneOf([p.value for p in Phase]))
     round = fields.Integer(required=True, metadata={"description": "Round number, from 1"})
     options = fields.Nested(OptionsSchema, required=True)
     players = fields.List(fields.String(), required=True, metadata={"description": "human or bot:<level>"})

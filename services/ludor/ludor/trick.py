@@ -12,50 +12,47 @@ has finished the round and takes no further part).
 - The Autoplim clears the table: the cards are swept, passes and blocks are lifted and the
   Autoplim lies alone; only the 2 de Oros beats it, so when that has already been played the
   trick closes at once.
+
+A :class:`Trick` is a frozen value: each function returns the trick after the move.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from ludoteca import codec
 
 from ludor.combos import AUTOPLIM_COMBO, TWO_OF_OROS_PLAY, Combo, is_plim
 
-PASSES, TWO_OF_OROS_WIN, AUTOPLIM_WIN, ROUND_OVER = "passes", "two_of_oros", "autoplim", "round_over"
-CLOSINGS = (PASSES, TWO_OF_OROS_WIN, AUTOPLIM_WIN, ROUND_OVER)
-"""How a trick can close."""
+codec.register(Combo, list, lambda data: Combo(*data))
+"""A combination is stored as ``[kind, power, size]`` (a trick's ``top``)."""
 
 
-@dataclass
+class ClosedBy(StrEnum):
+    """How a trick closed."""
+
+    PASSES = "passes"
+    TWO_OF_OROS = "two_of_oros"
+    AUTOPLIM = "autoplim"
+    ROUND_OVER = "round_over"
+
+
+@dataclass(frozen=True)
 class Trick:
     leader: int
     turn: int
     top: Combo | None = None
     last: int | None = None
-    passed: set[int] = field(default_factory=set)
-    blocked: set[int] = field(default_factory=set)
+    passed: frozenset[int] = frozenset()
+    blocked: frozenset[int] = frozenset()
     winner: int | None = None
-    closed_by: str | None = None
+    closed_by: ClosedBy | None = None
 
     @property
     def closed(self) -> bool:
         return self.closed_by is not None
-
-    def dump(self) -> dict[str, Any]:
-        return {
-            "leader": self.leader, "turn": self.turn,
-            "top": None if self.top is None else list(self.top), "last": self.last,
-            "passed": sorted(self.passed), "blocked": sorted(self.blocked),
-            "winner": self.winner, "closed_by": self.closed_by,
-        }
-
-    @classmethod
-    def load(cls, data: Mapping[str, Any]) -> Trick:
-        top = data["top"]
-        return cls(int(data["leader"]), int(data["turn"]), None if top is None else Combo(*top),
-                   data["last"], set(data["passed"]), set(data["blocked"]), data["winner"],
-                   data["closed_by"])
 
 
 def next_contender(trick: Trick, after: int, sizes: Sequence[int]) -> int | None:
@@ -78,37 +75,33 @@ def next_with_cards(seat: int, sizes: Sequence[int], include_self: bool = False)
     return None
 
 
-def _close(trick: Trick, winner: int, how: str) -> None:
-    trick.winner, trick.closed_by = winner, how
+def close(trick: Trick, winner: int | None, how: ClosedBy) -> Trick:
+    return replace(trick, winner=winner, closed_by=how)
 
 
-def _advance(trick: Trick, after: int, sizes: Sequence[int]) -> None:
+def _advance(trick: Trick, after: int, sizes: Sequence[int]) -> Trick:
     nxt = next_contender(trick, after, sizes)
     if nxt is None:
         assert trick.last is not None
-        _close(trick, trick.last, PASSES)
-    else:
-        trick.turn = nxt
+        return close(trick, trick.last, ClosedBy.PASSES)
+    return replace(trick, turn=nxt)
 
 
-def play(trick: Trick, seat: int, combo: Combo, sizes: Sequence[int]) -> int | None:
-    """``seat`` plays ``combo`` in turn; returns the seat its PLIM blocked, if any."""
+def play(trick: Trick, seat: int, combo: Combo, sizes: Sequence[int]) -> tuple[Trick, int | None]:
+    """``seat`` plays ``combo`` in turn; returns the trick and the seat its PLIM blocked, if any."""
     plim = is_plim(trick.top, combo)
-    trick.top, trick.last = combo, seat
+    trick = replace(trick, top=combo, last=seat)
     if combo.kind == TWO_OF_OROS_PLAY:
-        _close(trick, seat, TWO_OF_OROS_WIN)
-        return None
+        return close(trick, seat, ClosedBy.TWO_OF_OROS), None
     blocked = next_contender(trick, seat, sizes) if plim else None
     if blocked is not None:
-        trick.blocked.add(blocked)
-    _advance(trick, seat, sizes)
-    return blocked
+        trick = replace(trick, blocked=trick.blocked | {blocked})
+    return _advance(trick, seat, sizes), blocked
 
 
-def pass_turn(trick: Trick, seat: int, sizes: Sequence[int]) -> None:
+def pass_turn(trick: Trick, seat: int, sizes: Sequence[int]) -> Trick:
     """``seat`` passes: it is out of this trick."""
-    trick.passed.add(seat)
-    _advance(trick, seat, sizes)
+    return _advance(replace(trick, passed=trick.passed | {seat}), seat, sizes)
 
 
 def plim_target(trick: Trick, seat: int, sizes: Sequence[int]) -> int | None:
@@ -120,16 +113,12 @@ def plim_target(trick: Trick, seat: int, sizes: Sequence[int]) -> int | None:
 
 
 def autoplim(trick: Trick, seat: int, sizes: Sequence[int], block: int | None,
-             two_of_oros_played: bool) -> None:
+             two_of_oros_played: bool) -> Trick:
     """``seat`` puts down the Autoplim (in turn or not): the table is cleared, ``block`` (the
     victim of a successful PLIM declaration, if any) is blocked, and the trick goes on only if
     the 2 de Oros may still come."""
-    trick.passed.clear()
-    trick.blocked.clear()
-    trick.top, trick.last = AUTOPLIM_COMBO, seat
-    if block is not None:
-        trick.blocked.add(block)
+    trick = replace(trick, passed=frozenset(), blocked=frozenset() if block is None else frozenset({block}),
+                    top=AUTOPLIM_COMBO, last=seat)
     if two_of_oros_played:
-        _close(trick, seat, AUTOPLIM_WIN)
-    else:
-        _advance(trick, seat, sizes)
+        return close(trick, seat, ClosedBy.AUTOPLIM)
+    return _advance(trick, seat, sizes)
