@@ -14,7 +14,7 @@ import pytest
 from golden.corpus import read
 from ludoteca import registry
 
-GAMES = ["ludix", "speculation"]
+GAMES = ["ludix", "ludor", "speculation"]
 
 
 @pytest.mark.parametrize("game", GAMES)
