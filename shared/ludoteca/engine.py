@@ -27,15 +27,24 @@ Rules every engine keeps (they are tested for every game):
   and ``summary["bound"] = {"reached": "actions" | "rounds" | ..., "limit": n}`` (``None`` when
   the game ended by its normal rules). Bounds sit far above normal play, so only endless play
   (a table that never scores, never guesses right or always votes to go on) ever meets them.
+
+Two declarations say the rest as data, the way OpenSpiel's ``GameType``/``GameInfo`` and its
+observers do: a :class:`Declaration` (seats, chance, information, the options type, the bound) and
+a view as a tuple of :class:`Part` (what a view holds, in order), read through the game's
+secrets (:class:`Secret`: what is private, and to whom).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+from ludoteca import codec
+from ludoteca.errors import FieldValidationError
 from ludoteca.rng import Rng
 
 if TYPE_CHECKING:
@@ -43,6 +52,7 @@ if TYPE_CHECKING:
     from marshmallow import Schema
 
 S = TypeVar("S")
+Opts = TypeVar("Opts")
 
 JSON = dict[str, Any]
 """An action body, a view, an event payload: plain JSON-able data."""
@@ -129,6 +139,75 @@ class Engine(Protocol[S]):
     def load(self, data: Mapping[str, Any]) -> S:
         """Inverse of ``dump``."""
         ...
+
+
+class Chance(StrEnum):
+    """Where a game's randomness comes from."""
+
+    NONE = "none"
+    SEEDED = "seeded"
+    """Drawn from the game's :class:`~ludoteca.rng.Rng` (dice, deals), carried in the state."""
+
+
+class Information(StrEnum):
+    PERFECT = "perfect"
+    """Every seat may see the whole state (but the RNG)."""
+    IMPERFECT = "imperfect"
+    """Some part of the state is private to some seats (:class:`Secret`)."""
+
+
+@dataclass(frozen=True)
+class Declaration(Generic[Opts]):
+    """What a game is, declared once: its seats, its chance and information, the frozen dataclass
+    of its options (the defaults are declared there; the options schema fills the same ones) and
+    its bound: ``max_actions(options, seats)``, the most actions any game accepts."""
+
+    min_seats: int
+    max_seats: int
+    chance: Chance
+    information: Information
+    options: type[Opts]
+    max_actions: Callable[[Opts, int], int]
+
+    def load_options(self, options: Mapping[str, Any]) -> Opts:
+        """The typed options value of ``options`` as the options schema loaded them (a key left
+        out takes the declared default); a value out of its type is a ``FieldValidationError``."""
+        names = {f.name for f in dataclasses.fields(self.options)}  # type: ignore[arg-type]
+        try:
+            return codec.load(self.options, {k: v for k, v in options.items() if k in names})
+        except (KeyError, ValueError, TypeError) as err:
+            raise FieldValidationError(f"bad options: {err}", errors={"options": [str(err)]}) from None
+
+    def bound(self, options: Mapping[str, Any], seats: int) -> int:
+        """:attr:`max_actions` of options as the options schema loaded them."""
+        return self.max_actions(self.load_options(options), seats)
+
+
+Viewer = int | None
+"""A seat, or ``None``: a spectator."""
+
+
+@dataclass(frozen=True)
+class Secret(Generic[S]):
+    """A part of the state private to some seats: ``may_see(state, viewer, owner)`` says whether
+    ``viewer`` may see what belongs to seat ``owner`` (the owner itself usually may)."""
+
+    what: str
+    may_see: Callable[[S, Viewer, int], bool]
+
+
+@dataclass(frozen=True)
+class Part(Generic[S]):
+    """One part of a view: its name and how it reads off the state for a viewer (a public part
+    ignores the viewer; a private one reads through the game's secrets (:class:`Secret`))."""
+
+    name: str
+    read: Callable[[S, Viewer], Any]
+
+
+def view_of(parts: Sequence[Part[S]], state: S, viewer: Viewer) -> JSON:
+    """The view ``viewer`` gets: every part, in its declared order."""
+    return {part.name: part.read(state, viewer) for part in parts}
 
 
 Bot = Callable[[JSON, Sequence[JSON], random.Random], JSON]

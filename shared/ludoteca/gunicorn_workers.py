@@ -4,7 +4,7 @@ gunicorn answers what it rejects before the application sees it (a malformed req
 a too-long URI 414, too many or too large header fields 431, a bad chunked body 400, an
 application crash 500) with a small HTML page. These workers keep gunicorn's classification
 and logging (``Worker.handle_error``) and only change what it writes: an
-``application/problem+json`` document like every other error of the services and the gateway.
+``application/problem+json`` document like every other error of the services and the front door.
 
 ``deploy/gunicorn.conf.py`` picks one of them (``GUNICORN_WORKER_CLASS``):
 

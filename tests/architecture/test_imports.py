@@ -28,7 +28,8 @@ SHARED = ROOT / "shared"
 SERVICES = ROOT / "services"
 SHELL_MODULES = {"schemas", "game", "routes"}
 """The modules of a game service that may use the web stack (its shell)."""
-SHARED_CORE = {"ludoteca.cards", "ludoteca.dice", "ludoteca.rng", "ludoteca.engine", "ludoteca.errors"}
+SHARED_CORE = {"ludoteca.cards", "ludoteca.codec", "ludoteca.dice", "ludoteca.rng", "ludoteca.engine",
+               "ludoteca.errors"}
 FORBIDDEN = ("flask", "flask_", "werkzeug", "redis", "celery", "marshmallow")
 
 KNOWN_CYCLES: list[frozenset[str]] = [

@@ -1,5 +1,5 @@
 """Benchmark: a victim's Ludix moves, quiet and while one abusive client is being rate-limited,
-in one run on the stack of `make run` (embedded Redis, gunicorn, the gateway, one trusted proxy,
+in one run on the stack of `make run` (embedded Redis, gunicorn, the front door, one trusted proxy,
 the default limits).
 
     python tests/bench/bench_abuse.py [--moves 200] [--threads 8] [--rounds 4]
@@ -23,14 +23,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from abuse import describe, ms, p50, percentile, run_scenario  # noqa: E402
 from ludoteca.config import Settings  # noqa: E402
-from ludoteca.devstack import (  # noqa: E402
-    Supervisor,
-    embedded_redis,
-    free_port,
-    gunicorn_argv,
-    start_gateway,
-    wait_http,
-)
+from ludoteca.devstack import Supervisor, embedded_redis, free_port, gunicorn_argv, wait_http  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests" / "bench"))
+from stack import start_door  # noqa: E402  (the front door, or the older gateway)
 
 
 def cpu_seconds(pid: int, group: bool) -> float:
@@ -58,8 +54,8 @@ def main() -> int:
     sup = Supervisor()
     try:
         with tempfile.TemporaryDirectory() as tmp, embedded_redis(sup, Path(tmp) / "redis") as redis_url:
-            svc, gw = free_port(), free_port()
-            # as the Procfile runs it: one trusted proxy (the gateway), the default limits
+            svc = free_port()
+            # as the Procfile runs it: one trusted proxy (the front door), the default limits
             env = {"LUDOTECA_GAME": "ludix", "REDIS_URL": redis_url, "LUDOTECA_TRUSTED_PROXIES": "1",
                    "LUDOTECA_RATE_LIMIT": str(Settings.rate_limit_per_minute), "LUDOTECA_RATE_LIMIT_READS": "",
                    "LUDOTECA_RATE_LIMIT_CREATE": "", "LUDOTECA_RATE_LIMIT_FAILURES": ""}
@@ -68,20 +64,20 @@ def main() -> int:
             if not wait_http(f"http://127.0.0.1:{svc}/readyz", 60):
                 print("the ludix service did not start:\n" + (Path(tmp) / "svc.log").read_text())
                 return 1
-            start_gateway(sup, gw, {"ludix": f"http://127.0.0.1:{svc}"}, ROOT, Path(tmp) / "gw.log")
-            pids = {"service": sup.procs["ludix"].pid, "gateway": sup.procs["gateway"].pid}
+            door, _ = start_door(sup, {"ludix": f"http://127.0.0.1:{svc}"}, Path(tmp))
+            pids = {"service": sup.procs["ludix"].pid, "front door": min(door.pgids)}
 
             def probe(abuser: int) -> dict[str, float]:
                 cpu = {name: cpu_seconds(pid, group=True) for name, pid in pids.items()}
                 return {**cpu, "abuser's client": cpu_seconds(abuser, group=False)}
 
-            result = run_scenario(f"http://127.0.0.1:{gw}/ludix", victim_moves=args.moves, abuse_wait=30,
+            result = run_scenario(f"{door.url}/ludix", victim_moves=args.moves, abuse_wait=30,
                                   threads=args.threads, rounds=args.rounds, probe=probe)
     finally:
         sup.stop()
     victim, abuser, quiet, loud = result["victim"], result["abuser"], result["quiet"], result["loud"]
     print(f"Rate limits: one victim ({args.moves} moves quiet, as many under abuse, in {args.rounds} "
-          f"alternations) vs one abuser ({args.threads} threads), through the gateway, default limits (ms)")
+          f"alternations) vs one abuser ({args.threads} threads), through the front door, default limits (ms)")
     print(f"{'victim moves':22} {'p50':>8} {'p90':>8}")
     print(f"{'quiet':22} {ms(p50(quiet)):>8} {ms(percentile(quiet, 0.9)):>8}")
     print(f"{'under abuse':22} {ms(p50(loud)):>8} {ms(percentile(loud, 0.9)):>8}")

@@ -1,21 +1,36 @@
-"""Benchmark: the time of a move and of a view, straight to the Ludix service and through the
-gateway, without and then with 200 idle long-polls open, measured in one run on the real stack
-(embedded Redis, the services and the gateway under gunicorn as deploy/gunicorn.conf.py runs them).
+"""``make bench``: what a move costs, per game and for the null endpoint, straight to the service
+and through the front door, measured side by side in one run on the real stack (embedded Redis
+with its append-only file, every service and the null endpoint under gunicorn as
+``deploy/gunicorn.conf.py`` runs them, the front door in front of them all).
 
-    python tests/bench/bench_api.py [--moves 400] [--longpolls 200] [--worker-class gevent,gthread]
+    python tests/bench/bench_api.py            # quick: one table, at most 2 minutes
+    python tests/bench/bench_api.py --full     # more rounds, Ludix with 200 long-polls open,
+                                               # gunicorn workers 1/2/4, the bot tables
 
-One client, keep-alive connections, alternating two human seats so every request is a real,
-accepted move. Prints, per path and phase, the move p50/p90 and the view p50/p90 in ms, the
-server CPU per move (every process of the service, the gateway and Redis, divided by the moves
-and views of the phase), then the move p50 with the long-polls against the quiet one (goal:
-within 20%) and the gateway's added cost. The long-polls are anonymous spectators of idle Ludix
-tables (``wait=30``, sent again when one returns), 3/4 through the gateway and 1/4 straight to
-the service, held by one client thread (tests/longpolls.py). A request that takes more than
-``--request-timeout`` seconds counts as a timeout; a phase stops after ``--phase-seconds``.
+Each *system* (a game or the null endpoint, on one path) is played by 20 tables at once, one
+keep-alive connection each, from one asyncio client (``driver.py``; the cheapest driver measured,
+figures in its docstring). A round plays every system once, one after the other, ``--moves``
+moves per table; the systems' order rotates from round to round so the noise of this shared
+machine hits them alike; every figure printed is the median over the rounds (at least 3).
 
-``--worker-class gevent,gthread`` measures several gunicorn worker classes side by side (one stack
-each over one Redis, their rounds interleaved; ``gthread:256`` = gthread with 256 threads a worker);
-the default is the configured one.
+- moves/s: accepted moves (for the null: requests) over the phase's wall time;
+- p50/p90/p99: round trip of a move, from its first request (``GET .../actions`` where the shape
+  needs one) to the POST's answer;
+- server CPU per move: ``utime + stime`` (``/proc/<pid>/stat``) of every server process on the
+  path, read before and after the phase: the service's gunicorn master and workers, redis-server,
+  and the front door's process on the door path, divided by the accepted moves;
+- ratio to null: the game's moves/s over the null's requests/s on the same path in the same
+  round; req/move is how many requests a move takes in its shape (so req/s = moves/s x req/move);
+- CPU ratio: the null's server CPU per request over the system's per move, same path and round;
+- driver CPU: the client process's own CPU per request.
+
+``LUDOTECA_RATE_LIMIT=0``: every request comes from one address. ``GUNICORN_WORKER_CLASS`` and
+``GUNICORN_WORKERS`` (read by ``deploy/gunicorn.conf.py``) apply to every server started here.
+What the figures say at scale: ``docs/scaling.md``.
+
+The worker class (``deploy/gunicorn.conf.py`` points here): measured by the previous version of this
+benchmark (``git show de7630e:tests/bench/bench_api.py``: one sequential client, moves then views;
+its ``--worker-class`` option ran several classes side by side):
 
 Why gevent (``deploy/gunicorn.conf.py``): measured with ``--worker-class gevent,gthread:256,gthread``
 on this 2-core machine shared with other sessions (load 4-6), one run, medians in ms, CPU in ms
@@ -41,24 +56,44 @@ gevent's bound (worker_connections, 1,000 a worker) is far above what a move nee
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
+import platform
+import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import requests
-from ludoteca.devstack import Supervisor, embedded_redis, free_port, start_gateway, start_service
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 
-ROOT = Path(__file__).resolve().parents[2]
+import redis  # noqa: E402
+import requests  # noqa: E402
+from driver import SHAPES, Counters, Table, play, run  # noqa: E402
+from ludoteca.devstack import Supervisor, embedded_redis  # noqa: E402
+from stack import (  # noqa: E402
+    ROOT,
+    Stack,
+    cpu_by_group,
+    git_revision,
+    null_spec,
+    service_spec,
+    start_door,
+    start_servers,
+)
+from table import render  # noqa: E402
+
 sys.path.insert(0, str(ROOT / "tests"))
-from longpolls import CrowdReport, LongPollCrowd  # noqa: E402
+from longpolls import LongPollCrowd  # noqa: E402
 
-TICK = os.sysconf("SC_CLK_TCK")
+GAMES = ("ludix", "ludic", "speculation", "ludor")
+QUICK_BUDGET_SECONDS = 100
+"""The quick mode's wall-time budget, start to end (``make bench`` adds its own few seconds)."""
+STOP_SECONDS = 12
+"""Kept for stopping the stack and printing: the quick mode's phases end by budget - this."""
 
 
 def percentile(xs: list[float], q: float) -> float:
@@ -66,332 +101,378 @@ def percentile(xs: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
 
 
-def group_cpu(pgids: set[int]) -> float:
-    """CPU seconds (user + system) used so far by every live process in these process groups."""
-    total = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) in pgids:  # fields[2] is the process group (the 5th field of stat)
-            total += int(fields[11]) + int(fields[12])
-    return total / TICK
-
-
-def group_rss_mb(pgids: set[int]) -> float:
-    """Resident memory (MB) of every live process in these process groups."""
-    pages = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                pgrp = int(f.read().rsplit(")", 1)[1].split()[2])
-            if pgrp in pgids:
-                with open(f"/proc/{entry}/statm") as f:
-                    pages += int(f.read().split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-    return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
+def med(xs: list[float]) -> float:
+    xs = [x for x in xs if x == x]
+    return statistics.median(xs) if xs else float("nan")
 
 
 @dataclass
-class Sample:
-    moves: list[float] = field(default_factory=list)
-    views: list[float] = field(default_factory=list)
-    timeouts: int = 0
-    errors: int = 0
-    move_cpu: float = 0.0
-    view_cpu: float = 0.0
+class Phase:
+    """One system's figures in one round."""
 
-    def extend(self, other: Sample) -> None:
-        self.moves += other.moves
-        self.views += other.views
-        self.timeouts += other.timeouts
-        self.errors += other.errors
-        self.move_cpu += other.move_cpu
-        self.view_cpu += other.view_cpu
+    moves: int
+    seconds: float
+    p50: float
+    p90: float
+    p99: float
+    server_cpu: float
+    door_cpu: float
+    redis_cpu: float
+    driver_cpu: float
+    requests: int
+    setup_requests: int
+    errors: int
+    bytes_out: int
+    bytes_in: int
+    commands: dict[str, int]
 
-
-class Player:
-    """One keep-alive client playing Ludix tables with both seats (every move accepted)."""
-
-    def __init__(self, base: str, timeout: float) -> None:
-        self.base, self.timeout = base, timeout
-        self.s = requests.Session()
-        self.gid = ""
-        self.tokens: list[str] = []
-        self.state: dict = {}
-
-    def new_game(self) -> None:
-        base, t = self.base, self.timeout
-        r = self.s.post(f"{base}/games", json={"seats": ["human", "human"], "options": {"target": 1000}}, timeout=t)
-        self.gid, t0 = r.json()["game"]["id"], r.json()["token"]
-        t1 = self.s.post(f"{base}/games/{self.gid}/players", json={}, timeout=t).json()["token"]
-        self.s.post(f"{base}/games/{self.gid}/actions", json={"type": "alea_jacta_est"},
-                    headers={"Authorization": f"Bearer {t0}"}, timeout=t)
-        self.tokens = [t0, t1]
-        self.refresh()
-
-    def refresh(self) -> None:
-        self.state = self.s.get(f"{self.base}/games/{self.gid}", timeout=self.timeout).json()
-
-    def moves(self, n: int, deadline: float, out: Sample) -> None:
-        """Up to n accepted moves (roll, then hold when a throw is pending), timed."""
-        done = 0
-        while done < n and time.monotonic() < deadline:
-            try:
-                if not self.gid or self.state.get("status") == "finished":
-                    self.new_game()
-                if not self.state.get("to_act"):
-                    print(f"unexpected answer: {str(self.state)[:300]}", file=sys.stderr)
-                    out.errors += 1
-                    self.gid = ""
-                    continue
-                seat = self.state["to_act"][0]
-                action = {"type": "hold"} if self.state["state"]["throw"] else {"type": "roll"}
-                auth = {"Authorization": f"Bearer {self.tokens[seat]}"}
-                t0 = time.perf_counter()
-                r = self.s.post(f"{self.base}/games/{self.gid}/actions", json=action, headers=auth,
-                                timeout=self.timeout)
-                out.moves.append(time.perf_counter() - t0)
-                done += 1
-                if r.status_code == 200:
-                    self.state = r.json()["game"]
-                else:
-                    out.errors += 1
-                    self.refresh()
-            except requests.RequestException:
-                out.timeouts += 1
-                self.s = requests.Session()
-                done += 1
-                with contextlib.suppress(requests.RequestException):
-                    self.refresh()
-
-    def views(self, n: int, deadline: float, out: Sample) -> None:
-        """n views of the current table by the seat to act, timed."""
-        for _ in range(n):
-            if time.monotonic() >= deadline or not self.gid:
-                return
-            seat = (self.state.get("to_act") or [0])[0]
-            t0 = time.perf_counter()
-            try:
-                v = self.s.get(f"{self.base}/games/{self.gid}",
-                               headers={"Authorization": f"Bearer {self.tokens[seat]}"}, timeout=self.timeout)
-            except requests.RequestException:
-                out.timeouts += 1
-                self.s = requests.Session()
-                continue
-            out.views.append(time.perf_counter() - t0)
-            if v.status_code != 200:
-                out.errors += 1
+    @property
+    def rate(self) -> float:
+        return self.moves / self.seconds if self.seconds else float("nan")
 
 
-def measure_round(players: dict[str, Player], moves: int, seconds: float, pgids: set[int],
-                  results: dict[str, Sample]) -> None:
-    """One round of moves then views on each path; the server CPU of each batch is read from
-    /proc before and after it."""
-    deadline = time.monotonic() + seconds
-    for name, player in players.items():
-        out = results[name]
-        cpu0 = group_cpu(pgids)
-        player.moves(moves, deadline, out)
-        cpu1 = group_cpu(pgids)
-        player.views(moves, deadline, out)
-        out.move_cpu += cpu1 - cpu0
-        out.view_cpu += group_cpu(pgids) - cpu1
+@dataclass
+class System:
+    game: str
+    path: str  # "direct" or "door"
+    base: str
+    pgids: set[int]
+    door_pgids: set[int]
+    redis_pgid: int
+    tables: list[Table] = field(default_factory=list)
+    phases: list[Phase] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"{self.game}/{self.path}"
+
+    def m(self, attr: str) -> float:
+        return med([getattr(p, attr) for p in self.phases])
+
+    def per_move(self, attr: str) -> float:
+        return med([getattr(p, attr) * 1000 / p.moves for p in self.phases if p.moves])
+
+    def per_request(self, attr: str) -> float:
+        return med([getattr(p, attr) * 1000 / p.requests for p in self.phases if p.requests])
 
 
-def idle_tables(base: str, count: int) -> list[tuple[str, int]]:
-    """``count`` Ludix tables waiting for a second player: (game id, last_seq)."""
+def commandstats(client: redis.Redis) -> dict[str, int]:
+    stats = client.info("commandstats")
+    return {k.removeprefix("cmdstat_"): int(v["calls"]) for k, v in stats.items()}
+
+
+def measure(system: System, moves: int, seconds: float, rclient: redis.Redis) -> Phase:
+    counters = Counters()
+    for t in system.tables:
+        t.use(counters)
+    groups = system.pgids | system.door_pgids
+    cmd0 = commandstats(rclient)
+    cpu0, drv0, t0 = cpu_by_group(groups), time.process_time(), time.perf_counter()
+    run(play(system.tables, moves, seconds))
+    elapsed, drv1, cpu1 = time.perf_counter() - t0, time.process_time(), cpu_by_group(groups)
+    cmd1 = commandstats(rclient)
+    delta = {g: cpu1[g] - cpu0[g] for g in groups}
+    lat = counters.moves
+    commands = {k: v - cmd0.get(k, 0) for k, v in cmd1.items() if k != "info" and v - cmd0.get(k, 0) > 0}
+    return Phase(len(lat), elapsed, percentile(lat, 0.5), percentile(lat, 0.9), percentile(lat, 0.99),
+                 sum(delta.values()), sum(delta[g] for g in system.door_pgids), delta[system.redis_pgid],
+                 drv1 - drv0,
+                 counters.requests, counters.setup_requests, counters.errors, counters.bytes_sent,
+                 counters.bytes_received, commands)
+
+
+def make_systems(stack: Stack, games: list[str], tables: int, warm_moves: int) -> list[System]:
+    assert stack.door is not None
+    systems = []
+    for game in [*games, "null"]:
+        svc = stack.services[game]
+        systems.append(System(game, "direct", svc.url, set(svc.pgids) | {stack.redis_pgid}, set(),
+                              stack.redis_pgid))
+        systems.append(System(game, "door", f"{stack.door.url}/{game}", set(svc.pgids) | {stack.redis_pgid},
+                              set(stack.door.pgids), stack.redis_pgid))
+    for i, s in enumerate(systems):
+        s.tables = [Table(s.base, SHAPES[s.game], random.Random(f"{i}-{k}"), Counters()) for k in range(tables)]
+        run(play(s.tables, warm_moves, 60))  # warm-up: games created, connections open
+    return systems
+
+
+def run_rounds(systems: list[System], rounds: int, moves: int, seconds: float, rclient: redis.Redis,
+               progress: bool, until: float | None = None) -> None:
+    """``rounds`` rounds of every system; with ``until`` (a ``time.monotonic()`` deadline) each
+    phase's time cap shrinks so that the last round ends by then (the quick mode's budget)."""
+    left = rounds * len(systems)
+    for r in range(rounds):
+        k = r % len(systems)
+        order = systems[k:] + systems[:k]  # no system always goes first
+        if r % 2:
+            order.reverse()
+        for s in order:
+            cap = seconds if until is None else max(1.0, min(seconds, (until - time.monotonic()) / left))
+            s.phases.append(measure(s, moves, cap, rclient))
+            left -= 1
+        if progress:
+            print(f"[bench] round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
+
+
+def ms(x: float) -> float:
+    return x * 1000
+
+
+def print_main_table(systems: list[System]) -> None:
+    by = {(s.game, s.path): s for s in systems}
+    null_rate = {path: [p.rate for p in by[("null", path)].phases] for path in ("direct", "door")}
+    null_cpu = {path: [p.server_cpu / p.moves if p.moves else float("nan") for p in by[("null", path)].phases]
+                for path in ("direct", "door")}
+    headers = ["system", "path", "moves/s", "p50 ms", "p90 ms", "p99 ms", "server CPU ms/move",
+               "of it door", "ratio to null", "CPU ratio", "req/move", "driver CPU ms/req", "errors"]
+    rows = []
+    for s in systems:
+        ratio = med([p.rate / n for p, n in zip(s.phases, null_rate[s.path], strict=True) if n])
+        cpu_ratio = med([n / (p.server_cpu / p.moves) for p, n in zip(s.phases, null_cpu[s.path], strict=True)
+                         if p.moves and p.server_cpu])
+        rows.append([s.game, s.path, s.m("rate"), ms(s.m("p50")), ms(s.m("p90")), ms(s.m("p99")),
+                     s.per_move("server_cpu"), s.per_move("door_cpu") if s.path == "door" else None,
+                     ratio if s.game != "null" else None, cpu_ratio if s.game != "null" else None,
+                     med([p.requests / p.moves for p in s.phases if p.moves]),
+                     s.per_request("driver_cpu"), sum(p.errors for p in s.phases)])
+    print(render(headers, rows))
+    print("ratio to null: the system's moves/s over the null's requests/s on the same path in the same round "
+          "(median of the rounds; a shape of 2 requests a move serves req/move x moves/s requests); CPU ratio: "
+          "the null's server CPU per request over the system's per move, the same way (less sensitive to the "
+          "machine's load than the rates)")
+    print()
+    added = []
+    for game in [*{s.game for s in systems}]:
+        d, g = by[(game, "direct")], by[(game, "door")]
+        cpu_d, cpu_g = d.per_move("server_cpu"), g.per_move("server_cpu")
+        added.append([game, cpu_g - cpu_d, 100 * (cpu_g - cpu_d) / cpu_d if cpu_d else None,
+                      ms(g.m("p50") - d.m("p50")), g.per_move("door_cpu")])
+    order = {s.game: i for i, s in enumerate(systems)}
+    added.sort(key=lambda row: order[str(row[0])])
+    print("what the front door adds (door path minus direct, medians over the rounds):")
+    print(render(["system", "server CPU ms/move", "%", "p50 ms", "door process CPU ms/move"], added))
+
+
+def print_costs(systems: list[System], rclient: redis.Redis) -> None:
+    print("\nper move, straight to the service (medians over the rounds): server CPU split into the service's "
+          "gunicorn processes and redis-server, Redis commands (INFO commandstats deltas; a script's inner "
+          "commands count too), bytes on the wire (request, response), what one game holds in Redis")
+    rows = []
+    for s in systems:
+        if s.path != "direct":
+            continue
+        per: dict[str, list[float]] = {}
+        for p in s.phases:
+            for cmd, n in p.commands.items():
+                per.setdefault(cmd, []).append(n / max(1, p.moves))
+        calls = {cmd: med(xs) for cmd, xs in per.items()}
+        top = ", ".join(f"{c} {n:.2f}" for c, n in sorted(calls.items(), key=lambda kv: -kv[1]) if n >= 0.05)
+        stored = stored_bytes(rclient, s)
+        rows.append([s.game, s.per_move("server_cpu") - s.per_move("redis_cpu"), s.per_move("redis_cpu"),
+                     sum(calls.values()), med([p.bytes_out / p.moves for p in s.phases if p.moves]),
+                     med([p.bytes_in / p.moves for p in s.phases if p.moves]), stored[0], stored[1], top])
+    print(render(["system", "service CPU ms", "Redis CPU ms", "Redis cmds", "bytes sent", "bytes received",
+                  "stored B/game", "at version", "commands"], rows))
+
+
+def stored_bytes(rclient: redis.Redis, s: System) -> tuple[float | None, float | None]:
+    """MEMORY USAGE of every key of the first table's game, and that game's version."""
+    t = s.tables[0]
+    if not t.gid:
+        return None, None
+    pattern = f"null:{{{t.gid}}}:*" if s.game == "null" else f"{s.game}:{{{t.gid}}}:*"
+    total = sum(int(rclient.memory_usage(k) or 0) for k in rclient.scan_iter(match=pattern, count=1000))
+    if not total:  # the store's key layout changed: nothing to report
+        return None, None
+    version = t.n if s.game == "null" else t.game.get("version")
+    return float(total), (float(version) if version is not None else None)
+
+
+def print_targets(systems: list[System]) -> None:
+    by = {(s.game, s.path): s for s in systems}
+    null_rate = {path: [p.rate for p in by[("null", path)].phases] for path in ("direct", "door")}
+
+    def ratio(game: str, path: str) -> float:
+        return med([p.rate / n for p, n in zip(by[(game, path)].phases, null_rate[path], strict=True) if n])
+
+    lx_d, lx_g = by[("ludix", "direct")], by[("ludix", "door")]
+    lines = [
+        ("1. Ludix server CPU ms/move: door <= 1.0, direct <= 0.9",
+         f"door {lx_g.per_move('server_cpu'):.2f}, direct {lx_d.per_move('server_cpu'):.2f}",
+         lx_g.per_move("server_cpu") <= 1.0 and lx_d.per_move("server_cpu") <= 0.9),
+        ("2. Ludix moves/s >= 85% of null's (door path)", f"{ratio('ludix', 'door'):.0%}",
+         ratio("ludix", "door") >= 0.85),
+    ]
+    for game in GAMES[1:]:
+        if (game, "door") in by:
+            lines.append((f"2. {game} moves/s >= 70% of null's (door path)", f"{ratio(game, 'door'):.0%}",
+                          ratio(game, "door") >= 0.70))
+    add_cpu = lx_g.per_move("server_cpu") / lx_d.per_move("server_cpu") - 1
+    add_p50 = ms(lx_g.m("p50") - lx_d.m("p50"))
+    lines.append(("3. door adds <= 10% CPU/move and <= 1 ms p50 (Ludix)", f"{add_cpu:+.0%}, {add_p50:+.2f} ms",
+                  add_cpu <= 0.10 and add_p50 <= 1.0))
+    lines.append(("4. Ludix p99 < 40 ms (door path)", f"{ms(lx_g.m('p99')):.1f} ms", ms(lx_g.m("p99")) < 40))
+    print("\nissue 9's targets:")
+    print(render(["target", "measured", "met"], [[a, b, "yes" if ok else "NO"] for a, b, ok in lines]))
+
+
+def print_shapes(games: list[str], moves: int, tables: int) -> None:
+    print(f"\nshapes ({tables} tables a system, up to {moves} moves a table a round, a phase also "
+          "stopping at its time cap (quick mode: the 2-minute budget shared among the phases); a finished "
+          "game is replaced by a new one on the same table, its setup requests counted in req/move):")
+    for game in [*games, "null"]:
+        print(f"  {game}: {SHAPES[game].describe}")
+
+
+def header(args: argparse.Namespace, stack: Stack, mode: str) -> None:
+    workers = os.environ.get("GUNICORN_WORKERS", "2")
+    wc = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
+    print(f"make bench ({mode}): moves/s, round trip, server CPU per move, Redis commands and bytes "
+          "per move, per game and for the null endpoint, straight and through the front door")
+    print(f"  revision {git_revision()}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
+          f"{os.cpu_count()} cores; Python "
+          f"{platform.python_version()}; load average {os.getloadavg()[0]:.1f} at the end")
+    print(f"  gunicorn {workers} x {wc} workers (deploy/gunicorn.conf.py) per service; {stack.door_kind}; "
+          "embedded redis-server (AOF, fsync every second); LUDOTECA_RATE_LIMIT=0; "
+          f"{args.rounds} rounds, medians; driver: asyncio keep-alive client, one process")
+    print()
+
+
+def scaling(sup: Supervisor, redis_url: str, redis_pgid: int, logs: Path, args: argparse.Namespace,
+            rclient: redis.Redis) -> None:
+    """Ludix and the null endpoint, straight, under 1, 2 and 4 gunicorn workers, side by side."""
+    counts = [int(w) for w in args.workers.split(",")]
+    specs = {}
+    for w in counts:
+        specs[f"ludix-w{w}"] = service_spec("ludix", redis_url, w)
+        specs[f"null-w{w}"] = null_spec(redis_url, w)
+    servers = start_servers(sup, specs, logs)
+    systems = []
+    for w in counts:
+        for game in ("ludix", "null"):
+            srv = servers[f"{game}-w{w}"]
+            s = System(game, f"{w} workers", srv.url, set(srv.pgids) | {redis_pgid}, set(), redis_pgid)
+            s.tables = [Table(s.base, SHAPES[game], random.Random(f"w{w}-{k}"), Counters())
+                        for k in range(args.tables)]
+            run(play(s.tables, 3, 60))
+            systems.append(s)
+    run_rounds(systems, args.rounds, args.moves, args.phase_seconds, rclient, progress=True)
+    print("\ngunicorn workers (straight to the service; Ludix in its shape, the null endpoint):")
+    rows = []
+    base = {g: systems[i].m("rate") for i, g in enumerate(("ludix", "null"))}
+    for s in systems:
+        rows.append([s.game, s.path, s.m("rate"), s.m("rate") / base[s.game], ms(s.m("p50")), ms(s.m("p99")),
+                     s.per_move("server_cpu")])
+    print(render(["system", "workers", "moves/s", "x 1 worker", "p50 ms", "p99 ms", "server CPU ms/move"], rows))
+
+
+def idle_crowd(direct: str, door: str, count: int) -> tuple[LongPollCrowd, list[str]]:
+    """``count`` anonymous long-polls (``wait=30``, longer than the loaded phases) on 20 fresh
+    Ludix tables waiting for their second player, 3/4 through the front door."""
     s = requests.Session()
-    out = []
-    for _ in range(count):
-        gid = s.post(f"{base}/games", json={"seats": ["human", "human"]}, timeout=60).json()["game"]["id"]
-        last = s.get(f"{base}/games/{gid}/events", timeout=60).json()["last_seq"]
-        out.append((gid, last))
-    return out
-
-
-def open_crowd(direct: str, via: str, count: int) -> tuple[LongPollCrowd, list[str]]:
-    """``count`` anonymous long-polls (wait=30) on 20 fresh idle tables, 3/4 through the gateway."""
-    tables = idle_tables(direct, 20)
-    urls = []
-    for i in range(count):
-        gid, last = tables[i % len(tables)]
-        base = direct if i % 4 == 3 else via
-        urls.append((f"{base}/games/{gid}/events", last))
+    tables = []
+    for _ in range(20):
+        gid = s.post(f"{direct}/games", json={"seats": ["human", "human"]}, timeout=60).json()["game"]["id"]
+        tables.append((gid, s.get(f"{direct}/games/{gid}/events", timeout=60).json()["last_seq"]))
+    urls = [(f"{direct if i % 4 == 3 else door}/games/{tables[i % 20][0]}/events", tables[i % 20][1])
+            for i in range(count)]
     crowd = LongPollCrowd(urls, wait=30, reissue=False)
     crowd.start()
     return crowd, [gid for gid, _ in tables]
 
 
-def wake(direct: str, gids: list[str]) -> None:
-    """A second player joins each table: every long-poll on it returns at once with that event."""
-    s = requests.Session()
-    for gid in gids:
-        with contextlib.suppress(requests.RequestException):
-            s.post(f"{direct}/games/{gid}/players", json={}, timeout=60)
+def longpolls(systems: list[System], args: argparse.Namespace, rclient: redis.Redis) -> None:
+    """Ludix moves, straight and through the door, quiet and with ``--longpolls`` idle long-polls
+    open, interleaved round by round (a fresh crowd each round, woken and closed at its end)."""
+    ludix = [s for s in systems if s.game == "ludix"]
+    loaded = [System(s.game, f"{s.path} +{args.longpolls} polls", s.base, s.pgids, s.door_pgids, s.redis_pgid,
+                     s.tables) for s in ludix]
+    quiet = [System(s.game, s.path, s.base, s.pgids, s.door_pgids, s.redis_pgid, s.tables) for s in ludix]
+    still_open = []
+    for r in range(args.rounds):
+        for s in quiet if r % 2 == 0 else quiet[::-1]:
+            s.phases.append(measure(s, args.moves, args.phase_seconds, rclient))
+        crowd, gids = idle_crowd(ludix[0].base, ludix[1].base, args.longpolls)
+        deadline = time.monotonic() + 20
+        while crowd.open_count() < args.longpolls and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1.0)  # they reach the service and park there
+        for s in loaded if r % 2 == 0 else loaded[::-1]:
+            s.phases.append(measure(s, args.moves, args.phase_seconds, rclient))
+        still_open.append(crowd.open_count())
+        s2 = requests.Session()
+        for gid in gids:  # a second player joins: every long-poll on the table returns at once
+            s2.post(f"{ludix[0].base}/games/{gid}/players", json={}, timeout=60)
+        crowd.stop(timeout=40)
+    print(f"\nLudix with {args.longpolls} idle long-polls open (3/4 through the door; still open at the end "
+          f"of each loaded phase: {still_open}):")
+    rows = [[s.path, s.m("rate"), ms(s.m("p50")), ms(s.m("p99")), s.per_move("server_cpu"),
+             sum(p.errors for p in s.phases)] for s in quiet + loaded]
+    print(render(["ludix", "moves/s", "p50 ms", "p99 ms", "server CPU ms/move", "errors"], rows))
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
+def bot_tables() -> None:
+    for script in [*sorted(HERE.glob("bench_*_bots.py")), HERE / "bench_bot_turns.py"]:
+        print(f"\n== {script.name} --quick", flush=True)
+        code = subprocess.run([sys.executable, str(script), "--quick"], cwd=ROOT, check=False).returncode
+        if code:
+            print(f"({script.name} exited with {code})")
 
 
-def settle(pgids: set[int], timeout: float = 15.0) -> None:
-    """Wait until the servers are idle again (under 5% of a core over 0.3 s)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        c0 = group_cpu(pgids)
-        time.sleep(0.3)
-        if group_cpu(pgids) - c0 < 0.015:
-            return
-
-
-def ms(x: float) -> str:
-    return f"{x * 1000:.2f}"
-
-
-@dataclass
-class Stack:
-    """One Ludix service and a gateway in front of it, under one gunicorn worker class."""
-
-    worker_class: str
-    direct: str
-    via: str
-    pgids: set[int]
-    players: dict[str, Player]
-    quiet: dict[str, Sample] = field(default_factory=dict)
-    loaded: dict[str, Sample] = field(default_factory=dict)
-    opened: list[int] = field(default_factory=list)
-    answers: CrowdReport = field(default_factory=CrowdReport)
-    rss_quiet: list[float] = field(default_factory=list)
-    rss_loaded: list[float] = field(default_factory=list)
-
-
-def start_stack(sup: Supervisor, worker_class: str, redis_url: str, redis_pgid: int, logs: Path,
-                args: argparse.Namespace) -> Stack:
-    choice, _, threads = worker_class.partition(":")
-    os.environ["GUNICORN_WORKER_CLASS"] = choice  # read by deploy/gunicorn.conf.py at start
-    if threads:
-        os.environ["GUNICORN_THREADS"] = threads
-    else:
-        os.environ.pop("GUNICORN_THREADS", None)
-    before = set(sup.procs)
-    svc, gw = free_port(), free_port()
-    tag = worker_class.replace(":", "-")
-    start_service(sup, "ludix", svc, redis_url, ROOT, logs / f"svc-{tag}.log")
-    sup.procs[f"ludix-{tag}"] = sup.procs.pop("ludix")
-    start_gateway(sup, gw, {"ludix": f"http://127.0.0.1:{svc}"}, ROOT, logs / f"gw-{tag}.log")
-    sup.procs[f"gateway-{tag}"] = sup.procs.pop("gateway")
-    pgids = {p.pid for name, p in sup.procs.items() if name not in before} | {redis_pgid}
-    direct, via = f"http://127.0.0.1:{svc}", f"http://127.0.0.1:{gw}/ludix"
-    players = {"direct": Player(direct, args.request_timeout), "gateway": Player(via, args.request_timeout)}
-    for player in players.values():  # warm-up both paths
-        player.moves(100, time.monotonic() + 30, Sample())
-    return Stack(worker_class, direct, via, pgids, players, {n: Sample() for n in players},
-                 {n: Sample() for n in players})
-
-
-def stack_round(st: Stack, args: argparse.Namespace) -> None:
-    """A quiet round, then a round with the long-polls open (opened on fresh idle tables, woken
-    and closed at its end), on both paths of one stack."""
-    per_round, budget = args.moves // args.rounds, args.phase_seconds / args.rounds
-    measure_round(st.players, per_round, budget, st.pgids, st.quiet)
-    st.rss_quiet.append(group_rss_mb(st.pgids))
-    crowd, gids = open_crowd(st.direct, st.via, args.longpolls)
-    if not wait_until(lambda: crowd.open_count() == args.longpolls, 10):
-        print("[bench] not every long-poll was sent", file=sys.stderr)
-    settle(st.pgids)  # they reach the service and block there: ~1 s of CPU for 200, not counted
-    measure_round(st.players, per_round, budget, st.pgids, st.loaded)
-    st.opened.append(crowd.open_count())
-    st.rss_loaded.append(group_rss_mb(st.pgids))
-    wake(st.direct, gids)
-    report = crowd.stop(timeout=40)
-    for status, n in report.statuses.items():
-        st.answers.statuses[status] = st.answers.statuses.get(status, 0) + n
-    st.answers.errors += report.errors
-
-
-def run(args: argparse.Namespace) -> list[Stack]:
-    """Every worker class's stack at once, over one Redis; their rounds interleave, so the noise
-    of a shared machine hits each alike."""
-    os.environ.setdefault("LUDOTECA_RATE_LIMIT", "0")  # one client address makes every request here
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--full", action="store_true", help="more rounds, gunicorn workers 1/2/4, the bot tables")
+    parser.add_argument("--rounds", type=int, help="default 3 (quick), 5 (full)")
+    parser.add_argument("--moves", type=int, help="moves a table a round; default 12 (quick), 40 (full)")
+    parser.add_argument("--tables", type=int, default=20)
+    parser.add_argument("--phase-seconds", type=float, default=8.0,
+                        help="time cap of one system's phase (quick mode: less, to end within 2 minutes)")
+    parser.add_argument("--games", default=",".join(GAMES))
+    parser.add_argument("--workers", default="1,2,4", help="gunicorn worker counts measured by --full ('' for none)")
+    parser.add_argument("--longpolls", type=int, default=200, help="idle long-polls open in --full's Ludix phases")
+    parser.add_argument("--logs", type=Path, help="keep the servers' logs in this directory")
+    args = parser.parse_args()
+    args.rounds = args.rounds or (5 if args.full else 3)
+    args.moves = args.moves or (40 if args.full else 12)
+    games = [g for g in args.games.split(",") if g]
+    os.environ["LUDOTECA_RATE_LIMIT"] = "0"  # one client address makes every request here
+    started = time.monotonic()
     sup = Supervisor()
     try:
-        with tempfile.TemporaryDirectory() as tmpdir, embedded_redis(sup, Path(tmpdir) / "redis") as redis_url:
-            logs = args.logs or Path(tmpdir)
+        with tempfile.TemporaryDirectory() as tmp, embedded_redis(sup, Path(tmp) / "redis") as redis_url:
+            logs = args.logs or Path(tmp)
+            logs.mkdir(parents=True, exist_ok=True)
             redis_pgid = next(iter(sup.procs.values())).pid
-            stacks = [start_stack(sup, wc, redis_url, redis_pgid, logs, args) for wc in args.worker_class.split(",")]
-            for r in range(args.rounds):
-                for st in stacks if r % 2 == 0 else stacks[::-1]:  # no stack always goes first
-                    stack_round(st, args)
-            return stacks
+            stack = Stack(redis_url, redis_pgid)
+            stack.services = start_servers(sup, {**{g: service_spec(g, redis_url) for g in games},
+                                                 "null": null_spec(redis_url)}, logs)
+            stack.door, stack.door_kind = start_door(sup, {n: s.url for n, s in stack.services.items()}, logs)
+            rclient = redis.Redis.from_url(redis_url)
+            systems = make_systems(stack, games, args.tables, 2)
+            print(f"[bench] stack up and warm in {time.monotonic() - started:.0f} s; measuring", file=sys.stderr,
+                  flush=True)
+            until = None if args.full else started + QUICK_BUDGET_SECONDS - STOP_SECONDS
+            run_rounds(systems, args.rounds, args.moves, args.phase_seconds, rclient, progress=True, until=until)
+            header(args, stack, "full" if args.full else "quick")
+            print_main_table(systems)
+            print_costs(systems, rclient)
+            if "ludix" in games:
+                print_targets(systems)
+            print_shapes(games, args.moves, args.tables)
+            if args.full:
+                if "ludix" in games and args.longpolls:
+                    longpolls(systems, args, rclient)
+                if args.workers:
+                    scaling(sup, redis_url, redis_pgid, logs, args, rclient)
     finally:
         sup.stop()
-
-
-def print_table(st: Stack, longpolls: int) -> None:
-    worker_class = st.worker_class
-    phases = {"quiet": st.quiet, f"{longpolls} long-polls": st.loaded}
-    print(f"\n[{worker_class}] long-polls still open at the end of each loaded round: {st.opened}; "
-          f"their answers {dict(st.answers.statuses)}" + (f"; errors {st.answers.errors[:3]}" if st.answers.errors
-                                                          else ""))
-    print(f"[{worker_class}] server memory (RSS of service, gateway and Redis): "
-          f"{statistics.median(st.rss_quiet):.0f} MB quiet, {statistics.median(st.rss_loaded):.0f} MB with "
-          f"the long-polls open")
-    print(f"Ludix API, worker class {worker_class}, one keep-alive client (ms; CPU = server CPU ms a "
-          f"request: service, gateway and Redis processes)")
-    print(f"{'phase':16} {'path':8} {'moves':>6} {'move p50':>9} {'move p90':>9} {'move max':>9} {'CPU/move':>9} "
-          f"{'view p50':>9} {'view p90':>9} {'CPU/view':>9} {'timeouts':>8}")
-    for phase, results in phases.items():
-        for name, s in results.items():
-            print(f"{phase:16} {name:8} {len(s.moves):6d} {ms(statistics.median(s.moves) if s.moves else 0):>9} "
-                  f"{ms(percentile(s.moves, 0.9)):>9} {ms(max(s.moves, default=0)):>9} "
-                  f"{s.move_cpu * 1000 / max(1, len(s.moves)):9.2f} "
-                  f"{ms(statistics.median(s.views) if s.views else 0):>9} {ms(percentile(s.views, 0.9)):>9} "
-                  f"{s.view_cpu * 1000 / max(1, len(s.views)):9.2f} {s.timeouts:8d}")
-    quiet, loaded = list(phases.values())
-    for name in quiet:
-        if quiet[name].moves and loaded[name].moves:
-            q, m = statistics.median(quiet[name].moves), statistics.median(loaded[name].moves)
-            verdict = "within 20%" if m <= 1.2 * q else "NOT within 20%"
-            print(f"{name}: move p50 {ms(q)} ms quiet, {ms(m)} ms with the long-polls open "
-                  f"(ratio {m / q:.2f}, {verdict})")
-        else:
-            print(f"{name}: no move completed in one phase (timeouts: quiet {quiet[name].timeouts}, "
-                  f"loaded {loaded[name].timeouts})")
-    d, g = quiet["direct"], quiet["gateway"]
-    if d.moves and g.moves and d.views and g.views:
-        dm, gm = statistics.median(d.moves), statistics.median(g.moves)
-        dv, gv = statistics.median(d.views), statistics.median(g.views)
-        print(f"gateway adds {ms(gm - dm)} ms per move (ratio {gm / dm:.2f}) and {ms(gv - dv)} ms per view "
-              f"(ratio {gv / dv:.2f}), quiet medians")
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--moves", type=int, default=400, help="moves per path and phase")
-    parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--longpolls", type=int, default=200)
-    parser.add_argument("--phase-seconds", type=float, default=40.0, help="time budget of each phase")
-    parser.add_argument("--request-timeout", type=float, default=5.0)
-    parser.add_argument("--logs", type=Path, help="keep the servers' logs in this directory")
-    parser.add_argument("--worker-class", default=os.environ.get("GUNICORN_WORKER_CLASS", "gevent"),
-                        help="comma-separated, measured side by side: gevent, gthread, gthread:<threads>")
-    args = parser.parse_args()
-    for st in run(args):
-        print_table(st, args.longpolls)
+    if args.full:
+        bot_tables()
+    wall = time.monotonic() - started
+    print(f"\nwall time {wall:.0f} s" + ("" if args.full or wall <= QUICK_BUDGET_SECONDS
+                                        else f" (over the quick mode's {QUICK_BUDGET_SECONDS} s budget)"))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,6 +1,7 @@
 """Benchmark: the strength and speed of Ludic's expert Seeker.
 
-    python tests/bench/bench_ludic_bots.py [--rules 200] [--space-rules 200] [--games 30] [--seed 7]
+    python tests/bench/bench_ludic_bots.py [--quick] [--rules 200] [--space-rules 200] [--games 30]
+        [--level-rounds 10] [--seed 7]
 
 Prints, for random rules of each difficulty of the Vexer catalogue (and for random rules of the whole
 hypothesis space, sparse ones included), the expert Seeker's solve rate and the mean and worst
@@ -8,7 +9,12 @@ number of actions (queries + plays + guesses) before its correct guess, measured
 (one Seeker, a deck that never runs out: `ludic/drill.py`), with the turns spent drawing apart;
 the hypothesis space size; the median, p95, p99 and worst time of one decision (CPU time of the
 process, and wall clock). Then whole rounds of
-real 3-seat games (engine, real deck limits): how often a Seeker finds the rule.
+real 3-seat games (engine, real deck limits): how often a Seeker finds the rule. Last, the
+decision time (p50/p99, ms) of every bot level in each role: ``--level-rounds`` rounds per level
+with all three seats at that level, and the decisions of the rounds above.
+``--quick`` (about 10 s) prints the same figures from fewer rules and rounds, with sample sizes
+and standard errors; the figures in RULES.md come from the full defaults. Progress goes to
+stderr every few seconds.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import statistics
 import time
 from collections.abc import Sequence
 
+from bot_timing import Decisions, mean_se, percentile, progress, proportion_se, sizes
 from ludic.bots import BOTS, expert_seeker
 from ludic.catalogue import DIFFICULTIES, vexer_rules
 from ludic.drill import DrillResult, drill
@@ -28,11 +35,6 @@ from ludoteca.engine import JSON
 from ludoteca.rng import Rng
 
 MAX_ACTIONS = 80
-
-
-def percentile(xs: Sequence[float], q: float) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(q * len(s)))]
 
 
 class Timed:
@@ -56,7 +58,8 @@ def report(label: str, results: list[DrillResult]) -> None:
     actions = [r.actions for r in solved]
     draws = [r.draws for r in solved]
     print(f"{label:<22} {len(results):>5} {100 * len(solved) / len(results):>7.1f}% "
-          f"{statistics.mean(actions):>6.2f} {max(actions):>6} {statistics.mean(draws):>6.2f} "
+          f"{statistics.mean(actions):>6.2f} ±{mean_se(actions):>5.2f} {max(actions):>6} "
+          f"{statistics.mean(draws):>6.2f} "
           f"{statistics.mean(r.queries for r in solved):>6.2f} {statistics.mean(r.plays for r in solved):>6.2f} "
           f"{statistics.mean(r.guesses for r in solved):>6.2f}")
 
@@ -69,20 +72,30 @@ def bench_drills(n_rules: int, n_space: int, seed: int) -> None:
     print(f"hypothesis space: {len(sp)} distinct truth tables ({len(sp.atoms)} atoms, pairs with and/or); "
           f"loading the space and warming up the bot took {time.perf_counter() - started:.2f} s once per process")
     print(f"drill: one expert Seeker, hand of 4, endless deck, at most {MAX_ACTIONS} actions\n")
-    print(f"{'rules':<22} {'n':>5} {'solved':>8} {'mean':>6} {'worst':>6} {'draws':>6} "
+    print(f"{'rules':<22} {'n':>5} {'solved':>8} {'mean':>6} {'(SE)':>6} {'worst':>6} {'draws':>6} "
           f"{'query':>6} {'play':>6} {'guess':>6}   (actions before the correct guess)")
     rng = random.Random(seed)
     timed = Timed()
     everything: list[DrillResult] = []
+    tick = progress("drills")
+    total = n_rules * len(DIFFICULTIES) + n_space
+
+    def drills(rules: Sequence[int]) -> list[DrillResult]:
+        out = []
+        for rule in rules:
+            out.append(drill(rule, timed, random.Random(rng.random()), max_actions=MAX_ACTIONS))
+            tick(len(everything) + len(out), total)
+        return out
+
     for level in DIFFICULTIES:
         pool = [r for r in catalogue if r.difficulty == level]
         picked = rng.sample(pool, min(n_rules, len(pool)))
-        results = [drill(r.obey, timed, random.Random(rng.random()), max_actions=MAX_ACTIONS) for r in picked]
+        results = drills([r.obey for r in picked])
         everything += results
         report(f"catalogue: {level}", results)
     report("catalogue: all", everything)
     rows = rng.sample(range(len(sp)), n_space)
-    results = [drill(sp.mask(r), timed, random.Random(rng.random()), max_actions=MAX_ACTIONS) for r in rows]
+    results = drills([sp.mask(r) for r in rows])
     report("space: any rule", results)
     print()
     for name, seconds in (("CPU time", timed.cpu), ("wall clock", timed.wall)):
@@ -91,35 +104,59 @@ def bench_drills(n_rules: int, n_space: int, seed: int) -> None:
               f"p99 {percentile(ms, 0.99):.2f} ms, worst {max(ms):.2f} ms over {len(ms)} decisions")
 
 
-def bench_games(n_games: int, seed: int) -> None:
+def play_round(engine: LudicEngine, players: list[str], seed: int, g: int, decisions: Decisions) -> bool:
+    """One round (``round_limit`` 1) of bots; every decision timed under "<level> <role>".
+    Returns whether a Seeker found the rule."""
+    state = engine.new_game(players, {"round_limit": 1}, Rng(f"{seed * 1000 + g:064x}"))
+    rng = random.Random(g)
+    while state.phase != "over":
+        seat = min(engine.to_act(state))
+        name = players[seat].split(":")[1]
+        legal = engine.legal_actions(state, seat) + engine.action_templates(state, seat)
+        view = engine.view(state, seat)
+        role = "cut" if view["phase"] == "cut" else view["role"]
+        state, _ = engine.apply(state, seat, decisions.call(f"{name} {role}", BOTS[name], view, legal, rng))
+    return bool(state.rounds[-1]["ended_by"] == "guess")
+
+
+def bench_games(n_games: int, seed: int, decisions: Decisions) -> None:
     """Real rounds: Vexer bot at each difficulty, an expert and a random Seeker, real deck limits."""
     engine = LudicEngine()
     print(f"\nreal 3-seat rounds (Vexer bot, expert Seeker, random Seeker; 12 cards in the deck): {n_games} each")
-    for level in DIFFICULTIES:
+    tick = progress("real rounds")
+    for i, level in enumerate(DIFFICULTIES):
         found = 0
         for g in range(n_games):
-            players = [f"bot:{level}", "bot:expert", "bot:random"]
-            state = engine.new_game(players, {"round_limit": 1}, Rng(f"{seed * 1000 + g:064x}"))
-            rng = random.Random(g)
-            while state.phase != "over":
-                seat = min(engine.to_act(state))
-                name = players[seat].split(":")[1]
-                legal = engine.legal_actions(state, seat) + engine.action_templates(state, seat)
-                state, _ = engine.apply(state, seat, BOTS[name](engine.view(state, seat), legal, rng))
-            found += state.rounds[-1]["ended_by"] == "guess"
-        print(f"  {level:<8} rule found in {100 * found / n_games:.0f}% of rounds")
+            found += play_round(engine, [f"bot:{level}", "bot:expert", "bot:random"], seed, g, decisions)
+            tick(i * n_games + g + 1, len(DIFFICULTIES) * n_games)
+        rate = found / n_games
+        print(f"  {level:<8} rule found in {100 * rate:.0f}% of rounds (± {100 * proportion_se(rate, n_games):.0f}%, "
+              f"n={n_games})")
+
+
+def bench_levels(n_rounds: int, seed: int, decisions: Decisions) -> None:
+    """Every level in every role: rounds with all three seats at one level."""
+    engine = LudicEngine()
+    tick = progress("rounds per level")
+    for i, level in enumerate(BOTS):
+        for g in range(n_rounds):
+            play_round(engine, [f"bot:{level}"] * 3, seed + 1, g, decisions)
+            tick(i * n_rounds + g + 1, len(BOTS) * n_rounds)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rules", type=int, default=200, help="catalogue rules per difficulty")
-    parser.add_argument("--space-rules", type=int, default=200, help="random rules of the whole space")
-    parser.add_argument("--games", type=int, default=30, help="real rounds per difficulty")
-    parser.add_argument("--seed", type=int, default=7)
-    args = parser.parse_args()
+    args = sizes(parser, {"rules": 200, "space_rules": 200, "games": 30, "level_rounds": 10, "seed": 7},
+                 {"rules": 40, "space_rules": 40, "games": 10, "level_rounds": 4})
     bench_drills(args.rules, args.space_rules, args.seed)
+    decisions = Decisions()
     if args.games:
-        bench_games(args.games, args.seed)
+        bench_games(args.games, args.seed, decisions)
+    if args.level_rounds:
+        bench_levels(args.level_rounds, args.seed, decisions)
+    print()
+    decisions.table(f"real rounds above and {args.level_rounds} rounds per level at 3 seats of that level, "
+                    "per level and role", [f"{level} {role}" for level in BOTS for role in ("cut", "vexer", "seeker")])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Ludix bots: strength and speed, printed (no assertions).
 
-    python tests/bench/bench_ludix_bots.py [--games 200000] [--engine-games 2000] [--seed 1]
+    python tests/bench/bench_ludix_bots.py [--quick] [--games 200000] [--engine-games 2000] [--seed 1]
 
 Prints, for the target 300 and two seats:
 1. the exact chance that ``expert`` wins against itself from the first seat (solved table, and
@@ -9,20 +9,29 @@ Prints, for the target 300 and two seats:
 3. a Monte Carlo simulation of the same match (numba, straight from the rules and the tables,
    seats alternating) with its standard error and its distance to (2) in standard errors;
 4. the same match played through the engine and the bot functions (fewer games: slower);
-5. the time of one expert decision (the bot called with a view), median and 99th percentile.
-A shared win counts one half everywhere.
+5. the time of one expert decision (the bot called with a view), median and 99th percentile;
+6. the decision time of every level (p50/p99/max, ms) on the views of (4): ``expert`` and
+   ``steady`` as they play, ``random`` called on every view too (its answer unused).
+A shared win counts one half everywhere. ``--quick`` (20,000 simulated games, 300 through the
+engine) prints the same figures with their sample sizes and standard errors, and takes the
+exact (1) and (2) from the last run with the same table file when there was one (they cost 10 to
+30 s); the figures in RULES.md come from the full defaults. Progress goes to stderr every few seconds.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import math
 import random
 import statistics
+import sys
 import time
 from itertools import product
 
 import numpy as np
+from bot_timing import Decisions, progress, sizes
 from ludix.bots import BOTS, steady_threshold
 from ludix.engine import LudixEngine, LudixState
 from ludix.numerals import FACES, canonical, numerals_of
@@ -66,15 +75,17 @@ def _expert_rolls(
 
 @njit(cache=True)
 def simulate(
-    games: int, seed: int, target: int, cap: int, threshold: int, throws: np.ndarray,
+    games: int, seed: int, offset: int, target: int, cap: int, threshold: int, throws: np.ndarray,
     roll_first: np.ndarray, roll_second: np.ndarray, final_roll: np.ndarray,
 ) -> np.ndarray:  # fmt: skip
     """Expert vs hold-at-``threshold``; even games the expert is first. Returns the expert's
-    score per game (1 win, 1/2 shared, 0 loss)."""
-    np.random.seed(seed)
+    score per game (1 win, 1/2 shared, 0 loss). Games ``offset`` to ``offset + games``: the
+    generator is seeded at game 0 only, so consecutive chunks play the games of one call."""
+    if offset == 0:
+        np.random.seed(seed)
     scores = np.zeros(games)
     for g in range(games):
-        expert = 0 if g % 2 == 0 else 1  # the expert's position: 0 first, 1 second
+        expert = 0 if (g + offset) % 2 == 0 else 1  # the expert's position: 0 first, 1 second
         totals = np.zeros(2, dtype=np.int64)
         mover = 0
         while True:
@@ -104,12 +115,50 @@ def simulate(
     return scores
 
 
-def engine_match(games: int, seed: int) -> tuple[float, float, list[float]]:
-    """Expert vs steady through the engine and the bot functions; also times expert decisions."""
+def exact_values(policy: Policy, threshold: int, reuse: bool) -> tuple[float, float, float, str]:
+    """(1) and (2): the table's policy evaluated against itself and against hold-at-``threshold``
+    (exact, float64; 10 to 30 s). Every run keeps them beside the table, under the table file's
+    SHA-256; ``reuse`` (the quick mode) takes them from there when the table is the same. Returns
+    the three values and a note saying where they came from."""
+    path = table_path(TARGET)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    cache = path.with_suffix(".bench.json")
+    key = {"table_sha256": digest, "threshold": threshold}
+    if reuse and cache.exists():
+        stored = json.loads(cache.read_text())
+        if stored.get("key") == key:
+            return stored["selfplay"], stored["as_first"], stored["as_second"], f" (exact; kept from {cache.name})"
+    print("   ... evaluating the table's policy exactly, against itself and against steady (10 to 30 s)",
+          file=sys.stderr, flush=True)
+    first, second = policy.unpacked()
+    selfplay = float(evaluate(TARGET, policy.cap, first, second, policy.final_win)[0, 0])
+    print("   ... against itself: done", file=sys.stderr, flush=True)
+    as_first, as_second = (float(x) for x in versus_threshold(policy, threshold))
+    cache.write_text(json.dumps({"key": key, "selfplay": selfplay, "as_first": as_first, "as_second": as_second}))
+    return selfplay, as_first, as_second, ""
+
+
+def simulate_chunks(games: int, seed: int, *args: object) -> np.ndarray:
+    """:func:`simulate` in ten calls (the same games), with a progress line between them."""
+    tick = progress("simulated games")
+    chunks, done = [], 0
+    while done < games:
+        n = min(max(1, games // 10), games - done)
+        chunks.append(simulate(n, seed, done, *args))
+        done += n
+        tick(done, games)
+    return np.concatenate(chunks)
+
+
+def engine_match(games: int, seed: int, decisions: Decisions) -> tuple[float, float, list[float]]:
+    """Expert vs steady through the engine and the bot functions; also times expert decisions
+    (with a pending throw), and every level's decisions into ``decisions``."""
     engine = LudixEngine()
     rnd = random.Random(seed)
+    shadow = random.Random(seed + 1)  # the random bot's, called on every view, its answer unused
     total = 0.0
     timings: list[float] = []
+    tick = progress("games through the engine")
     for g in range(games):
         players = ["bot:expert", "bot:steady"] if g % 2 == 0 else ["bot:steady", "bot:expert"]
         state: LudixState = engine.new_game(players, {"target": TARGET}, Rng(f"{seed:016x}{g:048x}"))
@@ -117,12 +166,13 @@ def engine_match(games: int, seed: int) -> tuple[float, float, list[float]]:
         while (result := engine.result(state)) is None:
             (seat,) = engine.to_act(state)
             view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
-            bot = BOTS[players[seat][4:]]
-            start = time.perf_counter()
-            action = bot(view, legal, rnd)
-            if players[seat] == "bot:expert" and view["throw"]:
-                timings.append(time.perf_counter() - start)
+            level = players[seat][4:]
+            action = decisions.call(level, BOTS[level], view, legal, rnd)
+            if level == "expert" and view["throw"]:
+                timings.append(decisions.seconds[level][-1])
+            decisions.call("random", BOTS["random"], view, legal, shadow)
             state, _ = engine.apply(state, seat, action)
+        tick(g + 1, games)
         expert = g % 2
         if expert in result.winners:
             total += 1 / len(result.winners)
@@ -132,10 +182,8 @@ def engine_match(games: int, seed: int) -> tuple[float, float, list[float]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=200_000, help="simulated games (numba)")
-    parser.add_argument("--engine-games", type=int, default=2_000, help="games through the engine")
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    args = sizes(parser, {"games": 200_000, "engine_games": 2_000, "seed": 1},
+                 {"games": 20_000, "engine_games": 300})
 
     start = time.perf_counter()
     policy: Policy = table(TARGET)
@@ -143,26 +191,25 @@ def main() -> None:
     threshold = steady_threshold()
     print(f"steady holds at turn total {threshold}")
 
-    first, second = policy.unpacked()
-    selfplay = float(evaluate(TARGET, policy.cap, first, second, policy.final_win)[0, 0])
+    selfplay, as_first, as_second, cached = exact_values(policy, threshold, reuse=args.quick)
     print(f"1. expert vs expert, first seat wins: {selfplay:.6f} (table float32: {policy.win_first[0, 0]:.6f}); "
-          f"second seat: {1 - selfplay:.6f}")  # fmt: skip
+          f"second seat: {1 - selfplay:.6f}{cached}")  # fmt: skip
 
-    as_first, as_second = versus_threshold(policy, threshold)
     exact = (as_first + as_second) / 2
     print(f"2. expert vs steady, exact: {as_first:.6f} as first, {as_second:.6f} as second, "
-          f"{exact:.6f} averaged over the seats")  # fmt: skip
+          f"{exact:.6f} averaged over the seats{cached}")  # fmt: skip
 
     start = time.perf_counter()
-    scores = simulate(args.games, args.seed, TARGET, policy.cap, threshold, throw_table(),
-                      policy.roll_first, policy.roll_second, policy.final_roll)  # fmt: skip
+    scores = simulate_chunks(args.games, args.seed, TARGET, policy.cap, threshold, throw_table(),
+                             policy.roll_first, policy.roll_second, policy.final_roll)  # fmt: skip
     seconds = time.perf_counter() - start
     rate, se = float(scores.mean()), float(scores.std(ddof=1) / math.sqrt(len(scores)))
     print(f"3. simulation, {args.games} games (seats alternating, {seconds:.1f} s): {rate:.4f} +/- {se:.4f} (1 SE); "
           f"{(rate - exact) / se:+.2f} SE from the exact value")  # fmt: skip
 
     start = time.perf_counter()
-    rate, se, timings = engine_match(args.engine_games, args.seed)
+    decisions = Decisions()
+    rate, se, timings = engine_match(args.engine_games, args.seed, decisions)
     seconds = time.perf_counter() - start
     print(f"4. through the engine and the bots, {args.engine_games} games ({seconds:.1f} s): {rate:.4f} +/- {se:.4f}; "
           f"{(rate - exact) / se:+.2f} SE from the exact value")  # fmt: skip
@@ -172,6 +219,8 @@ def main() -> None:
     median = statistics.median(timings) * 1e6
     print(f"5. expert decision (view -> action), {len(timings)} decisions: median {median:.1f} us, "
           f"p99 {p99 * 1e6:.1f} us")  # fmt: skip
+    print("6. ", end="")
+    decisions.table(f"{args.engine_games} games of (4)", list(BOTS))
 
 
 if __name__ == "__main__":

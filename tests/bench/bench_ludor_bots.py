@@ -1,14 +1,17 @@
 """Ludor bots: strength in mixed tables and decision time. Prints figures; asserts nothing.
 
     nice -n 19 .venv/bin/python tests/bench/bench_ludor_bots.py            # every table, 1,000 rounds each
+    nice -n 19 .venv/bin/python tests/bench/bench_ludor_bots.py --quick    # about 25 s
     nice -n 19 .venv/bin/python tests/bench/bench_ludor_bots.py --rounds 200 --tables expert-vs-greedy
 
 Every round is a fresh one-round game (``round_limit=1``, so no exchange) dealt from its own seed
 and played through the real engine: each bot gets its seat's view and legal actions only. In a
 table with one bot of the studied level, that bot's seat rotates from round to round. For each
 level it prints the mean finishing position (1 = Presidente, 4 = Culo at 4 seats), the Presidente
-rate (finished first), and the median / 95th percentile / max time of one decision (all its
-decisions, including those with a single candidate).
+rate (finished first), each with its standard error, and the median / 95th / 99th percentile /
+max time of one decision (all its decisions, including those with a single candidate); then the
+decision time of every level over all the tables. ``--quick`` plays fewer rounds (and stops a
+table at ``--max-seconds``, saying so); progress goes to stderr every few seconds.
 
 Targets (issue 5): greedy first >= 70% against 3 random bots; expert first clearly > 25% against
 3 greedy bots.
@@ -24,6 +27,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from bot_timing import Decisions, mean_se, percentile, progress, proportion_se, sizes
 from ludor.bots import BOTS, EXPERT_ROLLOUTS, EXPERT_SECONDS, make_expert
 from ludor.engine import LudorEngine
 from ludoteca.engine import Bot
@@ -39,16 +43,20 @@ TABLES: dict[str, tuple[str, ...]] = {
 @dataclass
 class Tally:
     positions: list[int] = field(default_factory=list)
-    times: list[float] = field(default_factory=list)
+    decisions: Decisions = field(default_factory=Decisions)
+
+    @property
+    def times(self) -> list[float]:
+        return self.decisions.seconds.get("", [])
 
     def line(self, level: str) -> str:
         pos = self.positions
         first = sum(1 for p in pos if p == 1) / len(pos)
         ms = sorted(t * 1000 for t in self.times)
-        p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))]
-        return (f"  {level:<8} seats {len(pos):>5}  mean position {statistics.mean(pos):.3f}  "
-                f"Presidente {first:6.1%}  decision ms: median {statistics.median(ms):7.2f} "
-                f"p95 {p95:7.2f} max {ms[-1]:7.2f}  ({len(ms)} decisions)")
+        return (f"  {level:<8} seats {len(pos):>5}  mean position {statistics.mean(pos):.3f} ± {mean_se(pos):.3f}  "
+                f"Presidente {first:6.1%} ± {proportion_se(first, len(pos)):.1%}  decision ms: median "
+                f"{statistics.median(ms):7.2f} p95 {percentile(ms, 0.95):7.2f} p99 {percentile(ms, 0.99):7.2f} "
+                f"max {ms[-1]:7.2f}  ({len(ms)} decisions)")
 
 
 def seed_for(table: str, i: int) -> str:
@@ -63,42 +71,50 @@ def play_round(engine: LudorEngine, levels: tuple[str, ...], bots: dict[str, Bot
     while engine.result(state) is None:
         seat = min(engine.to_act(state))
         view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
-        start = time.perf_counter()
-        action = bots[levels[seat]](view, legal, rng)
-        tallies[levels[seat]].times.append(time.perf_counter() - start)
+        action = tallies[levels[seat]].decisions.call("", bots[levels[seat]], view, legal, rng)
         state, _ = engine.apply(state, seat, action)
     order = state.rounds[-1]["order"]
     return [order.index(s) + 1 for s in range(len(levels))]
 
 
-def run_table(name: str, levels: tuple[str, ...], rounds: int, bots: dict[str, Bot]) -> None:
+def run_table(name: str, levels: tuple[str, ...], rounds: int, bots: dict[str, Bot], decisions: Decisions,
+              max_seconds: float) -> None:
     engine = LudorEngine()
     tallies: dict[str, Tally] = defaultdict(Tally)
     n = len(levels)
     start = time.perf_counter()
+    tick = progress(f"{name} rounds")
+    played = 0
     for i in range(rounds):
+        if max_seconds and time.perf_counter() - start > max_seconds and played % n == 0:
+            break
         shift = i % n
         seated = levels[-shift:] + levels[:-shift] if shift else levels
         for seat, position in enumerate(play_round(engine, seated, bots, seed_for(name, i), tallies)):
             tallies[seated[seat]].positions.append(position)
-    print(f"{name}: {rounds} rounds at {n} seats ({' + '.join(levels)}), {time.perf_counter() - start:.0f} s")
+        played += 1
+        tick(played, rounds)
+    capped = f" (stopped at the {max_seconds:.0f} s cap of --max-seconds)" if played < rounds else ""
+    print(f"{name}: {played} rounds at {n} seats ({' + '.join(levels)}), {time.perf_counter() - start:.0f} s{capped}")
     for level in dict.fromkeys(levels):
         print(tallies[level].line(level))
+        decisions.merge(level, tallies[level].decisions)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=1000)
     parser.add_argument("--tables", default=",".join(TABLES), help=f"comma-separated among {', '.join(TABLES)}")
     parser.add_argument("--rollouts", type=int, default=EXPERT_ROLLOUTS, help="expert's simulations per decision")
     parser.add_argument("--seconds", type=float, default=EXPERT_SECONDS, help="expert's time cap per decision")
-    args = parser.parse_args()
+    args = sizes(parser, {"rounds": 1000, "max_seconds": 0.0}, {"rounds": 100, "max_seconds": 6.0})
     bots = dict(BOTS)
     if (args.rollouts, args.seconds) != (EXPERT_ROLLOUTS, EXPERT_SECONDS):
         bots["expert"] = make_expert(args.rollouts, args.seconds)
     print(f"expert budget: {args.rollouts} simulations or {args.seconds} s per decision")
+    decisions = Decisions()
     for name in args.tables.split(","):
-        run_table(name, TABLES[name], args.rounds, bots)
+        run_table(name, TABLES[name], args.rounds, bots, decisions, args.max_seconds)
+    decisions.table("every decision of the tables above", list(BOTS))
 
 
 if __name__ == "__main__":

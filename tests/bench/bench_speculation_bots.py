@@ -1,6 +1,6 @@
 """Speculation bots: strength and speed, printed (no assertions).
 
-    python tests/bench/bench_speculation_bots.py [--games 2000] [--boards 2000] [--seed 1] [--recompute]
+    python tests/bench/bench_speculation_bots.py [--quick] [--games 2000] [--boards 2000] [--seed 1] [--recompute]
 
 Prints:
 1. the expert's joker with nothing known: mean and worst number of guesses over all 615 hands
@@ -16,7 +16,11 @@ Prints:
    alternating (the ritual is played by the bots; when both may act, a coin picks who does),
    with the standard error;
 5. the time of one decision (the bot called with its view and legal actions): median and 99th
-   percentile, per bot and phase.
+   percentile, per bot and phase, then per bot over every phase.
+``--quick`` (60 games per pairing, 80 boards, each part stopped after 5 s: about 25 s) prints
+the same figures with their sample sizes (the 4th part's count: "(stopped at ...)" when cut)
+and standard errors; the figures in RULES.md come from the full defaults. Progress goes to
+stderr every few seconds.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from dataclasses import replace
 from math import comb
 from typing import Any
 
+from bot_timing import Decisions, mean_se, progress, proportion_se, sizes
 from ludoteca.engine import Bot
 from ludoteca.rng import Rng
 from speculation import book
@@ -42,7 +47,7 @@ from speculation.questions import expected_questions
 from speculation.solver import JokerSolver
 
 ENGINE = SpeculationEngine()
-Timings = dict[tuple[str, str], list[float]]
+Timings = dict[tuple[str, str], Decisions]
 
 
 def depth(node: dict[str, Any], hand: Hand, d: int = 1) -> int:
@@ -94,17 +99,20 @@ def timed(timings: Timings, name: str, bot: Bot, state: State, seat: int, rnd: r
     view = ENGINE.view(state, seat)
     legal = ENGINE.legal_actions(state, seat)
     phase = "joker" if legal[0]["type"] == "guess_joker" else "tier" if legal[0]["type"] == "guess" else "ritual"
-    t0 = time.perf_counter()
-    action = bot(view, legal, rnd)
-    timings.setdefault((name, phase), []).append(time.perf_counter() - t0)
-    return action
+    return timings.setdefault((name, phase), Decisions()).call("", bot, view, legal, rnd)
 
 
-def solo(boards: int, seed: int, timings: Timings) -> None:
-    """The expert attacks ``boards`` random boards alone (its turn never passes)."""
+def solo(boards: int, seed: int, timings: Timings, max_seconds: float) -> None:
+    """The expert attacks ``boards`` random boards alone (its turn never passes); at most
+    ``max_seconds`` (0: no cap)."""
     questions, jokers = [], []
     rnd = random.Random(seed)
+    tick = progress("boards")
+    start = time.perf_counter()
     for i in range(boards):
+        if max_seconds and time.perf_counter() - start > max_seconds:
+            print(f"   (stopped at the {max_seconds:.0f} s cap of --max-seconds after {i} boards)")
+            break
         state = ENGINE.new_game(["bot:expert", "bot:expert"], {"first_guesser": "random"},
                                 Rng(f"{seed:08x}{i:056x}"))
         state = replace(state, guesser=0)
@@ -116,20 +124,27 @@ def solo(boards: int, seed: int, timings: Timings) -> None:
             state = replace(state, guesser=0) if state.guesser is not None else state
         questions.append(asked)
         jokers.append(len(state.history) - asked)
+        tick(i + 1, boards)
+    boards = len(questions)
     se = statistics.stdev(questions) / math.sqrt(boards)
     print("3. Questions to clear jacks, queens and kings (per board)")
     print(f"   exact: expert's rule {expected_questions(greedy=True):.4f}, optimal rule "
           f"{expected_questions(greedy=False):.4f}")
     print(f"   measured over {boards} boards: mean {statistics.fmean(questions):.3f} ± {se:.3f}  "
           f"(min {min(questions)}, max {max(questions)})")
-    print(f"   (2. measured) joker guesses on the same boards: mean {statistics.fmean(jokers):.3f}  "
-          f"worst {max(jokers)}")
+    print(f"   (2. measured) joker guesses on the same boards: mean {statistics.fmean(jokers):.3f} "
+          f"± {mean_se(jokers):.3f}  worst {max(jokers)}  (n={boards})")
 
 
-def match(a: str, b: str, games: int, seed: int, timings: Timings) -> None:
+def match(a: str, b: str, games: int, seed: int, timings: Timings, max_seconds: float) -> None:
     rnd = random.Random(seed)
     wins, first_wins, moves = 0, 0, []
+    tick = progress(f"{a} vs {b} games")
+    start = time.perf_counter()
     for i in range(games):
+        if max_seconds and i % 2 == 0 and time.perf_counter() - start > max_seconds:
+            print(f"   (stopped at the {max_seconds:.0f} s cap of --max-seconds after {i} games)")
+            break
         levels = (a, b) if i % 2 == 0 else (b, a)
         state = ENGINE.new_game([f"bot:{lvl}" for lvl in levels], {}, Rng(f"{seed:08x}{i:056x}"))
         n = 0
@@ -142,36 +157,42 @@ def match(a: str, b: str, games: int, seed: int, timings: Timings) -> None:
         wins += state.winner == a_seat
         first_wins += state.winner == state.first_guesser
         moves.append(n)
+        tick(i + 1, games)
+    games = len(moves)
     rate = wins / games
     se = math.sqrt(rate * (1 - rate) / games)
+    first = first_wins / games
     print(f"   {a} vs {b}: {a} wins {wins}/{games} = {rate:.3f} ± {se:.3f}; the first guesser wins "
-          f"{first_wins / games:.3f}; moves per game: median {statistics.median(moves):.0f}")
+          f"{first:.3f} ± {proportion_se(first, games):.3f}; moves per game: median {statistics.median(moves):.0f}")
 
 
 def decision_times(timings: Timings) -> None:
     print("5. Decision time (bot called with its view), ms")
-    for (name, phase), ts in sorted(timings.items()):
-        ts = sorted(ts)
+    for (name, phase), timed_ in sorted(timings.items()):
+        ts = sorted(timed_.seconds[""])
         p99 = ts[min(len(ts) - 1, int(0.99 * len(ts)))]
         print(f"   {name:7} {phase:7} n={len(ts):7}  median {statistics.median(ts) * 1e3:.3f}  "
               f"p99 {p99 * 1e3:.3f}  max {ts[-1] * 1e3:.1f}")
+    levels = Decisions()
+    for (name, _phase), timed_ in timings.items():
+        levels.merge(name, timed_)
+    print("   ", end="")
+    levels.table("every phase", list(BOTS))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--boards", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--recompute", action="store_true")
-    args = parser.parse_args()
+    args = sizes(parser, {"games": 2000, "boards": 2000, "seed": 1, "max_seconds": 0.0},
+                 {"games": 60, "boards": 80, "max_seconds": 5.0})
     timings: Timings = {}
     nothing_known(args.recompute)
     real_play_exact()
-    solo(args.boards, args.seed, timings)
-    print(f"4. Win rates ({args.games} games each, seats alternating)")
+    solo(args.boards, args.seed, timings, args.max_seconds)
+    print(f"4. Win rates (up to {args.games} games each, seats alternating)")
     for opponent in ("basic", "random"):
-        match("expert", opponent, args.games, args.seed, timings)
-    match("basic", "random", args.games, args.seed, timings)
+        match("expert", opponent, args.games, args.seed, timings, args.max_seconds)
+    match("basic", "random", args.games, args.seed, timings, args.max_seconds)
     decision_times(timings)
 
 

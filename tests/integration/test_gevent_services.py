@@ -16,7 +16,7 @@ import pytest
 import requests
 from conftest import wait_until
 from ludoteca import registry
-from ludoteca.devstack import Supervisor, free_port, start_gateway, start_service
+from ludoteca.devstack import Supervisor, free_port, start_front_door, start_service
 from ludoteca.worker import service_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
@@ -25,7 +25,7 @@ TABLES = 8
 
 
 @pytest.fixture(scope="module")
-def gateway(redis_url: str, worker: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def front_door(redis_url: str, worker: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     logs = tmp_path_factory.mktemp("gevent-services")
     sup = Supervisor()
     with pytest.MonkeyPatch.context() as mp:
@@ -37,17 +37,17 @@ def gateway(redis_url: str, worker: Path, tmp_path_factory: pytest.TempPathFacto
                 port = free_port()
                 start_service(sup, game, port, redis_url, ROOT, logs / f"{game}.log")
                 routes[game] = f"http://127.0.0.1:{port}"
-            gw = free_port()
-            start_gateway(sup, gw, routes, ROOT, logs / "gateway.log")
-            yield f"http://127.0.0.1:{gw}"
+            door = free_port()
+            start_front_door(sup, door, routes, ROOT, logs / "front-door.log")
+            yield f"http://127.0.0.1:{door}"
         finally:
             sup.stop()
 
 
 @pytest.mark.parametrize("game", registry.names())
-def test_each_service_serves_its_routes(gateway: str, game: str) -> None:
+def test_each_service_serves_its_routes(front_door: str, game: str) -> None:
     s = requests.Session()
-    base = f"{gateway}/{game}"
+    base = f"{front_door}/{game}"
     assert s.get(f"{base}/readyz", timeout=30).status_code == 200
     assert s.get(f"{base}/openapi.json", timeout=30).json()["info"]["title"].startswith("Ludoteca")
     seats = ["human"] * registry.game(game).engine.min_seats
@@ -64,12 +64,12 @@ def test_each_service_serves_its_routes(gateway: str, game: str) -> None:
     assert events.status_code == 200 and events.json()["events"]
 
 
-def test_bot_tables_created_at_once_are_played_to_the_end(gateway: str) -> None:
+def test_bot_tables_created_at_once_are_played_to_the_end(front_door: str) -> None:
     """8 Ludix tables of bots created concurrently: each creation publishes a bot turn from its own
     greenlet of the same gevent worker; the worker plays every table to its end and records it."""
 
     def create(_: int) -> str:
-        r = requests.post(f"{gateway}/ludix/games", json={"seats": ["bot:steady", "bot:expert"],
+        r = requests.post(f"{front_door}/ludix/games", json={"seats": ["bot:steady", "bot:expert"],
                                                           "options": {"target": 50}}, timeout=60)
         assert r.status_code == 201, r.text
         return str(r.json()["game"]["id"])
@@ -79,7 +79,7 @@ def test_bot_tables_created_at_once_are_played_to_the_end(gateway: str) -> None:
     s = requests.Session()
 
     def finished() -> bool:
-        return all(s.get(f"{gateway}/ludix/games/{gid}", timeout=30).json()["status"] == "finished" for gid in gids)
+        return all(s.get(f"{front_door}/ludix/games/{gid}", timeout=30).json()["status"] == "finished" for gid in gids)
 
     assert wait_until(finished, timeout=240, interval=0.5)
     service = service_for("ludix")

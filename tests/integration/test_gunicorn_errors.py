@@ -1,11 +1,18 @@
 """What gunicorn itself rejects (before any application code runs) is problem+json too.
 
 Raw sockets against real gunicorn processes started as deploy/gunicorn.conf.py configures them:
-a game service and the gateway under the default worker class, and a game service under the
-threaded one (``GUNICORN_WORKER_CLASS=gthread``). A malformed request line, a too-long URI, too
-many or too large header fields, a bad header name, an unknown HTTP version and an unsupported
-transfer coding, a malformed chunked body each get an RFC 9457 document with the right status,
-never gunicorn's HTML page.
+a game service under the default worker class, and one under the threaded one
+(``GUNICORN_WORKER_CLASS=gthread``). A malformed request line, a too-long URI, too many or too
+large header fields, a bad header name, an unknown HTTP version and an unsupported transfer
+coding, a malformed chunked body each get an RFC 9457 document with the right status, never
+gunicorn's HTML page.
+
+The same requests through the front door (Caddy): what Go's HTTP parser accepts reaches the
+service (its 414 and 431 problems come back as they are) or is a problem of the front door's
+own (a malformed chunked body: 502, the body could not be passed on); what Go's parser refuses
+before any handler runs (the request line, the HTTP version, a header line, the transfer coding)
+gets Go's short plain-text 400/501/505, and no service ever sees it (a limit of the proxy,
+written in ``ludoteca.frontdoor``).
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ludoteca.devstack import Supervisor, free_port, start_gateway, start_service
+from ludoteca.devstack import Supervisor, free_port, start_front_door, start_service
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,10 +35,11 @@ def servers(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     logs = tmp_path_factory.mktemp("gunicorn-errors")
     sup = Supervisor()
     try:
-        ports = {"service": free_port(), "gateway": free_port(), "service (gthread)": free_port()}
+        ports = {"service": free_port(), "front door": free_port(), "service (gthread)": free_port()}
         start_service(sup, "ludix", ports["service"], redis_url, ROOT, logs / "ludix.log")
-        start_gateway(sup, ports["gateway"], {"ludix": f"http://127.0.0.1:{ports['service']}"}, ROOT,
-                      logs / "gateway.log")
+        sup.procs["ludix (gevent)"] = sup.procs.pop("ludix")  # the gthread one below is "ludix" too
+        start_front_door(sup, ports["front door"], {"ludix": f"127.0.0.1:{ports['service']}"}, ROOT,
+                         logs / "front-door.log")
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv("GUNICORN_WORKER_CLASS", "gthread")
             start_service(sup, "ludix", ports["service (gthread)"], redis_url, ROOT, logs / "ludix-gthread.log")
@@ -75,30 +83,52 @@ CASES = {
     "too large header field": (b"GET /healthz HTTP/1.1\r\n" + HOST + b"X-Big: " + b"v" * 9000 + b"\r\n\r\n", 431),
     "invalid header name": (b"GET /healthz HTTP/1.1\r\n" + HOST + b"Bad Header: v\r\n\r\n", 400),
     "unknown transfer coding": (b"POST /games HTTP/1.1\r\n" + HOST + b"Transfer-Encoding: gzip\r\n\r\n", 400),
-    # read by the application (the service) or by the gateway as it relays the body: still 400
+    # read by the application as it reads the body: still 400
     "malformed chunked body": (b"POST {prefix}/games HTTP/1.1\r\n" + HOST + b"Content-Type: application/json\r\n"
                                b"Transfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n", 400),
 }
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-@pytest.mark.parametrize("server", ["service", "gateway", "service (gthread)"])
+@pytest.mark.parametrize("server", ["service", "service (gthread)"])
 def test_gunicorn_rejections_are_problems(servers: dict[str, int], server: str, case: str) -> None:
     raw, expected = CASES[case]
-    raw = raw.replace(b"{prefix}", b"/ludix" if server == "gateway" else b"")
-    status, headers, body = exchange(servers[server], raw)
+    status, headers, body = exchange(servers[server], raw.replace(b"{prefix}", b""))
     assert status == expected, (status, body[:300])
+    assert_problem(status, headers, body)
+
+
+def assert_problem(status: int, headers: dict[str, str], body: bytes) -> None:
     assert headers["content-type"] == "application/problem+json", (headers, body[:300])
     assert int(headers["content-length"]) == len(body)
     problem = json.loads(body)
-    assert problem["status"] == expected
+    assert problem["status"] == status
     assert problem["type"].startswith("https://ludoteca.dev/problems/")
     assert problem["title"] and problem["detail"]
     assert b"<html" not in body.lower()
 
 
+PARSED_BY_CADDY = {"too long URI": 414, "too many header fields": 431, "too large header field": 431,
+                   "malformed chunked body": 502}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_same_requests_through_the_front_door(servers: dict[str, int], case: str) -> None:
+    raw, _ = CASES[case]
+    # under the prefix, and asking to close (the front door keeps a client's connection open
+    # after an error of the service's)
+    raw = (raw.replace(b"{prefix}", b"").replace(b" /", b" /ludix/", 1)
+           .replace(b"HTTP/1.1\r\n", b"HTTP/1.1\r\nConnection: close\r\n", 1))
+    status, headers, body = exchange(servers["front door"], raw)
+    if case in PARSED_BY_CADDY:
+        assert status == PARSED_BY_CADDY[case], (status, body[:300])
+        assert_problem(status, headers, body)
+    else:  # refused by Go's HTTP parser (plain text): never passed on, never a success
+        assert status in (400, 501, 505), (status, body[:300])
+
+
 def test_a_good_request_still_works_on_the_same_servers(servers: dict[str, int]) -> None:
     for server, port in servers.items():
-        path = b"/ludix/healthz" if server == "gateway" else b"/healthz"
+        path = b"/ludix/healthz" if server == "front door" else b"/healthz"
         status, _, body = exchange(port, b"GET " + path + b" HTTP/1.1\r\n" + HOST + b"Connection: close\r\n\r\n")
         assert status == 200 and json.loads(body)["status"] == "ok", (server, status, body)

@@ -1,7 +1,7 @@
 """Rate limits over a real Redis of their own (so every key can be scanned): per verified seat,
 never per spelling of the header; token failures per client address, writing nothing per token;
 new games per address; the client address from X-Forwarded-For only behind trusted proxies.
-The last test runs the real stack (gunicorn behind the gateway) with one abusive client of 8
+The last test runs the real stack (gunicorn behind the front door) with one abusive client of 8
 threads and a victim whose moves must never be refused.
 """
 
@@ -19,7 +19,7 @@ from abuse import KINDS, describe, ms, p50, percentile, run_scenario
 from api_client import PROBLEM, Api
 from ludoteca import registry
 from ludoteca.config import Settings
-from ludoteca.devstack import Supervisor, embedded_redis, free_port, gunicorn_argv, start_gateway, wait_http
+from ludoteca.devstack import Supervisor, embedded_redis, free_port, gunicorn_argv, start_front_door, wait_http
 from ludoteca.hosting import create_app
 from ludoteca.hosting.ratelimit import Limits, client_address
 
@@ -211,19 +211,19 @@ def test_limits_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> No
 def test_an_abusive_client_is_limited_and_never_starves_another(
         rl_url: str, rl_redis: redis.Redis, tmp_path: Path) -> None:
     """One abuser (8 threads: its own token respelled, bogus tokens, malformed headers, creation,
-    a spoofed X-Forwarded-For on everything) through the gateway, as `make run` stacks it; the
+    a spoofed X-Forwarded-For on everything) through the front door, as `make run` stacks it; the
     victim's moves in its own game are never refused."""
     sup = Supervisor()
     limits = {"LUDOTECA_RATE_LIMIT": "120", "LUDOTECA_RATE_LIMIT_READS": "", "LUDOTECA_RATE_LIMIT_CREATE": "10",
               "LUDOTECA_RATE_LIMIT_FAILURES": "20"}
     try:
-        svc, gw = free_port(), free_port()
+        svc, door = free_port(), free_port()
         sup.start("ludix", gunicorn_argv("ludoteca.wsgi:make_app()", svc, ROOT),
                   env={"LUDOTECA_GAME": "ludix", "REDIS_URL": rl_url, "LUDOTECA_TRUSTED_PROXIES": "1", **limits},
                   cwd=ROOT, log=tmp_path / "ludix.log")
         assert wait_http(f"http://127.0.0.1:{svc}/readyz", 60), (tmp_path / "ludix.log").read_text()
-        start_gateway(sup, gw, {"ludix": f"http://127.0.0.1:{svc}"}, ROOT, tmp_path / "gateway.log")
-        result = run_scenario(f"http://127.0.0.1:{gw}/ludix", victim_moves=30, abuse_wait=60)
+        start_front_door(sup, door, {"ludix": f"http://127.0.0.1:{svc}"}, ROOT, tmp_path / "front-door.log")
+        result = run_scenario(f"http://127.0.0.1:{door}/ludix", victim_moves=30, abuse_wait=60)
     finally:
         sup.stop()
     victim, abuser = result["victim"], result["abuser"]

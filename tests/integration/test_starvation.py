@@ -1,13 +1,13 @@
 """No starvation: hundreds of idle long-polls cost no request thread that a move needs.
 
-The real stack (two game services and the gateway under gunicorn as deploy/gunicorn.conf.py runs
-them, the suite's real Redis). 200 anonymous spectators long-poll idle tables of both games
-(``wait=30``), 3/4 through the gateway and 1/4 straight to a service. While they are all open,
-a victim plays a Ludix table (two human seats) through the gateway, and the gateway's and the
-services' ``/healthz`` are called between the moves: every answer must come within a generous
-liveness bound (a check that nothing hangs, not a benchmark). Then a player joins half of the
-idle tables (their long-polls return at once with the event), the other half time out: all 200
-answer 200. The move p50/max with and without the long-polls are printed (``-s``).
+The real stack (two game services under gunicorn as deploy/gunicorn.conf.py runs them, the front
+door (Caddy) before them, the suite's real Redis). 200 anonymous spectators long-poll idle tables
+of both games (``wait=30``), 3/4 through the front door and 1/4 straight to a service. While they
+are all open, a victim plays a Ludix table (two human seats) through the front door, and the
+front door's and the services' ``/healthz`` are called between the moves: every answer must come
+within a generous liveness bound (a check that nothing hangs, not a benchmark). Then a player
+joins half of the idle tables (their long-polls return at once with the event), the other half
+time out: all 200 answer 200. The move p50/max with and without the long-polls are printed (``-s``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pytest
 import requests
 from longpolls import LongPollCrowd
 from ludoteca import registry
-from ludoteca.devstack import Supervisor, free_port, start_gateway, start_service
+from ludoteca.devstack import Supervisor, free_port, start_front_door, start_service
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +35,7 @@ LIVENESS = 5.0  # seconds: only a request stuck behind the long-polls takes this
 
 @dataclass
 class Stack:
-    gateway: str
+    front_door: str
     services: dict[str, str]
 
 
@@ -50,9 +50,9 @@ def stack(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
             for game, port in ports.items():
                 start_service(sup, game, port, redis_url, ROOT, logs / f"{game}.log")
             services = {game: f"http://127.0.0.1:{port}" for game, port in ports.items()}
-            gw = free_port()
-            start_gateway(sup, gw, services, ROOT, logs / "gateway.log")
-            yield Stack(f"http://127.0.0.1:{gw}", services)
+            door = free_port()
+            start_front_door(sup, door, services, ROOT, logs / "front-door.log")
+            yield Stack(f"http://127.0.0.1:{door}", services)
         finally:
             sup.stop()
 
@@ -64,7 +64,7 @@ def timed(s: requests.Session, method: str, url: str, **kwargs: object) -> tuple
 
 
 class Victim:
-    """Plays one Ludix table with both seats through the gateway, timing every move."""
+    """Plays one Ludix table with both seats through the front door, timing every move."""
 
     def __init__(self, base: str) -> None:
         self.base = base
@@ -101,13 +101,13 @@ class Victim:
 
 
 def play(victim: Victim, stack: Stack, moves: int) -> tuple[list[float], list[float]]:
-    """``moves`` moves; the health of the gateway and of every service after every fifth."""
+    """``moves`` moves; the health of the front door and of every service after every fifth."""
     s = requests.Session()
     move_times, health_times = [], []
     for i in range(moves):
         move_times.append(victim.move())
         if i % 5 == 4:
-            for url in [stack.gateway, *stack.services.values()]:
+            for url in [stack.front_door, *stack.services.values()]:
                 r, took = timed(s, "GET", f"{url}/healthz")
                 assert r.status_code == 200, (url, r.status_code, r.text)
                 health_times.append(took)
@@ -134,14 +134,14 @@ def ms(xs: list[float]) -> str:
 
 
 def test_moves_and_health_answer_while_200_long_polls_are_open(stack: Stack) -> None:
-    victim = Victim(f"{stack.gateway}/ludix")
+    victim = Victim(f"{stack.front_door}/ludix")
     quiet_moves, quiet_health = play(victim, stack, MOVES)
 
     tables = idle_tables(stack)
     urls = []
     for i in range(LONG_POLLS):
         game, gid, last = tables[i % len(tables)]
-        base = stack.services[game] if i % 4 == 3 else f"{stack.gateway}/{game}"
+        base = stack.services[game] if i % 4 == 3 else f"{stack.front_door}/{game}"
         urls.append((f"{base}/games/{gid}/events", last))
     crowd = LongPollCrowd(urls, wait=30)
     opened_at = time.monotonic()
@@ -162,9 +162,9 @@ def test_moves_and_health_answer_while_200_long_polls_are_open(stack: Stack) -> 
             s.post(f"{stack.services[game]}/games/{gid}/players", json={}, timeout=60)
         report = crowd.stop(timeout=90)
 
-    print(f"\nvictim's Ludix moves through the gateway, {MOVES} each: quiet {ms(quiet_moves)}; "
+    print(f"\nvictim's Ludix moves through the front door, {MOVES} each: quiet {ms(quiet_moves)}; "
           f"with {LONG_POLLS} long-polls open {ms(loaded_moves)}")
-    print(f"/healthz of the gateway and the services: quiet {ms(quiet_health)}; "
+    print(f"/healthz of the front door and the services: quiet {ms(quiet_health)}; "
           f"with the long-polls {ms(loaded_health)}")
     woken = sum(1 for d in report.durations if d < 25)
     print(f"long-polls: {still_open} of {LONG_POLLS} still open after the loaded moves ({elapsed:.1f} s after "

@@ -1,4 +1,4 @@
-"""Load scenario: players creating Ludix games and playing them through the gateway.
+"""Load scenario: players creating Ludix games and playing them through the front door (Caddy, `make run` on :8000).
 
     locust -f tests/load/locustfile.py --host http://127.0.0.1:8000
 

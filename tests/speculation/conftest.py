@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from ludoteca.rng import Rng
 from speculation.board import FACES, Board, Tier, value_of
-from speculation.engine import Phase, SpeculationEngine, State
+from speculation.engine import DecidedBy, Phase, SpeculationEngine, State
 
 SEED = "5e" * 32
 STANDARD = (5, 7, 2, 2, 3, 9, 1, 4, 6, 8, 10, 1, 3, 4, 6, 9)
@@ -45,7 +45,7 @@ class Table:
         """A game in the guessing phase; ``board0`` is seat 0's own board (seat 1 attacks it)."""
         state = self.new(players, options)
         return replace(state, boards=(Board.from_values(board0), Board.from_values(board1)),
-                       phase=Phase.GUESSING, first_guesser=guesser, guesser=guesser, decided_by="clothing")
+                       phase=Phase.GUESSING, first_guesser=guesser, guesser=guesser, decided_by=DecidedBy.CLOTHING)
 
     def play(self, state: State, *moves: tuple[int, dict[str, Any]]) -> State:
         for seat, action in moves:

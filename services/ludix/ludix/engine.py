@@ -13,7 +13,7 @@ Phases:
 3. *End*: once a total reaches the target (300 by default) the round is completed, counted from
    the first player, so every seat has had the same number of turns; then the highest total wins
    and equal highest totals share the win.
-4. *Bounds* (declared by :meth:`LudixEngine.max_actions`): the game also ends after round
+4. *Bounds* (declared by :data:`DECLARATION`): the game also ends after round
    :data:`MAX_ROUNDS` completes, and at once when its :meth:`~LudixEngine.max_actions`-th action
    is applied (the turn in progress is then lost, as in a bust); the highest total wins as above,
    and the result's summary names the bound (``"bound"``).
@@ -24,14 +24,14 @@ Nothing in Ludix is secret: every seat's view is the spectator's view plus its o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import MISSING, asdict, dataclass, fields, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
-from types import NoneType, UnionType
-from typing import Any, get_args, get_origin, get_type_hints
+from typing import Any
 
+from ludoteca import codec
 from ludoteca.dice import roll_all
-from ludoteca.engine import JSON, Event, GameResult
+from ludoteca.engine import JSON, Chance, Declaration, Event, GameResult, Information, Part, view_of
 from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
 from ludoteca.rng import Rng
 
@@ -88,18 +88,27 @@ CALL, ROLL, HOLD = ActionType.CALL, ActionType.ROLL, ActionType.HOLD
 @dataclass(frozen=True)
 class LudixOptions:
     """The options of one game, typed: loaded once, in ``new_game``, from the options schema's
-    output (which fills the defaults; the default here serves callers that pass none)."""
+    output by :data:`DECLARATION` (the schema fills the same default)."""
 
     target: int = DEFAULT_TARGET
 
-    @classmethod
-    def load(cls, options: Mapping[str, Any]) -> LudixOptions:
-        target = int(options.get("target", DEFAULT_TARGET))
-        if not MIN_TARGET <= target <= MAX_TARGET:
+    def __post_init__(self) -> None:
+        if not (isinstance(self.target, int) and MIN_TARGET <= self.target <= MAX_TARGET):
             raise FieldValidationError(
                 f"target must be {MIN_TARGET}..{MAX_TARGET}", errors={"target": ["out of range"]}
             )
-        return cls(target=target)
+
+
+def _max_actions(options: LudixOptions, seats: int) -> int:
+    """The call, then :data:`ACTIONS_PER_TURN` per turn for :data:`MAX_ROUNDS` rounds of every seat."""
+    return 1 + seats * MAX_ROUNDS * ACTIONS_PER_TURN
+
+
+DECLARATION: Declaration[LudixOptions] = Declaration(
+    min_seats=MIN_SEATS, max_seats=MAX_SEATS, chance=Chance.SEEDED, information=Information.PERFECT,
+    options=LudixOptions, max_actions=_max_actions,
+)
+"""Ludix: 2 to 8 seats, dice from the game's RNG, nothing secret (:data:`VIEW`)."""
 
 
 def is_human(player: str) -> bool:
@@ -111,7 +120,8 @@ class LudixState:
     """A whole game. Immutable: ``apply`` builds a new one (the RNG is copied before use)."""
 
     players: tuple[str, ...]
-    options: LudixOptions
+    options: LudixOptions = field(metadata=codec.FLATTEN)
+    """Stored beside the other fields (``"target"``), as before the shared codec."""
     rng: Rng
     totals: tuple[int, ...]
     turns: tuple[int, ...]
@@ -171,13 +181,13 @@ class LudixState:
 class LudixEngine:
     """Implements :class:`ludoteca.engine.Engine` for Ludix."""
 
-    min_seats = MIN_SEATS
-    max_seats = MAX_SEATS
+    declaration = DECLARATION
+    min_seats = DECLARATION.min_seats
+    max_seats = DECLARATION.max_seats
 
     def max_actions(self, options: Mapping[str, Any], seats: int) -> int:
-        """The declared bound: no game accepts more actions (the call, then
-        :data:`ACTIONS_PER_TURN` per turn for :data:`MAX_ROUNDS` rounds of every seat)."""
-        return 1 + seats * MAX_ROUNDS * ACTIONS_PER_TURN
+        """The declared bound (:data:`DECLARATION`): no game accepts more actions."""
+        return DECLARATION.bound(options, seats)
 
     def bound(self, state: LudixState) -> int:
         """This game's declared bound (asked of :meth:`max_actions`, which a test may declare
@@ -194,7 +204,7 @@ class LudixEngine:
         if any(not (isinstance(p, str) and (is_human(p) or p.startswith("bot:"))) for p in players):
             raise FieldValidationError("a seat is 'human' or 'bot:<level>'", errors={"seats": ["bad seat kind"]})
         zeros = (0,) * len(players)
-        return LudixState(players=players, options=LudixOptions.load(options), rng=Rng(rng.seed, rng.counter),
+        return LudixState(players=players, options=DECLARATION.load_options(options), rng=Rng(rng.seed, rng.counter),
                           totals=zeros, turns=zeros)
 
     # -- who acts, what is legal ------------------------------------------------------------
@@ -335,8 +345,8 @@ class LudixEngine:
 
     # -- reading ----------------------------------------------------------------------------
     def view(self, state: LudixState, seat: int | None) -> JSON:
-        """The seat number, then every part of :data:`VIEW` that ``seat`` may see (all of them)."""
-        return {"seat": seat, **{part.name: part.read(state) for part in VIEW if part.is_visible_to(state, seat)}}
+        """Every part of :data:`VIEW` (all public)."""
+        return view_of(VIEW, state, seat)
 
     def result(self, state: LudixState) -> GameResult | None:
         if not state.over:
@@ -357,40 +367,12 @@ class LudixEngine:
 
     # -- codec ------------------------------------------------------------------------------
     def dump(self, state: LudixState) -> JSON:
-        """Every field of the state (its options flattened in, the RNG by its own codec)."""
-        data: JSON = {}
-        for f in fields(LudixState):
-            value = getattr(state, f.name)
-            if isinstance(value, LudixOptions):
-                data.update({o.name: getattr(value, o.name) for o in fields(LudixOptions)})
-            elif isinstance(value, Rng):
-                data[f.name] = value.dump()
-            else:
-                data[f.name] = list(value) if isinstance(value, tuple) else value
-        return data
+        """Every field of the state (its options flattened in), by the shared codec."""
+        return codec.dump(state)
 
     def load(self, data: Mapping[str, Any]) -> LudixState:
-        """Inverse of :meth:`dump`, each field decoded by its declared type."""
-        hints = get_type_hints(LudixState)
-        values: dict[str, Any] = {}
-        for f in fields(LudixState):
-            if hints[f.name] is LudixOptions:
-                values[f.name] = LudixOptions.load({o.name: data[o.name] for o in fields(LudixOptions)})
-            else:
-                missing = f.name not in data and f.default is not MISSING  # a field added later
-                values[f.name] = _decode(hints[f.name], f.default if missing else data[f.name])
-        return LudixState(**values)
-
-
-def _decode(hint: Any, value: Any) -> Any:
-    """``value`` (plain JSON) as the type ``hint``: the RNG, tuples, optionals, scalars."""
-    if hint is Rng:
-        return Rng.load(dict(value))
-    if get_origin(hint) is tuple:
-        return tuple(_decode(get_args(hint)[0], v) for v in value)
-    if get_origin(hint) is UnionType:
-        return None if value is None else _decode(next(a for a in get_args(hint) if a is not NoneType), value)
-    return hint(value)
+        """Inverse of :meth:`dump` (a field added later takes its default)."""
+        return codec.load(LudixState, data)
 
 
 def _throw_view(state: LudixState) -> JSON | None:
@@ -401,30 +383,18 @@ def _throw_view(state: LudixState) -> JSON | None:
 
 
 # -- what each seat may see ----------------------------------------------------------------------
-@dataclass(frozen=True)
-class Part:
-    """One part of a view: its name, how it reads off the state, and who may see it
-    (``visible(state, seat)``; ``None`` is everyone, spectators included)."""
-
-    name: str
-    read: Callable[[LudixState], Any]
-    visible: Callable[[LudixState, int | None], bool] | None = None
-
-    def is_visible_to(self, state: LudixState, seat: int | None) -> bool:
-        return self.visible is None or self.visible(state, seat)
-
-
-VIEW: tuple[Part, ...] = (
-    Part("phase", lambda s: s.phase.value),
-    Part("target", lambda s: s.target),
-    Part("totals", lambda s: list(s.totals)),
-    Part("turns", lambda s: list(s.turns)),
-    Part("first_player", lambda s: s.first_player),
-    Part("current", lambda s: s.current),
-    Part("round", lambda s: s.round),
-    Part("final_round", lambda s: s.final_round),
-    Part("turn_total", lambda s: s.turn_total),
-    Part("throw", _throw_view),
+VIEW: tuple[Part[LudixState], ...] = (
+    Part("seat", lambda s, viewer: viewer),
+    Part("phase", lambda s, viewer: s.phase.value),
+    Part("target", lambda s, viewer: s.target),
+    Part("totals", lambda s, viewer: list(s.totals)),
+    Part("turns", lambda s, viewer: list(s.turns)),
+    Part("first_player", lambda s, viewer: s.first_player),
+    Part("current", lambda s, viewer: s.current),
+    Part("round", lambda s, viewer: s.round),
+    Part("final_round", lambda s, viewer: s.final_round),
+    Part("turn_total", lambda s, viewer: s.turn_total),
+    Part("throw", lambda s, viewer: _throw_view(s)),
 )
 """Every part of a Ludix view, in order. All public: Ludix has no secrets (the dice to come are
 the RNG's, never in a view; the RNG is in no part)."""

@@ -267,6 +267,48 @@ def _unit(take, power, k):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
+def _set_answer(hand, p, ts, take):  # type: ignore[no-untyped-def]
+    """``take``: the answer of power ``p`` to a set of ``ts`` (``p`` first, jokers for the rest)."""
+    take[:] = 0
+    if p == JOKER:
+        take[JOKER] = ts
+    else:
+        take[p] = min(hand[p], ts)
+        take[JOKER] = ts - take[p]
+
+
+@njit(cache=True)
+def _greedy_set(hand, t, seat, sizes, passed, blocked, declare, plain, sure, take):  # type: ignore[no-untyped-def]
+    """:func:`greedy`'s answer to a set on the table, straight from the hand: the same choice as
+    walking :func:`_answer_list` (powers ``tp`` to the 2s that the jokers complete, then jokers
+    alone), without building the list."""
+    tp, ts = t[TOP_POWER], t[TOP_SIZE]
+    jokers = hand[JOKER]
+    own = (tp < JOKER and hand[tp] > 0 and hand[tp] + jokers >= ts) or (tp == JOKER and jokers >= ts)
+    if own and _wins_by_plim(seat, sizes, passed, blocked):  # the answer of the top's own power: PLIM
+        _set_answer(hand, tp, ts, take)
+        return M_PLAY, False
+    for p in range(tp, JOKER):  # the lowest answer without 2s or jokers
+        if p != TWO and hand[p] >= ts:
+            _set_answer(hand, p, ts, take)
+            return M_PLAY, False
+    if sure:
+        return M_AUTOPLIM, declare
+    if plain <= ENDGAME_PLAIN_CARDS:
+        for p in range(tp, JOKER):  # the lowest answer of all
+            if hand[p] > 0 and hand[p] + jokers >= ts:
+                _set_answer(hand, p, ts, take)
+                return M_PLAY, False
+        if jokers >= ts:
+            _set_answer(hand, JOKER, ts, take)
+            return M_PLAY, False
+        if hand[TWO_OF_OROS] > 0:
+            _unit(take, TWO_OF_OROS, 1)
+            return M_PLAY, False
+    return M_PASS, False
+
+
+@njit(cache=True)
 def greedy(hand, t, seat, sizes, passed, blocked, straights, run, run_index, plim_on,  # type: ignore[no-untyped-def]
            take, takes, powers):
     """ludor.greedy.greedy: returns (move, declare PLIM); a play's cards go in ``take``."""
@@ -300,6 +342,8 @@ def greedy(hand, t, seat, sizes, passed, blocked, straights, run, run_index, pli
             _unit(take, JOKER, hand[JOKER])
             return M_PLAY, False
         return M_AUTOPLIM, declare
+    if tk == SET:
+        return _greedy_set(hand, t, seat, sizes, passed, blocked, declare, plain, sure, take)
     m = _answer_list(hand, tk, tp, ts, straights, run, run_index, takes, powers)
     if _wins_by_plim(seat, sizes, passed, blocked):
         for i in range(m):
@@ -472,6 +516,14 @@ def play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, run
     take = np.zeros(POWERS, dtype=np.int64)
     takes = np.zeros((16, POWERS), dtype=np.int64)
     powers = np.zeros(16, dtype=np.int64)
+    return _play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, run_index, plim_mode, policies,
+                     take, takes, powers)
+
+
+@njit(cache=True)
+def _play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, run_index,  # type: ignore[no-untyped-def]
+              plim_mode, policies, take, takes, powers):
+    """:func:`play_out` with its scratch arrays given (allocated once per search, not per rollout)."""
     plim_on = plim_mode != P_OFF
     while t[OVER] == 0:
         if me >= 0 and _has_finished(finished, t[N_FINISHED], me):
@@ -506,6 +558,15 @@ def evaluate(me, own, sizes, unseen, known, t0, passed0, blocked0, finished0,  #
             pool[at] = p
             at += 1
     hands0 = np.zeros((n, POWERS), dtype=np.int64)
+    hands = np.zeros((n, POWERS), dtype=np.int64)
+    sz = sizes.copy()
+    t = t0.copy()
+    passed = passed0.copy()
+    blocked = blocked0.copy()
+    finished = finished0.copy()
+    take = np.zeros(POWERS, dtype=np.int64)
+    takes = np.zeros((16, POWERS), dtype=np.int64)
+    powers = np.zeros(16, dtype=np.int64)
     for _ in range(deals):
         np.random.shuffle(pool)
         at = 0
@@ -519,16 +580,16 @@ def evaluate(me, own, sizes, unseen, known, t0, passed0, blocked0, finished0,  #
                 hands0[s, pool[at + i]] += 1
             at += room
         for c in range(len(moves)):
-            hands = hands0.copy()
-            sz = sizes.copy()
-            t = t0.copy()
-            passed = passed0.copy()
-            blocked = blocked0.copy()
-            finished = finished0.copy()
+            hands[:, :] = hands0
+            sz[:] = sizes
+            t[:] = t0
+            passed[:] = passed0
+            blocked[:] = blocked0
+            finished[:] = finished0
             apply(hands, sz, t, passed, blocked, finished, me, moves[c], cand_takes[c], declares[c], straights,
                   run, run_index, plim_mode)
-            position = play_out(hands, sz, t, passed, blocked, finished, me, straights, run, run_index, plim_mode,
-                                policies)
+            position = _play_out(hands, sz, t, passed, blocked, finished, me, straights, run, run_index, plim_mode,
+                                 policies, take, takes, powers)
             totals[c] += reward(position, n)
 
 

@@ -12,15 +12,15 @@ then the joker). The black face cards are the clubs and spades jacks, queens and
 joker ``JK1``; the red ones (hearts and diamonds, ``JK2``) make the owner's record of the
 opponent's board (see :mod:`speculation.record`).
 
-A :class:`Board` is an immutable value: ``reveal`` returns a new board.
+A :class:`Board` is an immutable value: ``reveal`` returns a new board. It is stored by the
+shared codec (:mod:`ludoteca.codec`) as ``{"cards", "found", "set_aside"}``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
-from typing import Any
+from enum import StrEnum
 
 from ludoteca.cards import FrenchCard, FrenchSuit, Joker
 from ludoteca.rng import Rng
@@ -31,7 +31,7 @@ COPIES = 2
 """Copies of each value among a player's black value cards (clubs and spades)."""
 
 
-class Tier(str, Enum):
+class Tier(StrEnum):
     """A group of face cards attacked together; tiers fall in this order."""
 
     JACKS = "jacks"
@@ -176,14 +176,3 @@ class Board:
         found = tuple(tuple(f or (i, p) in chosen for p, f in enumerate(face))
                       for i, face in enumerate(self.found))
         return Board(self.cards, found, self.set_aside)
-
-    # -- codec -------------------------------------------------------------------------------
-    def dump(self) -> dict[str, Any]:
-        return {"cards": [list(c) for c in self.cards], "found": [list(f) for f in self.found],
-                "set_aside": list(self.set_aside)}
-
-    @classmethod
-    def load(cls, data: Mapping[str, Any]) -> Board:
-        return cls(tuple(tuple(str(c) for c in face) for face in data["cards"]),
-                   tuple(tuple(bool(f) for f in face) for face in data["found"]),
-                   tuple(str(c) for c in data["set_aside"]))

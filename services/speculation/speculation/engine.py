@@ -14,7 +14,7 @@ Phases, each played with actions:
    and the turn passes unless all four are right, which wins.
 4. ``over``: both boards and the cards set aside are revealed.
 
-Bound (declared by :meth:`SpeculationEngine.max_actions`): the game also ends with its
+Bound (declared by :data:`DECLARATION`): the game also ends with its
 ``RITUAL_ACTIONS + MAX_GUESSES``-th action, the ritual's included (so after 2,000 to 2,003
 guesses: a player who never repeats a hopeless guess needs at most 657, so only endless repeats
 reach it): the seat that found more of the opponent's cards wins (then the better joker answer;
@@ -24,16 +24,22 @@ The server answers for the defender (truthfully, at once). When two unfound card
 value lie in the tier, the game's RNG picks which one is revealed (the defender's free choice in
 the text); the draw happens on every "yes", so the RNG counter follows public facts only.
 See ``services/speculation/RULES.md`` for every call made where the text is open.
+
+What each seat may see is declared as data: :data:`SECRETS` (the sealed clothing reports, the
+unfound cards of a board, the cards set aside) and :data:`VIEW` (every part of a view, in order,
+each read through those secrets). The state is stored by the shared codec
+(:mod:`ludoteca.codec`), in the same shape as before it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from enum import Enum
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any
 
-from ludoteca.engine import JSON, Event, GameResult
+from ludoteca import codec
+from ludoteca.engine import JSON, Chance, Declaration, Event, GameResult, Information, Part, Secret, Viewer, view_of
 from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
 from ludoteca.rng import Rng
 
@@ -52,21 +58,63 @@ RITUAL_ACTIONS = 3
 """Two clothing reports and one item put on in the race, at most."""
 
 
-class Phase(str, Enum):
+class Phase(StrEnum):
     CLOTHING = "clothing"
     RACE = "race"
     GUESSING = "guessing"
     OVER = "over"
 
 
-class FirstGuesser(str, Enum):
+class ActionType(StrEnum):
+    """The ``type`` of an action body (imperative)."""
+
+    REPORT_CLOTHING = "report_clothing"
+    PUT_ON_ITEM = "put_on_item"
+    GUESS = "guess"
+    GUESS_JOKER = "guess_joker"
+
+
+class EventType(StrEnum):
+    """The ``type`` of an event (past tense)."""
+
+    CLOTHING_REPORTED = "ClothingReported"
+    CLOTHING_COMPARED = "ClothingCompared"
+    DRESSING_RACE_STARTED = "DressingRaceStarted"
+    ITEM_PUT_ON = "ItemPutOn"
+    FIRST_GUESSER_CHOSEN = "FirstGuesserChosen"
+    VALUE_GUESSED = "ValueGuessed"
+    FACE_CARD_DOWNED = "FaceCardDowned"
+    TIER_CLEARED = "TierCleared"
+    TURN_PASSED = "TurnPassed"
+    JOKER_GUESSED = "JokerGuessed"
+    GAME_WON = "GameWon"
+    ACTION_BOUND_REACHED = "ActionBoundReached"
+    BOARDS_REVEALED = "BoardsRevealed"
+
+
+class DecidedBy(StrEnum):
+    """How the first guesser was chosen."""
+
+    CLOTHING = "clothing"
+    RACE = "race"
+    RANDOM = "random"
+
+
+class Answer(StrEnum):
+    """The answer to a tier guess."""
+
+    YES = "yes"
+    NO = "no"
+
+
+class FirstGuesser(StrEnum):
     """How the first guesser is chosen (game option ``first_guesser``)."""
 
     CLOTHING = "clothing"  # the text's rule: most clothing, a race on a tie
     RANDOM = "random"  # the game's RNG (for play where clothing cannot be checked)
 
 
-class JokerGuesses(str, Enum):
+class JokerGuesses(StrEnum):
     """Which four-value guesses are allowed at the joker (game option ``joker_guesses``)."""
 
     ANY = "any"  # any four values (715 multisets)
@@ -74,20 +122,16 @@ class JokerGuesses(str, Enum):
 
 
 @dataclass(frozen=True)
-class Options:
-    first_guesser: FirstGuesser = FirstGuesser.CLOTHING
-    joker_guesses: JokerGuesses = JokerGuesses.ANY
+class SpeculationOptions:
+    """The options of one game, declared once: the options schema is built from these fields
+    (defaults, choices, descriptions), and :data:`DECLARATION` loads its output into this value."""
 
-    @classmethod
-    def load(cls, data: Mapping[str, Any]) -> Options:
-        try:
-            return cls(FirstGuesser(data.get("first_guesser", "clothing")),
-                       JokerGuesses(data.get("joker_guesses", "any")))
-        except ValueError as err:
-            raise FieldValidationError(str(err), errors={"options": [str(err)]}) from None
-
-    def dump(self) -> JSON:
-        return {"first_guesser": self.first_guesser.value, "joker_guesses": self.joker_guesses.value}
+    first_guesser: FirstGuesser = field(default=FirstGuesser.CLOTHING, metadata={
+        "description": "How the first guesser is chosen: 'clothing' (the rule of the text: most items of clothing, "
+                       "a race to put on another on a tie) or 'random' (the game's seeded RNG)"})
+    joker_guesses: JokerGuesses = field(default=JokerGuesses.ANY, metadata={
+        "description": "Joker guesses allowed: 'any' four values (715 multisets) or only 'hands' (no value more "
+                       "than twice: 615)"})
 
 
 @dataclass(frozen=True)
@@ -95,29 +139,20 @@ class Guess:
     """One guess and its answer, as recorded in the history.
 
     A tier guess has one value; ``card`` is the card it found (``None``: the answer was "no").
-    A joker guess has four values and ``right`` (how many were right).
+    A joker guess has four values and ``right`` (how many were right). ``answer`` is derived
+    (stored with the rest, recomputed on load).
     """
 
     seat: int
     tier: Tier
     values: tuple[int, ...]
+    answer: Answer | None = field(init=False)
     card: str | None = None
     right: int | None = None
 
-    @property
-    def answer(self) -> str | None:
-        if self.tier is Tier.JOKER:
-            return None
-        return "yes" if self.card is not None else "no"
-
-    def dump(self) -> JSON:
-        return {"seat": self.seat, "tier": self.tier.value, "values": list(self.values),
-                "answer": self.answer, "card": self.card, "right": self.right}
-
-    @classmethod
-    def load(cls, data: Mapping[str, Any]) -> Guess:
-        return cls(int(data["seat"]), Tier(data["tier"]), tuple(int(v) for v in data["values"]),
-                   data.get("card"), data.get("right"))
+    def __post_init__(self) -> None:
+        answer = None if self.tier is Tier.JOKER else Answer.YES if self.card is not None else Answer.NO
+        object.__setattr__(self, "answer", answer)
 
 
 @dataclass(frozen=True)
@@ -125,20 +160,33 @@ class State:
     """A whole game. ``boards[s]`` is seat ``s``'s own board (the one its opponent attacks)."""
 
     players: tuple[str, ...]
-    options: Options
+    options: SpeculationOptions
     boards: tuple[Board, ...]
     rng: Rng
     phase: Phase = Phase.CLOTHING
     items: tuple[int | None, ...] = (None, None)
     tied: tuple[int, ...] = ()
     first_guesser: int | None = None
-    decided_by: str | None = None
+    decided_by: DecidedBy | None = None
     guesser: int | None = None
     history: tuple[Guess, ...] = ()
     winner: int | None = None
 
     def is_bot(self, seat: int) -> bool:
         return self.players[seat] != "human"
+
+
+def _max_actions(options: SpeculationOptions, seats: int) -> int:
+    return RITUAL_ACTIONS + MAX_GUESSES
+
+
+DECLARATION: Declaration[SpeculationOptions] = Declaration(
+    min_seats=len(SEATS), max_seats=len(SEATS), chance=Chance.SEEDED, information=Information.IMPERFECT,
+    options=SpeculationOptions, max_actions=_max_actions,
+)
+"""Speculation: two seats; the deal and the revealed copy come from the game's RNG; each board's
+unfound cards are its owner's (:data:`SECRETS`); the bound is the ritual's actions and
+:data:`MAX_GUESSES` guesses."""
 
 
 def opponent(seat: int) -> int:
@@ -161,26 +209,31 @@ def _int(action: Mapping[str, Any], key: str, lo: int, hi: int) -> int | None:
 class SpeculationEngine:
     """The :class:`ludoteca.engine.Engine` of Speculation."""
 
-    min_seats = 2
-    max_seats = 2
+    declaration = DECLARATION
+    min_seats = DECLARATION.min_seats
+    max_seats = DECLARATION.max_seats
 
     def max_actions(self, options: Mapping[str, Any], seats: int) -> int:
-        """The declared bound: the ritual's actions and :data:`MAX_GUESSES` guesses."""
-        return RITUAL_ACTIONS + MAX_GUESSES
+        """The declared bound (:data:`DECLARATION`)."""
+        return DECLARATION.bound(options, seats)
+
+    def bound(self, state: State) -> int:
+        """This game's bound (asked of :meth:`max_actions`, which a test may declare smaller)."""
+        return self.max_actions(codec.dump(state.options), len(state.players))
 
     # -- setup --------------------------------------------------------------------------------
     def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> State:
         if len(players) != len(SEATS):
             raise FieldValidationError("Speculation is for exactly two players.",
                                        errors={"seats": ["Exactly two seats."]})
-        opts = Options.load(options)
+        opts = DECLARATION.load_options(options)
         rng = Rng(rng.seed, rng.counter)
         boards = tuple(Board.deal(rng) for _ in SEATS)
         state = State(tuple(players), opts, boards, rng)
         if opts.first_guesser is FirstGuesser.RANDOM:
             first = rng.randbelow(len(SEATS))
             state = replace(state, phase=Phase.GUESSING, first_guesser=first, guesser=first,
-                            decided_by="random", rng=rng)
+                            decided_by=DecidedBy.RANDOM, rng=rng)
         return state
 
     # -- who acts, what is legal ----------------------------------------------------------------
@@ -197,14 +250,14 @@ class SpeculationEngine:
         if seat not in self.to_act(state):
             return []
         if state.phase is Phase.CLOTHING:
-            return [{"type": "report_clothing", "items": n} for n in range(MAX_ITEMS + 1)]
+            return [{"type": ActionType.REPORT_CLOTHING, "items": n} for n in range(MAX_ITEMS + 1)]
         if state.phase is Phase.RACE:
-            return [{"type": "put_on_item"}]
+            return [{"type": ActionType.PUT_ON_ITEM}]
         if self.target(state, seat) is Tier.JOKER:
             allowed = (g for g in ALL_GUESSES
                        if state.options.joker_guesses is JokerGuesses.ANY or is_hand(g))
-            return [{"type": "guess_joker", "values": list(g)} for g in allowed]
-        return [{"type": "guess", "value": v} for v in VALUES]
+            return [{"type": ActionType.GUESS_JOKER, "values": list(g)} for g in allowed]
+        return [{"type": ActionType.GUESS, "value": v} for v in VALUES]
 
     def action_templates(self, state: State, seat: int) -> list[JSON]:
         return []
@@ -228,19 +281,19 @@ class SpeculationEngine:
         if handler is None:
             raise self._illegal(state, seat, f"{kind!r} is not an action of the {state.phase.value} phase.")
         state, events = handler(state, seat, action)
-        if state.phase is not Phase.OVER and self.actions(state) >= self.max_actions(state.options.dump(), len(SEATS)):
+        if state.phase is not Phase.OVER and self.actions(state) >= self.bound(state):
             state = self._end_at_bound(state, events)
         return state, events
 
     @staticmethod
     def actions(state: State) -> int:
         """Actions applied so far: the clothing reports, the item put on in the race, the guesses."""
-        if state.decided_by == "random":
+        if state.decided_by is DecidedBy.RANDOM:
             ritual = 0
         elif state.phase in (Phase.CLOTHING, Phase.RACE):
             ritual = sum(c is not None for c in state.items)
         else:
-            ritual = len(SEATS) + (state.decided_by == "race")
+            ritual = len(SEATS) + (state.decided_by is DecidedBy.RACE)
         return ritual + len(state.history)
 
     def _end_at_bound(self, state: State, events: list[Event]) -> State:
@@ -250,9 +303,9 @@ class SpeculationEngine:
         first, second = ranked
         winner = first if (found[first], best[first]) != (found[second], best[second]) else None
         state = replace(state, phase=Phase.OVER, guesser=None, winner=winner)
-        events.append(Event("ActionBoundReached", {"actions": self.actions(state), "found": found,
-                                                  "best_joker": best, "winner": winner}))
-        events.append(Event("BoardsRevealed", {"boards": [self._board_view(state, s, None) for s in SEATS]}))
+        events.append(Event(EventType.ACTION_BOUND_REACHED, {"actions": self.actions(state), "found": found,
+                                                             "best_joker": best, "winner": winner}))
+        events.append(_boards_revealed(state))
         return state
 
     @staticmethod
@@ -269,10 +322,10 @@ class SpeculationEngine:
     def _handlers(self) -> dict[tuple[Phase, Any], Callable[[State, int, Mapping[str, Any]],
                                                            tuple[State, list[Event]]]]:
         return {
-            (Phase.CLOTHING, "report_clothing"): self._report_clothing,
-            (Phase.RACE, "put_on_item"): self._put_on_item,
-            (Phase.GUESSING, "guess"): self._guess,
-            (Phase.GUESSING, "guess_joker"): self._guess_joker,
+            (Phase.CLOTHING, ActionType.REPORT_CLOTHING): self._report_clothing,
+            (Phase.RACE, ActionType.PUT_ON_ITEM): self._put_on_item,
+            (Phase.GUESSING, ActionType.GUESS): self._guess,
+            (Phase.GUESSING, ActionType.GUESS_JOKER): self._guess_joker,
         }
 
     def _illegal(self, state: State, seat: int, detail: str) -> IllegalActionError:
@@ -285,29 +338,29 @@ class SpeculationEngine:
         items = list(state.items)
         items[seat] = n
         state = replace(state, items=tuple(items))
-        events = [Event("ClothingReported", {"seat": seat})]
+        events = [Event(EventType.CLOTHING_REPORTED, {"seat": seat})]
         counts = [c for c in items if c is not None]
         if len(counts) < len(SEATS):
             return state, events
         most = max(counts)
         leaders = [s for s in SEATS if items[s] == most]
-        events.append(Event("ClothingCompared", {"items": counts, "leaders": leaders}))
+        events.append(Event(EventType.CLOTHING_COMPARED, {"items": counts, "leaders": leaders}))
         if len(leaders) == 1:
-            return self._start(state, leaders[0], "clothing", events)
+            return self._start(state, leaders[0], DecidedBy.CLOTHING, events)
         state = replace(state, phase=Phase.RACE, tied=tuple(leaders))
-        events.append(Event("DressingRaceStarted", {"seats": leaders}))
+        events.append(Event(EventType.DRESSING_RACE_STARTED, {"seats": leaders}))
         return state, events
 
     def _put_on_item(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
         items = list(state.items)
         items[seat] = (items[seat] or 0) + 1
         state = replace(state, items=tuple(items), tied=())
-        return self._start(state, seat, "race", [Event("ItemPutOn", {"seat": seat})])
+        return self._start(state, seat, DecidedBy.RACE, [Event(EventType.ITEM_PUT_ON, {"seat": seat})])
 
     @staticmethod
-    def _start(state: State, seat: int, by: str, events: list[Event]) -> tuple[State, list[Event]]:
+    def _start(state: State, seat: int, by: DecidedBy, events: list[Event]) -> tuple[State, list[Event]]:
         state = replace(state, phase=Phase.GUESSING, first_guesser=seat, guesser=seat, decided_by=by)
-        events.append(Event("FirstGuesserChosen", {"seat": seat, "by": by}))
+        events.append(Event(EventType.FIRST_GUESSER_CHOSEN, {"seat": seat, "by": by.value}))
         return state, events
 
     def _guess(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
@@ -322,22 +375,24 @@ class SpeculationEngine:
         matches = board.unfound_slots(tier, value)
         if not matches:
             entry = Guess(seat, tier, (value,))
-            events = [Event("ValueGuessed", {"seat": seat, "tier": tier.value, "value": value, "answer": "no"}),
-                      Event("TurnPassed", {"seat": owner})]
+            events = [Event(EventType.VALUE_GUESSED, {"seat": seat, "tier": tier.value, "value": value,
+                                                      "answer": Answer.NO.value}),
+                      Event(EventType.TURN_PASSED, {"seat": owner})]
             return replace(state, history=(*state.history, entry), guesser=owner), events
         rng = Rng(state.rng.seed, state.rng.counter)
         slot = matches[rng.randbelow(len(matches))]
         card = board.card_at(slot)
         board = board.reveal([slot])
         face = FACES[slot[0]]
-        events = [Event("ValueGuessed", {"seat": seat, "tier": tier.value, "value": value, "answer": "yes",
-                                         "card": card, "face": face.card, "position": slot[1]})]
-        if board.is_down(slot[0]):
-            events.append(Event("FaceCardDowned", {"seat": owner, "face": face.card}))
-        if board.is_cleared(tier):
-            events.append(Event("TierCleared", {"seat": owner, "tier": tier.value, "by": seat}))
-        boards = tuple(board if s == owner else b for s, b in enumerate(state.boards))
         entry = Guess(seat, tier, (value,), card=card)
+        events = [Event(EventType.VALUE_GUESSED, {"seat": seat, "tier": tier.value, "value": value,
+                                                  "answer": Answer.YES.value, "card": card, "face": face.card,
+                                                  "position": slot[1]})]
+        if board.is_down(slot[0]):
+            events.append(Event(EventType.FACE_CARD_DOWNED, {"seat": owner, "face": face.card}))
+        if board.is_cleared(tier):
+            events.append(Event(EventType.TIER_CLEARED, {"seat": owner, "tier": tier.value, "by": seat}))
+        boards = tuple(board if s == owner else b for s, b in enumerate(state.boards))
         return replace(state, boards=boards, rng=rng, history=(*state.history, entry)), events
 
     def _guess_joker(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
@@ -355,66 +410,21 @@ class SpeculationEngine:
         right = score(values, board.tier_values(Tier.JOKER))
         entry = Guess(seat, Tier.JOKER, values, right=right)
         state = replace(state, history=(*state.history, entry))
-        events = [Event("JokerGuessed", {"seat": seat, "values": list(values), "right": right})]
+        events = [Event(EventType.JOKER_GUESSED, {"seat": seat, "values": list(values), "right": right})]
         if right < JOKER_SIZE:
-            events.append(Event("TurnPassed", {"seat": owner}))
+            events.append(Event(EventType.TURN_PASSED, {"seat": owner}))
             return replace(state, guesser=owner), events
         board = board.reveal(list(board.slots(Tier.JOKER)))
         boards = tuple(board if s == owner else b for s, b in enumerate(state.boards))
         state = replace(state, boards=boards, phase=Phase.OVER, guesser=None, winner=seat)
-        events.append(Event("GameWon", {"seat": seat}))
-        events.append(Event("BoardsRevealed", {"boards": [self._board_view(state, s, None) for s in SEATS]}))
+        events.append(Event(EventType.GAME_WON, {"seat": seat}))
+        events.append(_boards_revealed(state))
         return state, events
 
     # -- what a seat sees -----------------------------------------------------------------------
     def view(self, state: State, seat: int | None) -> JSON:
-        return {
-            "phase": state.phase.value,
-            "seat": seat,
-            "clothing": self._clothing_view(state, seat),
-            "first_guesser": state.first_guesser,
-            "guesser": state.guesser,
-            "winner": state.winner,
-            "boards": [self._board_view(state, s, seat) for s in SEATS],
-            "records": [self._record_view(state, s) for s in SEATS],
-            "history": [g.dump() for g in state.history],
-        }
-
-    @staticmethod
-    def _clothing_view(state: State, seat: int | None) -> JSON:
-        sealed = state.phase is Phase.CLOTHING
-        return {
-            "reported": [c is not None for c in state.items],
-            "items": [c if not sealed or s == seat else None for s, c in enumerate(state.items)],
-            "tied": list(state.tied),
-            "decided_by": state.decided_by,
-        }
-
-    def _board_view(self, state: State, owner: int, seat: int | None) -> JSON:
-        """``owner``'s board as ``seat`` sees it: in full for its owner, found cards only for the
-        others; everything (set-aside cards included) once the game is over."""
-        board = state.boards[owner]
-        over = state.phase is Phase.OVER
-        full = over or seat == owner
-        faces = []
-        for i, face in enumerate(FACES):
-            cards = []
-            for p, card in enumerate(board.cards[i]):
-                found = board.found[i][p]
-                shown = card if full or found else None
-                cards.append({"card": shown, "value": None if shown is None else value_of(shown), "found": found})
-            faces.append({"card": face.card, "tier": face.tier.value, "down": board.is_down(i), "cards": cards})
-        return {"owner": owner, "target": board.target.value, "faces": faces,
-                "set_aside": list(board.set_aside) if over else None}
-
-    @staticmethod
-    def _record_view(state: State, keeper: int) -> JSON:
-        """The record ``keeper`` keeps of the opponent's board (public: it mirrors found cards)."""
-        record = record_of(state.boards[opponent(keeper)])
-        return {"keeper": keeper,
-                "faces": [{"card": f.card, "tier": f.tier.value, "cards": list(record.cards[i])}
-                          for i, f in enumerate(RECORD_FACES)],
-                "hand": list(record.hand)}
+        """Every part of :data:`VIEW`, as ``seat`` may see it (:data:`SECRETS`)."""
+        return view_of(VIEW, state, seat)
 
     # -- the end ------------------------------------------------------------------------------
     def result(self, state: State) -> GameResult | None:
@@ -426,7 +436,7 @@ class SpeculationEngine:
                          "tier_guesses": questions, "joker_guesses": jokers, "bound": None}
         won = state.winner is not None and bool(state.history) and state.history[-1].right == JOKER_SIZE
         if not won:
-            summary["bound"] = {"reached": "actions", "limit": self.max_actions(state.options.dump(), len(SEATS))}
+            summary["bound"] = {"reached": "actions", "limit": self.bound(state)}
             summary["found"] = self.found_counts(state)
             summary["best_joker"] = self.best_joker_answers(state)
         if state.winner is None:
@@ -439,33 +449,83 @@ class SpeculationEngine:
 
     # -- codec --------------------------------------------------------------------------------
     def dump(self, state: State) -> JSON:
-        return {
-            "players": list(state.players),
-            "options": state.options.dump(),
-            "boards": [b.dump() for b in state.boards],
-            "rng": state.rng.dump(),
-            "phase": state.phase.value,
-            "items": list(state.items),
-            "tied": list(state.tied),
-            "first_guesser": state.first_guesser,
-            "decided_by": state.decided_by,
-            "guesser": state.guesser,
-            "history": [g.dump() for g in state.history],
-            "winner": state.winner,
-        }
+        """Every field of the state, by the shared codec (the stored shape of before it)."""
+        return codec.dump(state)
 
     def load(self, data: Mapping[str, Any]) -> State:
-        return State(
-            players=tuple(str(p) for p in data["players"]),
-            options=Options.load(data["options"]),
-            boards=tuple(Board.load(b) for b in data["boards"]),
-            rng=Rng.load(dict(data["rng"])),
-            phase=Phase(data["phase"]),
-            items=tuple(None if c is None else int(c) for c in data["items"]),
-            tied=tuple(int(s) for s in data["tied"]),
-            first_guesser=data["first_guesser"],
-            decided_by=data["decided_by"],
-            guesser=data["guesser"],
-            history=tuple(Guess.load(g) for g in data["history"]),
-            winner=data["winner"],
-        )
+        return codec.load(State, data)
+
+
+# -- what each seat may see ----------------------------------------------------------------------
+SEALED_REPORT: Secret[State] = Secret(
+    "a seat's clothing report: sealed until both seats have reported",
+    lambda state, viewer, owner: viewer == owner or state.phase is not Phase.CLOTHING)
+HIDDEN_CARDS: Secret[State] = Secret(
+    "the cards of a seat's board not found yet: its owner's until the game is over (found cards are public)",
+    lambda state, viewer, owner: viewer == owner or state.phase is Phase.OVER)
+SET_ASIDE: Secret[State] = Secret(
+    "the four cards a seat's deal set aside: nobody's until the game is over",
+    lambda state, viewer, owner: state.phase is Phase.OVER)
+SECRETS: tuple[Secret[State], ...] = (SEALED_REPORT, HIDDEN_CARDS, SET_ASIDE)
+"""Everything private in Speculation (the RNG is in no view). The rest is public: who has
+reported, the race, the turn, the found cards, both records (they mirror the found cards) and
+every guess with its answer."""
+
+
+def _clothing_view(state: State, viewer: Viewer) -> JSON:
+    return {
+        "reported": [c is not None for c in state.items],
+        "items": [c if SEALED_REPORT.may_see(state, viewer, s) else None for s, c in enumerate(state.items)],
+        "tied": list(state.tied),
+        "decided_by": None if state.decided_by is None else state.decided_by.value,
+    }
+
+
+def _board_view(state: State, owner: int, viewer: Viewer) -> JSON:
+    """``owner``'s board as ``viewer`` sees it (:data:`HIDDEN_CARDS`, :data:`SET_ASIDE`)."""
+    board = state.boards[owner]
+    full = HIDDEN_CARDS.may_see(state, viewer, owner)
+    faces = []
+    for i, face in enumerate(FACES):
+        cards = []
+        for p, card in enumerate(board.cards[i]):
+            found = board.found[i][p]
+            shown = card if full or found else None
+            cards.append({"card": shown, "value": None if shown is None else value_of(shown), "found": found})
+        faces.append({"card": face.card, "tier": face.tier.value, "down": board.is_down(i), "cards": cards})
+    return {"owner": owner, "target": board.target.value, "faces": faces,
+            "set_aside": list(board.set_aside) if SET_ASIDE.may_see(state, viewer, owner) else None}
+
+
+def _record_view(state: State, keeper: int) -> JSON:
+    """The record ``keeper`` keeps of the opponent's board (public: it mirrors found cards)."""
+    record = record_of(state.boards[opponent(keeper)])
+    return {"keeper": keeper,
+            "faces": [{"card": f.card, "tier": f.tier.value, "cards": list(record.cards[i])}
+                      for i, f in enumerate(RECORD_FACES)],
+            "hand": list(record.hand)}
+
+
+def _guess_view(guess: Guess) -> JSON:
+    return {"seat": guess.seat, "tier": guess.tier.value, "values": list(guess.values),
+            "answer": None if guess.answer is None else guess.answer.value, "card": guess.card, "right": guess.right}
+
+
+VIEW: tuple[Part[State], ...] = (
+    Part("phase", lambda state, viewer: state.phase.value),
+    Part("seat", lambda state, viewer: viewer),
+    Part("clothing", _clothing_view),
+    Part("first_guesser", lambda state, viewer: state.first_guesser),
+    Part("guesser", lambda state, viewer: state.guesser),
+    Part("winner", lambda state, viewer: state.winner),
+    Part("boards", lambda state, viewer: [_board_view(state, s, viewer) for s in SEATS]),
+    Part("records", lambda state, viewer: [_record_view(state, s) for s in SEATS]),
+    Part("history", lambda state, viewer: [_guess_view(g) for g in state.history]),
+)
+"""Every part of a Speculation view, in order; the private ones read through :data:`SECRETS`."""
+
+
+def _boards_revealed(state: State) -> Event:
+    """Both boards in full, told to everyone once the game is over."""
+    assert state.phase is Phase.OVER
+    return Event(EventType.BOARDS_REVEALED, {"boards": [_board_view(state, s, None) for s in SEATS]})

@@ -6,14 +6,26 @@ generated from them); the engine still checks every action itself.
 
 from __future__ import annotations
 
+import dataclasses
+from enum import StrEnum
+
 from marshmallow import RAISE, Schema, fields, validate
 
 from speculation.board import VALUES, Tier
-from speculation.engine import MAX_ITEMS, FirstGuesser, JokerGuesses, Phase
+from speculation.engine import MAX_ITEMS, ActionType, Answer, DecidedBy, Phase, SpeculationOptions
 from speculation.joker import JOKER_SIZE
 
 TIERS = [t.value for t in Tier]
 VALUE_RANGE = validate.Range(min=VALUES[0], max=VALUES[-1])
+
+
+def _option(name: str) -> fields.String:
+    """The schema field of one option, read off its declaration (:class:`SpeculationOptions`)."""
+    declared = next(f for f in dataclasses.fields(SpeculationOptions) if f.name == name)
+    default = declared.default
+    assert isinstance(default, StrEnum)
+    return fields.String(load_default=default.value, validate=validate.OneOf([c.value for c in type(default)]),
+                         metadata={"description": declared.metadata["description"]})
 
 
 def _type(name: str, doc: str) -> fields.String:
@@ -24,15 +36,8 @@ class OptionsSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    first_guesser = fields.String(
-        load_default=FirstGuesser.CLOTHING.value, validate=validate.OneOf([f.value for f in FirstGuesser]),
-        metadata={"description": "How the first guesser is chosen: 'clothing' (the rule of the text: most "
-                                 "items of clothing, a race to put on another on a tie) or 'random' "
-                                 "(the game's seeded RNG)"})
-    joker_guesses = fields.String(
-        load_default=JokerGuesses.ANY.value, validate=validate.OneOf([j.value for j in JokerGuesses]),
-        metadata={"description": "Joker guesses allowed: 'any' four values (715 multisets) or only "
-                                 "'hands' (no value more than twice: 615)"})
+    first_guesser = _option("first_guesser")
+    joker_guesses = _option("joker_guesses")
 
 
 # -- actions ------------------------------------------------------------------------------------
@@ -40,7 +45,8 @@ class ReportClothingSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    type = _type("report_clothing", "Report how many items of clothing you have on (sealed until both report)")
+    type = _type(ActionType.REPORT_CLOTHING,
+                 "Report how many items of clothing you have on (sealed until both report)")
     items = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=MAX_ITEMS))
 
 
@@ -48,14 +54,16 @@ class PutOnItemSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    type = _type("put_on_item", "Declare that you have put on another item (tie race: first one guesses first)")
+    type = _type(ActionType.PUT_ON_ITEM,
+                 "Declare that you have put on another item (tie race: first one guesses first)")
 
 
 class GuessSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    type = _type("guess", "Ask whether the tier you attack (jacks, then queens, then kings) hides this value")
+    type = _type(ActionType.GUESS,
+                 "Ask whether the tier you attack (jacks, then queens, then kings) hides this value")
     value = fields.Integer(required=True, strict=True, validate=VALUE_RANGE,
                            metadata={"description": "A card value: Ace = 1 up to 10"})
 
@@ -64,17 +72,17 @@ class GuessJokerSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    type = _type("guess_joker", "Guess the joker's four values (once both kings are down)")
+    type = _type(ActionType.GUESS_JOKER, "Guess the joker's four values (once both kings are down)")
     values = fields.List(fields.Integer(strict=True, validate=VALUE_RANGE), required=True,
                          validate=validate.Length(equal=JOKER_SIZE),
                          metadata={"description": "Four values, a multiset: order does not matter"})
 
 
 ACTION_SCHEMAS: dict[str, type[Schema]] = {
-    "report_clothing": ReportClothingSchema,
-    "put_on_item": PutOnItemSchema,
-    "guess": GuessSchema,
-    "guess_joker": GuessJokerSchema,
+    ActionType.REPORT_CLOTHING: ReportClothingSchema,
+    ActionType.PUT_ON_ITEM: PutOnItemSchema,
+    ActionType.GUESS: GuessSchema,
+    ActionType.GUESS_JOKER: GuessJokerSchema,
 }
 
 
@@ -85,7 +93,7 @@ class ClothingSchema(Schema):
                         metadata={"description": "Per seat; another seat's count stays null until both reported"})
     tied = fields.List(fields.Integer(), required=True, metadata={"description": "Seats in the dressing race"})
     decided_by = fields.String(required=True, allow_none=True,
-                               validate=validate.OneOf(["clothing", "race", "random"]),
+                               validate=validate.OneOf([d.value for d in DecidedBy]),
                                metadata={"description": "How the first guesser was chosen"})
 
 
@@ -131,7 +139,7 @@ class GuessEntrySchema(Schema):
     tier = fields.String(required=True, validate=validate.OneOf(TIERS))
     values = fields.List(fields.Integer(validate=VALUE_RANGE), required=True,
                          metadata={"description": "One value on a tier, four (sorted) at the joker"})
-    answer = fields.String(required=True, allow_none=True, validate=validate.OneOf(["yes", "no"]),
+    answer = fields.String(required=True, allow_none=True, validate=validate.OneOf([a.value for a in Answer]),
                            metadata={"description": "Tier guesses; null for joker guesses"})
     card = fields.String(required=True, allow_none=True, metadata={"description": "The card a 'yes' found"})
     right = fields.Integer(required=True, allow_none=True, validate=validate.Range(min=0, max=JOKER_SIZE),
