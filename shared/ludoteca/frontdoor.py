@@ -18,7 +18,8 @@ is the front door's own.
 
 Every request carries an ``X-Request-Id`` to the service: the client's own when it is one sane
 token (the services' rule), else a UUID Caddy makes (``{http.request.uuid}``); the service echoes
-it in its answer, its problem documents and its access log. Caddy writes one JSON access-log
+it in its answer, its problem documents and its access log; the front door's own problems
+(404, 502...) carry it in their ``X-Request-Id`` header. Caddy writes one JSON access-log
 line per request on stderr (``"process": "front-door"``, ``request_id``; ``Authorization`` and
 cookies redacted), beside its own warnings.
 
@@ -78,6 +79,7 @@ PROBLEMS = {  # status: (title, detail); {vars.game} is the game of the route, w
 }
 OTHER_PROBLEM = ("Error", "The front door could not pass this request on.")
 REQUEST_ID_RE = "^[A-Za-z0-9._:+/=-]{1,128}$"
+ECHO_ID = "\t\theader X-Request-Id {http.request.header.X-Request-Id}"  # the front door's own problems carry it too
 
 
 def caddy_binary() -> str:
@@ -196,9 +198,9 @@ def caddyfile(routes: Mapping[str, str], listen: str = ":8000", storage: Path | 
                 "\t\t\t}", "\t\t}", "\t}", ""]
     out += ["\thandle {", f"\t\terror {_quoted(PROBLEMS[404][1])} 404", "\t}", ""]
     for status, (title, detail) in PROBLEMS.items():
-        out += [f"\thandle_errors {status} {{", "\t\theader Content-Type application/problem+json",
+        out += [f"\thandle_errors {status} {{", "\t\theader Content-Type application/problem+json", ECHO_ID,
                 f"\t\trespond {_quoted(_problem(status, title, detail))} {status}", "\t}", ""]
-    out += ["\thandle_errors {", "\t\theader Content-Type application/problem+json",
+    out += ["\thandle_errors {", "\t\theader Content-Type application/problem+json", ECHO_ID,
             f"\t\trespond {_quoted(_problem('{err.status_code}', *OTHER_PROBLEM))} {{err.status_code}}",
             "\t}", "}"]
     return "\n".join(out) + "\n"

@@ -138,6 +138,10 @@ def test_through_the_front_door_one_id_follows_the_request(stack: Stack) -> None
     assert UUID.fullmatch(rid) and r.json()["request_id"] == rid  # Caddy replaced it; the service kept Caddy's
     assert wait_until(lambda: any(e.get("request_id") == rid for e in json_lines(stack.door_log)), timeout=10)
     access_line(stack.json_log, rid)
+    # the front door's own problem (no game mounted there) carries the id in its header
+    r = requests.get(f"{stack.door}/chess/games", headers={"X-Request-Id": "door-404"}, timeout=10)
+    assert r.status_code == 404 and r.headers["Content-Type"] == "application/problem+json"
+    assert r.headers["X-Request-Id"] == "door-404"
 
 
 def test_plain_lines_name_the_process_and_carry_the_id(stack: Stack) -> None:

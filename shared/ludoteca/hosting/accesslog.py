@@ -18,6 +18,7 @@ import logging
 import re
 import time
 import uuid
+from functools import lru_cache
 from typing import Any
 
 from flask import Flask, Response, g, has_request_context, request
@@ -65,7 +66,7 @@ def install_access_log(app: Flask, game: str, action_types: Any) -> None:
         rule = request.url_rule
         route = rule.rule if rule is not None else "unmatched"
         status = resp.status_code
-        observe.REQUESTS.labels(game, route, request.method, f"{status // 100}xx").observe(seconds)
+        _child(observe.REQUESTS, game, route, request.method, f"{status // 100}xx").observe(seconds)
         if request.endpoint == MOVE_ENDPOINT and request.method == "POST":
             _observe_move(game, actions, resp, seconds)
         if access.isEnabledFor(logging.INFO):
@@ -84,10 +85,17 @@ def install_access_log(app: Flask, game: str, action_types: Any) -> None:
 def _observe_move(game: str, actions: frozenset[str], resp: Response, seconds: float) -> None:
     body = g.get("ludoteca_json")
     kind = body.get("type") if isinstance(body, dict) else None
-    observe.MOVE_SECONDS.labels(game, kind if isinstance(kind, str) and kind in actions else "other").observe(seconds)
+    _child(observe.MOVE_SECONDS, game, kind if isinstance(kind, str) and kind in actions else "other").observe(seconds)
     status = resp.status_code
     if status == 200:
         outcome = "replayed" if resp.headers.get("Idempotent-Replayed") == "true" else "applied"
     else:
         outcome = "refused"
-    observe.MOVES.labels(game, outcome, str(status)).inc()
+    _child(observe.MOVES, game, outcome, str(status)).inc()
+
+
+@lru_cache(maxsize=4096)
+def _child(family: Any, *labels: str) -> Any:
+    """A family's series for ``labels`` (prometheus-client's own lookup costs a lock and a few
+    microseconds; the label sets here are few: routes, methods, status codes, action types)."""
+    return family.labels(*labels)
