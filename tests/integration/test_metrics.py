@@ -9,6 +9,7 @@ broker 7), so no other test's worker or sweeper plays its bots or empties its qu
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -55,6 +56,7 @@ class Stack:
     multiproc_dir: Path
     broker: redis.Redis
     log_dir: Path
+    master_pid: int
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +82,7 @@ def stack(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         sup.start("sweeper", [sys.executable, "-m", "ludoteca.sweeper", "--interval", "0.3", "--grace", "1"],
                   env={**env, "LUDOTECA_METRICS_PORT": str(sport)}, cwd=ROOT, log=logs / "sweeper.log")
         yield Stack(f"http://127.0.0.1:{port}", f"http://127.0.0.1:{wport}/metrics",
-                    f"http://127.0.0.1:{sport}/metrics", mp, redis.Redis.from_url(broker), logs)
+                    f"http://127.0.0.1:{sport}/metrics", mp, redis.Redis.from_url(broker), logs, sup.procs["ludix"].pid)
     finally:
         sup.stop()
 
@@ -158,6 +160,30 @@ def test_service_totals_are_every_workers(stack: Stack) -> None:
     assert posts == sum(counts.values())
     assert total(last, "ludoteca_http_request_duration_seconds_count", route="/games/<string:game_id>/actions",
                  method="POST", status="4xx") == counts["refused"]
+
+    # a worker killed and replaced: what it counted stays in the totals (marked dead by child_exit)
+    victim = next(int(p) for p in sorted(pids()) if parent(int(p)) == stack.master_pid)
+    os.kill(victim, signal.SIGKILL)
+    assert wait_until(lambda: parent(victim) != stack.master_pid and len(workers(stack.master_pid)) == 2, timeout=60)
+    assert wait_until(lambda: requests.get(f"{stack.service}/readyz", timeout=5).status_code == 200, timeout=60)
+    for _ in range(4):
+        after = scrape(metrics)
+        assert total(after, "ludoteca_moves_total", outcome="applied") == counts["applied"]
+        assert total(after, "ludoteca_move_duration_seconds_count") == sum(counts.values())
+    assert "Traceback" not in (stack.log_dir / "ludix.log").read_text()
+
+
+def parent(pid: int) -> int | None:
+    """The parent of a live process (None when it is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def workers(master: int) -> list[int]:
+    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and parent(int(p.name)) == master]
 
 
 def test_bot_turns_and_queue_depth_from_the_worker_and_the_sweeper(stack: Stack) -> None:
