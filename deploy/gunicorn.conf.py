@@ -9,9 +9,51 @@ Chosen by measurement (``make bench``; figures in the module docstring of
 
 Overrides: GUNICORN_WORKERS, GUNICORN_WORKER_CLASS (``gthread`` selects the threaded worker
 with problem+json errors, GUNICORN_THREADS threads each), GUNICORN_WORKER_CONNECTIONS.
+
+Metrics (``GET /metrics``, :mod:`ludoteca.observe`): prometheus-client in multiprocess mode, so
+a scrape that reaches any worker reads the sum over all of them. The master prepares
+``PROMETHEUS_MULTIPROC_DIR`` here, when this file is read and before any worker forks or the
+app (and prometheus-client) is imported: unset, a fresh directory of this master's own under
+``LUDOTECA_METRICS_DIR`` or the temporary directory, removed when the master exits; set, that
+directory (give each master its own), emptied of an earlier run's files. ``child_exit`` marks a
+worker that exited dead (its counters stay in the totals, its live gauges go).
+
+Logs: gunicorn's own lines and the app's say which service and pid they come from
+(``ludix[4242]``; JSON with ``LUDOTECA_LOG_FORMAT=json``); the app writes one access-log line per
+request with its request id (:mod:`ludoteca.hosting.accesslog`), so gunicorn's access log
+(``GUNICORN_ACCESSLOG``) stays off by default.
 """
 
 import os
+
+from gunicorn.glogging import Logger
+
+_owner = os.environ.get("LUDOTECA_METRICS_MASTER")
+if _owner != str(os.getpid()):  # read once per master (a reload on HUP keeps the directory)
+    from ludoteca.metricsdir import prepare_multiprocess
+
+    prepare_multiprocess(os.environ.get("LUDOTECA_GAME") or "gunicorn")
+    os.environ["LUDOTECA_METRICS_MASTER"] = str(os.getpid())
+
+from ludoteca.observe import ProcessFormatter, process_dead  # noqa: E402 - after the directory is set
+
+
+def child_exit(server, worker):
+    process_dead(worker.pid)
+
+
+class ProcessLogger(Logger):
+    """gunicorn's error log in the format of every Ludoteca process (service name and pid)."""
+
+    def setup(self, cfg):
+        super().setup(cfg)
+        formatter = ProcessFormatter(os.environ.get("LUDOTECA_GAME") or "gunicorn",
+                                     os.environ.get("LUDOTECA_LOG_FORMAT", "").lower() == "json")
+        for handler in self.error_log.handlers:
+            handler.setFormatter(formatter)
+
+
+logger_class = ProcessLogger
 
 WORKER_CLASSES = {
     "gevent": "ludoteca.gunicorn_workers.GeventWorker",

@@ -16,6 +16,13 @@ answer within 75 s (a long-poll waits 30 s at most). ``GET /`` lists the mounted
 (``{"games": {"ludix": "/ludix/", ...}}``), as the gunicorn gateway before it did; ``GET /healthz``
 is the front door's own.
 
+Every request carries an ``X-Request-Id`` to the service: the client's own when it is one sane
+token (the services' rule), else a UUID Caddy makes (``{http.request.uuid}``); the service echoes
+it in its answer, its problem documents and its access log; the front door's own problems
+(404, 502...) carry it in their ``X-Request-Id`` header. Caddy writes one JSON access-log
+line per request on stderr (``"process": "front-door"``, ``request_id``; ``Authorization`` and
+cookies redacted), beside its own warnings.
+
 One limit: requests that Go's HTTP parser refuses before any handler runs (a malformed request
 line, an unknown HTTP version or transfer coding, a header line without a colon) get Go's short
 ``text/plain`` answer (400/501/505), not problem+json; everything that parses reaches the
@@ -71,6 +78,8 @@ PROBLEMS = {  # status: (title, detail); {vars.game} is the game of the route, w
     504: ("Gateway Timeout", "The {vars.game} service did not answer in time."),
 }
 OTHER_PROBLEM = ("Error", "The front door could not pass this request on.")
+REQUEST_ID_RE = "^[A-Za-z0-9._:+/=-]{1,128}$"
+ECHO_ID = "\t\theader X-Request-Id {http.request.header.X-Request-Id}"  # the front door's own problems carry it too
 
 
 def caddy_binary() -> str:
@@ -161,7 +170,14 @@ def caddyfile(routes: Mapping[str, str], listen: str = ":8000", storage: Path | 
     out += ["\trequest_body {", f"\t\tmax_size {max_body}", "\t}",
             # what this request came as, whatever a client claimed (a trusted peer's claims would
             # be kept as they are: see trusted_proxies above)
-            "\trequest_header X-Forwarded-Proto {scheme}", "\trequest_header X-Forwarded-Host {hostport}", "",
+            "\trequest_header X-Forwarded-Proto {scheme}", "\trequest_header X-Forwarded-Host {hostport}",
+            # one id follows a request to the service and back: the client's own when it is a sane
+            # token (the services' rule: ludoteca.hosting.accesslog.SANE_ID), else a fresh UUID
+            f"\t@no_request_id not header_regexp X-Request-Id {_quoted(REQUEST_ID_RE)}",
+            "\trequest_header @no_request_id X-Request-Id {http.request.uuid}",
+            # an access log line per request (JSON on stderr; Authorization is redacted by Caddy)
+            "\tlog {", "\t\toutput stderr", "\t\tformat json", "\t}",
+            f"\tlog_append process {FRONT_DOOR}", "\tlog_append request_id {http.request.header.X-Request-Id}", "",
             "\thandle / {", "\t\theader Content-Type application/json",
             f"\t\trespond {_quoted(index)} 200", "\t}", "",
             "\thandle /healthz {", "\t\theader Content-Type application/json",
@@ -182,9 +198,9 @@ def caddyfile(routes: Mapping[str, str], listen: str = ":8000", storage: Path | 
                 "\t\t\t}", "\t\t}", "\t}", ""]
     out += ["\thandle {", f"\t\terror {_quoted(PROBLEMS[404][1])} 404", "\t}", ""]
     for status, (title, detail) in PROBLEMS.items():
-        out += [f"\thandle_errors {status} {{", "\t\theader Content-Type application/problem+json",
+        out += [f"\thandle_errors {status} {{", "\t\theader Content-Type application/problem+json", ECHO_ID,
                 f"\t\trespond {_quoted(_problem(status, title, detail))} {status}", "\t}", ""]
-    out += ["\thandle_errors {", "\t\theader Content-Type application/problem+json",
+    out += ["\thandle_errors {", "\t\theader Content-Type application/problem+json", ECHO_ID,
             f"\t\trespond {_quoted(_problem('{err.status_code}', *OTHER_PROBLEM))} {{err.status_code}}",
             "\t}", "}"]
     return "\n".join(out) + "\n"

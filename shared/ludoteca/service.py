@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from ludoteca import tokens
+from ludoteca import observe, tokens
 from ludoteca.engine import Event, GameDefinition
 from ludoteca.errors import (
     AuthenticationError,
@@ -231,6 +231,7 @@ class GameService:
         due = self._due(record, state)
         if not self.store.create(game_id, record.to_doc(), [created], due=due):  # pragma: no cover - id collision
             raise ConflictError("Game id collision; try again.")
+        observe.GAMES_CREATED.labels(self.d.name).inc()
         if record.status is WAITING:
             self.store.lobby_add(game_id, record.created_at)
         self._dispatch(game_id, 1, due)
@@ -473,6 +474,8 @@ class GameService:
             raise self._missing(game_id) from None
         if res.status == "ok":
             self.recent.put(game_id, res.version, doc)
+            if move.due == "result":  # this move ended the game
+                observe.GAMES_FINISHED.labels(self.d.name).inc()
             self._dispatch(game_id, res.version, move.due)
             return Played(move.response, move.version, replayed=False), None
         if res.status == "limited":

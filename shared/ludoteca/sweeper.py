@@ -18,6 +18,9 @@ A duplicate dispatch is harmless: ``bot_turn`` acts only if the game is still at
 ``record_result`` records once. Several sweepers may run; a short Redis lock per game type makes
 them take turns. Start one with ``python -m ludoteca.sweeper`` (the ``sweeper`` line of
 ``deploy/Procfile``, so ``make run`` starts it too).
+
+With ``LUDOTECA_METRICS_PORT`` it exports its metrics there (:mod:`ludoteca.observe`): what it
+re-dispatched, its passes and a heartbeat, and the depth of every game's queue in the broker.
 """
 
 from __future__ import annotations
@@ -29,12 +32,13 @@ import secrets
 import signal
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import FrameType
 
 import redis
-from ludoteca import registry
+from ludoteca import observe, registry
 from ludoteca.config import Settings
 from ludoteca.service import Dispatcher
 from ludoteca.store import GameStore
@@ -42,6 +46,12 @@ from ludoteca.store import GameStore
 log = logging.getLogger("ludoteca.sweeper")
 
 MAX_BACKOFF_MS = 60_000
+PRIORITY_SEP = "\x06\x16"  # kombu's Redis transport: queue "<name><sep><priority>" for priorities 3, 6, 9
+
+
+def queue_keys(queue: str) -> list[str]:
+    """The broker lists holding a queue's waiting tasks."""
+    return [queue, *(f"{queue}{PRIORITY_SEP}{p}" for p in (3, 6, 9))]
 
 
 @dataclass
@@ -64,8 +74,9 @@ class Sweeper:
 
     def __init__(self, client: redis.Redis, games: Sequence[str], dispatcher: Dispatcher,
                  grace_seconds: float = 5.0, ttl_seconds: int = Settings.game_ttl_seconds,
-                 batch: int = 500) -> None:
+                 batch: int = 500, broker: redis.Redis | None = None) -> None:
         self.stores = {g: GameStore(client, g, ttl_seconds, ttl_seconds) for g in games}
+        self.broker = broker  # given: each pass exports the queues' depth (ludoteca_queue_depth)
         self.dispatcher = dispatcher
         self.grace_ms = max(1, int(grace_seconds * 1000))
         self.batch = batch
@@ -99,9 +110,11 @@ class Sweeper:
             if due.kind == "bot" and due.version == version:
                 self.dispatcher.bot_turn(game, game_id, version)
                 count.bot_turns += 1
+                observe.SWEEP_DISPATCHED.labels(game, "bot").inc()
             elif due.kind == "result":
                 self.dispatcher.record_result(game, game_id)
                 count.results += 1
+                observe.SWEEP_DISPATCHED.labels(game, "result").inc()
             else:  # pragma: no cover - a commit always rewrites ``due`` with the version
                 count.removed += store.drop_hint(game_id, score)
                 continue
@@ -117,11 +130,31 @@ class Sweeper:
         while not stop.is_set():
             try:
                 count = self.sweep()
+                if self.broker is not None:
+                    self.export_queue_depth()
                 if count.bot_turns or count.results:
                     log.info("sweep: %s", count)
-            except Exception:  # keep sweeping whatever one pass met
+                observe.SWEEPS.labels("ok").inc()
+                observe.SWEEP_LAST.set(time.time())
+            except Exception as err:  # keep sweeping whatever one pass met
+                observe.SWEEPS.labels("failed").inc()
+                if isinstance(err, redis.RedisError):
+                    observe.count_redis_error("", "sweep", err)
                 log.warning("sweep failed; retrying", exc_info=True)
             stop.wait(interval)
+
+    def export_queue_depth(self) -> None:
+        """``ludoteca_queue_depth``: the length of each game's queue in the broker (Celery's Redis
+        transport keeps a queue as a list named after it, one more list per priority step; our
+        tasks carry none), in one round trip."""
+        assert self.broker is not None
+        pipe = self.broker.pipeline(transaction=False)
+        for game in self.stores:
+            for key in queue_keys(game):
+                pipe.llen(key)
+        lengths = iter(pipe.execute())
+        for game in self.stores:
+            observe.QUEUE_DEPTH.labels(game).set(sum(next(lengths) for _ in queue_keys(game)))
 
 
 def main(argv: list[str] | None = None) -> int:  # pragma: no cover - process entry (tested as a process)
@@ -131,14 +164,16 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - process en
     parser.add_argument("--interval", type=float, default=float(os.environ.get("LUDOTECA_SWEEP_INTERVAL", "1")))
     parser.add_argument("--grace", type=float, default=float(os.environ.get("LUDOTECA_SWEEP_GRACE", "5")))
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    observe.configure_logging("sweeper")
     from ludoteca.hosting import redis_client
     from ludoteca.worker import CeleryDispatcher
 
     settings = Settings.from_env()
     games = [g for g in args.games.split(",") if g] or registry.names()
+    exporting = observe.serve_metrics() is not None
     sweeper = Sweeper(redis_client(settings.redis_url), games, CeleryDispatcher.for_url(settings.broker_url),
-                      grace_seconds=args.grace, ttl_seconds=settings.game_ttl_seconds)
+                      grace_seconds=args.grace, ttl_seconds=settings.game_ttl_seconds,
+                      broker=redis_client(settings.broker_url) if exporting else None)
     stop = threading.Event()
 
     def _stop(signum: int, frame: FrameType | None) -> None:

@@ -15,6 +15,14 @@ module-level app with a URL fixed at import): ``celery -A ludoteca.worker worker
 a broker that is down or hung costs a request a few seconds at most, never a hang.
 
 Start it with ``celery -A ludoteca.worker worker -Q ludix,ludic,speculation,ludor``.
+
+Metrics: with ``LUDOTECA_METRICS_PORT`` the main process serves them on that port. The tasks run
+in the prefork pool's children, so the worker runs prometheus-client's multiprocess mode (its
+directory is prepared when :mod:`ludoteca.observe` is imported in the main process, before the
+pool forks; each child's files are summed at a scrape, and a child that exits is marked dead).
+Counting in the main process instead would need the children to report every task to it; the
+files are what gunicorn's workers use too. The bot-turn latency reads the game's ``due_at`` once
+before the turn (one HMGET, only when exporting).
 """
 
 from __future__ import annotations
@@ -22,13 +30,15 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from functools import cache
 from typing import Any
 
+import redis
 from celery import Celery
-from celery.signals import worker_init
+from celery.signals import after_setup_logger, after_setup_task_logger, worker_init, worker_process_shutdown
 from celery.worker.worker import WorkController
-from ludoteca import registry
+from ludoteca import observe, registry
 from ludoteca.config import Settings
 from ludoteca.service import GameService
 from ludoteca.store import GameStore
@@ -147,7 +157,17 @@ def service_for(game: str) -> GameService:
 
 
 def bot_turn(game: str, game_id: str, version: int) -> str:
-    outcome = service_for(game).bot_turn(game_id, version)
+    service = service_for(game)
+    try:
+        # when the turn fell due (the game hash's due_at): one small read, only when exporting
+        due = service.store.due(game_id)[1] if _exporting else None
+        outcome = service.bot_turn(game_id, version)
+    except redis.RedisError as err:
+        observe.count_redis_error(game, "bot_turn", err)
+        raise
+    observe.BOT_TURNS.labels(game, outcome).inc()
+    if outcome == "played" and due is not None and due.kind == "bot" and due.version == version:
+        observe.BOT_TURN_SECONDS.labels(game).observe(max(0.0, time.time() - due.since_ms / 1000))
     log.info("bot_turn %s %s v%s: %s", game, game_id, version, outcome)
     return outcome
 
@@ -167,6 +187,31 @@ def _preload_games(**_: Any) -> None:
 
 
 worker_init.connect(_preload_games, weak=False)
+
+_exporting = observe.metrics_port() is not None
+
+
+def _export_metrics(**_: Any) -> None:
+    """In the worker's main process: serve the metrics its pool's processes write
+    (multiprocess mode, prepared when :mod:`ludoteca.observe` was imported)."""
+    observe.serve_metrics()
+
+
+def _pool_process_exited(pid: int | None = None, **_: Any) -> None:
+    observe.process_dead(pid or os.getpid())
+
+
+def _process_log_format(logger: logging.Logger | None = None, **_: Any) -> None:
+    """Celery's log handlers name the process: ``worker[<pid>]`` (the pool's pid in a task)."""
+    for handler in (logger.handlers if logger is not None else []):
+        handler.setFormatter(observe.ProcessFormatter(
+            "worker", os.environ.get("LUDOTECA_LOG_FORMAT", "").lower() == "json"))
+
+
+worker_init.connect(_export_metrics, weak=False)
+worker_process_shutdown.connect(_pool_process_exited, weak=False)
+after_setup_logger.connect(_process_log_format, weak=False)
+after_setup_task_logger.connect(_process_log_format, weak=False)
 
 
 def queues() -> str:

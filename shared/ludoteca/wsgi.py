@@ -14,6 +14,7 @@ from ludoteca import registry
 from ludoteca.config import Settings
 from ludoteca.gunicorn_workers import install_body_errors
 from ludoteca.hosting import create_app
+from ludoteca.observe import configure_logging
 from ludoteca.worker import CeleryDispatcher
 
 
@@ -21,6 +22,7 @@ def make_app(game: str | None = None) -> Flask:
     name = game or os.environ.get("LUDOTECA_GAME")
     if not name:
         raise RuntimeError("set LUDOTECA_GAME to the game this process hosts")
+    configure_logging(name)  # every line names the service and the pid; access logs at INFO
     settings = Settings.from_env()
     app = create_app(registry.game(name), settings, dispatcher=CeleryDispatcher.for_url(settings.broker_url))
     install_body_errors(app)  # gunicorn's body parser errors: 400 problem+json

@@ -299,7 +299,7 @@ class TestOps:
         assert ludix.call("GET", "/healthz")[0] == 200
         assert ludix.call("GET", "/readyz")[0] == 200
         resp = ludix.c.get("/metrics")
-        assert resp.status_code == 200 and b"ludoteca_requests_total" in resp.data
+        assert resp.status_code == 200 and b"ludoteca_http_request_duration_seconds_bucket" in resp.data
         docs = ludix.c.get("/docs")
         assert docs.status_code == 200 and b"swagger-ui-bundle.js" in docs.data
         assert ludix.c.get("/docs/static/swagger-ui-bundle.js").status_code == 200

@@ -103,7 +103,7 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
     api.register_blueprint(results_blueprint(service))
     if definition.extras is not None:
         api.register_blueprint(definition.extras())
-    app.register_blueprint(ops_blueprint(app, definition.name, definition.title, client))
+    app.register_blueprint(ops_blueprint(app, definition.name, definition.title, client, definition.action_schemas))
     install_rate_limit(app, client, definition.name, settings)
     install_body_bounds(app, settings.max_body_bytes)
     return app

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import logging
-import threading
-import time
-from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 import redis
 import swagger_ui_bundle
-from flask import Blueprint, Flask, Response, g, request, send_from_directory, url_for
+from flask import Blueprint, Flask, Response, send_from_directory, url_for
+from ludoteca import observe
 from ludoteca.errors import StoreUnavailableError
+from ludoteca.hosting.accesslog import install_access_log
+from prometheus_client import CONTENT_TYPE_LATEST
 from redis.exceptions import RedisClusterException
 
 log = logging.getLogger("ludoteca.ops")
@@ -25,45 +26,10 @@ DOCS_PAGE = """<!doctype html>
 </body></html>"""
 
 
-class Metrics:
-    """Per-process request counters in the Prometheus text format."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.count: dict[tuple[str, str, int], int] = defaultdict(int)
-        self.seconds: dict[tuple[str, str], float] = defaultdict(float)
-
-    def observe(self, method: str, endpoint: str, status: int, seconds: float) -> None:
-        with self.lock:
-            self.count[(method, endpoint, status)] += 1
-            self.seconds[(method, endpoint)] += seconds
-
-    def render(self, game: str) -> str:
-        lines = ["# TYPE ludoteca_requests_total counter"]
-        with self.lock:
-            for (m, e, s), n in sorted(self.count.items()):
-                lines.append(f'ludoteca_requests_total{{game="{game}",method="{m}",endpoint="{e}",status="{s}"}} {n}')
-            lines.append("# TYPE ludoteca_request_seconds_total counter")
-            for (m, e), t in sorted(self.seconds.items()):
-                lines.append(f'ludoteca_request_seconds_total{{game="{game}",method="{m}",endpoint="{e}"}} {t:.6f}')
-        return "\n".join(lines) + "\n"
-
-
-def ops_blueprint(app: Flask, game: str, title: str, client: redis.Redis) -> Blueprint:
+def ops_blueprint(app: Flask, game: str, title: str, client: redis.Redis,
+                  action_types: Iterable[str] = ()) -> Blueprint:
     bp = Blueprint("ops", __name__)
-    metrics = Metrics()
-
-    @app.before_request
-    def _start() -> None:
-        g.ludoteca_t0 = time.perf_counter()
-
-    @app.after_request
-    def _observe(resp: Response) -> Response:
-        t0 = getattr(g, "ludoteca_t0", None)
-        if t0 is not None:
-            metrics.observe(request.method, request.endpoint or "unmatched", resp.status_code,
-                            time.perf_counter() - t0)
-        return resp
+    install_access_log(app, game, action_types)
 
     @bp.get("/healthz")
     def healthz() -> Any:
@@ -77,13 +43,16 @@ def ops_blueprint(app: Flask, game: str, title: str, client: redis.Redis) -> Blu
             client.ping()
         except (redis.RedisError, RedisClusterException) as err:  # the latter: no cluster node answers
             log.warning("not ready: %s: %s", type(err).__name__, err)
+            observe.count_redis_error(game, "readyz", err)
             raise StoreUnavailableError(
                 f"Redis is not answering ({type(err).__name__}); this instance takes no traffic.") from None
         return {"status": "ready", "game": game}
 
     @bp.get("/metrics")
     def metrics_route() -> Response:
-        return Response(metrics.render(game), mimetype="text/plain; version=0.0.4")
+        """Every family of :mod:`ludoteca.observe`, summed over this service's gunicorn workers
+        (multiprocess mode: see deploy/gunicorn.conf.py)."""
+        return Response(observe.render(), mimetype=CONTENT_TYPE_LATEST)
 
     @bp.get("/docs")
     def docs() -> Response:

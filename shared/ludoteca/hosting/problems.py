@@ -8,16 +8,18 @@ from typing import Any
 
 import marshmallow as ma
 import redis
-from flask import Flask, Response, has_request_context, request
+from flask import Flask, Response, current_app, has_request_context, request
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
-from ludoteca import jsontext
+from ludoteca import jsontext, observe
 from ludoteca.errors import LudotecaError
+from ludoteca.hosting.accesslog import request_id
 from ludoteca.store import store_unavailable
 from redis.exceptions import RedisClusterException
 from werkzeug.exceptions import HTTPException
 
 PROBLEM_JSON = "application/problem+json"
+RESERVED = ("type", "title", "status", "detail", "instance", "request_id")
 TYPE_BASE = "https://ludoteca.dev/problems/"
 log = logging.getLogger("ludoteca.errors")
 
@@ -30,6 +32,9 @@ class ProblemSchema(ma.Schema):
     status = ma.fields.Integer(required=True, metadata={"description": "HTTP status code"})
     detail = ma.fields.String(metadata={"description": "What went wrong with this request"})
     instance = ma.fields.String(metadata={"description": "The request path"})
+    request_id = ma.fields.String(metadata={
+        "description": "The request's id, as in the response's `X-Request-Id` header and the access log (the "
+                       "request's own `X-Request-Id` when it is a sane token, else generated)"})
     errors = ma.fields.Dict(metadata={"description": "Field errors: field name to messages (422); nested "
                                                     "fields map to objects of the same shape"})
     legal = ma.fields.List(ma.fields.Dict(), metadata={"description": "The caller's legal actions (409)"})
@@ -53,8 +58,9 @@ def problem_response(status: int, slug: str, title: str, detail: str | None = No
         body["detail"] = detail
     if has_request_context():
         body["instance"] = request.path
+        body["request_id"] = request_id()
     if extra:  # extension members never override the standard ones
-        body.update({k: v for k, v in extra.items() if k not in ("type", "title", "status", "detail", "instance")})
+        body.update({k: v for k, v in extra.items() if k not in RESERVED})
     return Response(jsontext.dumps(body), status=status, headers=headers, mimetype=PROBLEM_JSON)
 
 
@@ -78,6 +84,10 @@ def render_redis_error(err: redis.RedisError | RedisClusterException) -> Respons
     if unavailable is None:
         return render_unexpected(err)
     log.warning("the game store is unavailable: %s: %s", type(err).__name__, err)
+    if has_request_context():
+        rule = request.url_rule
+        observe.count_redis_error(current_app.name.rpartition(".")[2],
+                                  f"{request.method} {rule.rule if rule is not None else 'unmatched'}", err)
     return render_ludoteca_error(unavailable)
 
 

@@ -12,6 +12,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from ludoteca import jsontext
 from ludoteca.errors import AuthenticationError, BadRequestError, NotFoundError
+from ludoteca.hosting.accesslog import note_seat
 from ludoteca.hosting.bodies import json_body
 from ludoteca.hosting.ratelimit import loaded_game, write_quota
 from ludoteca.hosting.schemas import (
@@ -85,7 +86,9 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
         """The game and the caller's seat (None: spectator); 404 and 401 as they apply."""
         check_game_id(game_id)
         stored = loaded_game(game_id) or service.load(game_id)  # the limiter may have read it
-        return stored, service.seat_of(stored, bearer_token())
+        seat = service.seat_of(stored, bearer_token())
+        note_seat(seat)
+        return stored, seat
 
     bearer: list[dict[str, list[str]]] = [{"bearerAuth": []}]
     optional_bearer: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
@@ -174,6 +177,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
             if token is None:  # before the headers and the body: a stranger learns nothing from them
                 raise AuthenticationError("Playing needs a seat token (Authorization: Bearer <token>).")
             stored, seat = service.seat_for_move(game_id, token, stored)
+            note_seat(seat)
             body = json_body()
             if_match = parse_if_match(request.headers.get("If-Match"))
             key = request.headers.get("Idempotency-Key")
