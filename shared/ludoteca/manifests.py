@@ -169,13 +169,19 @@ def _env(extra: Mapping[str, str]) -> Obj:
             "env": [{"name": k, "value": v} for k, v in sorted(extra.items())]}
 
 
+METRICS_PORT = 9100
+"""Where the worker and the sweeper serve their metrics (the services serve theirs on /metrics)."""
+
+
 def _app_container(name: str, argv: list[str], env: Mapping[str, str], probes: Obj, resources: Obj,
-                   ports: Iterable[int] = ()) -> Obj:
+                   ports: Iterable[int] = (), metrics: bool = False) -> Obj:
     _, mount = _tmp()
     # args, not command: the image's entry point (deploy/entrypoint.sh) seeds numba's cache first
     out: Obj = {"name": name, "image": IMAGE, "imagePullPolicy": "IfNotPresent", "args": argv, **_env(env)}
     if ports:
         out["ports"] = [{"name": "http", "containerPort": p} for p in ports]
+    if metrics:  # the worker's and the sweeper's Prometheus exporter (LUDOTECA_METRICS_PORT)
+        out["ports"] = [{"name": "metrics", "containerPort": METRICS_PORT}]
     return {**out, **probes, "resources": resources, "securityContext": _container_security(),
             "volumeMounts": [mount]}
 
@@ -265,7 +271,8 @@ def worker_objects(queue: str, argv: list[str], env: Mapping[str, str]) -> list[
     name = f"worker-{queue}"
     ping = ["sh", "-c", "celery -A ludoteca.worker inspect ping -d celery@$HOSTNAME --timeout 10"]
     probes = {"livenessProbe": _exec(ping, 60, 30, 3, initial=60)}
-    container = _app_container("worker", argv, env, probes, _resources("250m", "512Mi", "2", "1536Mi"))
+    container = _app_container("worker", argv, {**env, "LUDOTECA_METRICS_PORT": str(METRICS_PORT)}, probes,
+                               _resources("250m", "512Mi", "2", "1536Mi"), metrics=True)
     volume, _ = _tmp()
     # late acks: a turn interrupted by the stop is redelivered to another worker
     return [_deployment(name, 1, [container], [volume], grace=30, component="worker"),
@@ -274,7 +281,8 @@ def worker_objects(queue: str, argv: list[str], env: Mapping[str, str]) -> list[
 
 def sweeper_objects(argv: list[str], env: Mapping[str, str]) -> list[Obj]:
     probes = {"livenessProbe": _exec(["python", "deploy/probe.py", "--redis"], 30, 10, 3, initial=10)}
-    container = _app_container("sweeper", argv, env, probes, _resources("50m", "64Mi", "500m", "256Mi"))
+    container = _app_container("sweeper", argv, {**env, "LUDOTECA_METRICS_PORT": str(METRICS_PORT)}, probes,
+                               _resources("50m", "64Mi", "500m", "256Mi"), metrics=True)
     volume, _ = _tmp("64Mi")
     return [_deployment("sweeper", 1, [container], [volume], component="sweeper")]
 
