@@ -15,7 +15,8 @@ pauses the game for the Vexer only when the option asks for it.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from enum import StrEnum
 from typing import Any
 
 from ludoteca.engine import JSON, Event, GameResult
@@ -30,7 +31,20 @@ from ludoteca.rng import Rng
 from ludic.hints import HintOption, hint_options
 from ludic.language import RuleError
 from ludic.rules import InitialSets, accept_guess, accept_rule
-from ludic.state import Hint, LudicState, PlacedSet, Round, Step, copy_state, dump_state, load_state
+from ludic.state import (
+    Hint,
+    HintSource,
+    LudicState,
+    Phase,
+    PlacedSet,
+    Round,
+    SetKind,
+    Step,
+    StepKind,
+    copy_state,
+    dump_state,
+    load_state,
+)
 from ludic.universe import (
     BREAK,
     BREAK_ACE,
@@ -57,6 +71,92 @@ MAX_ACTIONS = MAX_ROUNDS * ACTIONS_PER_ROUND
 """No game accepts more actions. A round has at most a few dozen actions (every query, play and
 draw uses the deck's or a hand's cards; the last phase flips a set each time), so this is never
 reached before :data:`MAX_ROUNDS`; it bounds the cut's ties too."""
+
+
+class ActionType(StrEnum):
+    """The ``type`` of an action body (imperative)."""
+
+    CUT = "cut"
+    WRITE_RULE = "write_rule"
+    QUERY = "query"
+    PLAY = "play"
+    DRAW = "draw"
+    GUESS = "guess"
+    PASS = "pass"
+    CHOOSE_FLIP = "choose_flip"
+    CHOOSE_HINT = "choose_hint"
+
+
+class EventType(StrEnum):
+    """The ``type`` of an event (past tense)."""
+
+    CARD_CUT = "CardCut"
+    CUT_TIED = "CutTied"
+    VEXER_CHOSEN = "VexerChosen"
+    ROUND_STARTED = "RoundStarted"
+    HAND_DEALT = "HandDealt"
+    RULE_WRITTEN = "RuleWritten"
+    RULE_RECORDED = "RuleRecorded"
+    SET_QUERIED = "SetQueried"
+    SET_PLAYED = "SetPlayed"
+    GUESS_MADE = "GuessMade"
+    GUESS_PASSED = "GuessPassed"
+    VEXER_CHOOSING = "VexerChoosing"
+    CARDS_DEALT = "CardsDealt"
+    CARDS_RECEIVED = "CardsReceived"
+    SET_FLIPPED = "SetFlipped"
+    HINT_POINTED = "HintPointed"
+    HINT_GIVEN = "HintGiven"
+    HINT_RECEIVED = "HintReceived"
+    ROUND_ENDED = "RoundEnded"
+    PLAYER_BECAME_LUDIC = "PlayerBecameLudic"
+    GAME_WON = "GameWon"
+    ACTION_BOUND_REACHED = "ActionBoundReached"
+
+
+class Logged(StrEnum):
+    """What an entry of a round's public log records (its ``event``)."""
+
+    QUERY = "query"
+    PLAY = "play"
+    DRAW = "draw"
+    GUESS = "guess"
+    PASS = "pass"
+    HINT = "hint"
+    FLIP = "flip"
+
+
+class Role(StrEnum):
+    """A viewer's part at the table."""
+
+    VEXER = "vexer"
+    SEEKER = "seeker"
+    SPECTATOR = "spectator"
+
+
+class Choice(StrEnum):
+    """What the Vexer chooses when the game waits on it (option ``vexer_choices``)."""
+
+    HINT = "hint"
+    FLIP = "flip"
+
+
+class EndedBy(StrEnum):
+    """How a round ended: a correct guess, or an initial set flipped."""
+
+    GUESS = "guess"
+    FLIP = "flip"
+
+
+class Bound(StrEnum):
+    """Which declared bound ended a game (``summary["bound"]["reached"]``)."""
+
+    ACTIONS = "actions"
+    ROUNDS = "rounds"
+
+
+def _choice_kind(step: Step) -> Choice:
+    return Choice.HINT if step.do is StepKind.HINT else Choice.FLIP
 
 
 def _audience(*seats: int) -> frozenset[int]:
@@ -86,70 +186,72 @@ class LudicEngine:
 
     # ---- who acts, what is legal -------------------------------------------------------------------
     def to_act(self, state: LudicState) -> frozenset[int]:
-        if state.phase == "over":
+        if state.phase is Phase.OVER:
             return frozenset()
-        if state.phase == "cut":
+        if state.phase is Phase.CUT:
             return frozenset(state.cut_pending)
         assert state.round is not None
-        if state.phase in ("rule", "choose"):
+        if state.phase in (Phase.RULE, Phase.CHOOSE):
             return frozenset({state.round.vexer})
         return frozenset({state.round.turn}) if state.round.turn is not None else frozenset()
 
     def legal_actions(self, state: LudicState, seat: int) -> list[JSON]:
         if seat not in self.to_act(state):
             return []
-        if state.phase == "cut":
-            return [{"type": "cut"}]
+        if state.phase is Phase.CUT:
+            return [{"type": ActionType.CUT}]
         round_ = state.round
         assert round_ is not None
-        if state.phase == "choose":
+        if state.phase is Phase.CHOOSE:
             return [self._choice_body(round_, option) for option in self._step_options(state, round_.steps[0])]
-        if state.phase in ("guess", "final"):
-            return [{"type": "pass"}]
-        if state.phase != "turn":
+        if state.phase in (Phase.GUESS, Phase.FINAL):
+            return [{"type": ActionType.PASS}]
+        if state.phase is not Phase.TURN:
             return []
         hand = round_.hands[seat]
         actions: list[JSON] = []
         pairs = [(a, b) for a in hand for b in hand if a != b]
         if round_.deck:
-            actions += [{"type": "query", "top": a, "bottom": b} for a, b in pairs]
-        actions += [{"type": "play", "top": a, "bottom": b, "column": c} for a, b in pairs for c in COLUMNS]
+            actions += [{"type": ActionType.QUERY, "top": a, "bottom": b} for a, b in pairs]
+        actions += [{"type": ActionType.PLAY, "top": a, "bottom": b, "column": c} for a, b in pairs for c in COLUMNS]
         if round_.deck and len(hand) < HAND:
-            actions.append({"type": "draw"})
+            actions.append({"type": ActionType.DRAW})
         return actions
 
     def action_templates(self, state: LudicState, seat: int) -> list[JSON]:
         if seat not in self.to_act(state):
             return []
-        if state.phase == "rule":
-            template: JSON = {"type": "write_rule", "rule": RULE_TEMPLATE}
+        if state.phase is Phase.RULE:
+            template: JSON = {"type": ActionType.WRITE_RULE, "rule": RULE_TEMPLATE}
             if state.options["turn_initial_sets"]:
                 template |= {"turn_obey": False, "turn_break": False}
             return [template]
-        if state.phase in ("guess", "final"):
-            return [{"type": "guess", "rule": RULE_TEMPLATE}]
+        if state.phase in (Phase.GUESS, Phase.FINAL):
+            return [{"type": ActionType.GUESS, "rule": RULE_TEMPLATE}]
         return []
 
     # ---- apply -----------------------------------------------------------------------------------------
     def apply(self, state: LudicState, seat: int, action: Mapping[str, Any]) -> tuple[LudicState, list[Event]]:
-        if state.phase == "over":
+        if state.phase is Phase.OVER:
             raise GameOverError("the game is over")
         if seat not in self.to_act(state):
             raise NotYourTurnError("it is not this seat's turn", to_act=sorted(self.to_act(state)))
         kind = action.get("type") if isinstance(action, Mapping) else None
-        handler = {
-            "cut": self._cut, "write_rule": self._write_rule, "query": self._query, "play": self._play,
-            "draw": self._draw, "guess": self._guess, "pass": self._pass,
-            "choose_flip": self._choose, "choose_hint": self._choose,
-        }.get(kind if isinstance(kind, str) else "")
+        handlers: dict[str, Callable[[LudicState, int, Mapping[str, Any], list[Event]], None]] = {
+            ActionType.CUT: self._cut, ActionType.WRITE_RULE: self._write_rule, ActionType.QUERY: self._query,
+            ActionType.PLAY: self._play,
+            ActionType.DRAW: self._draw, ActionType.GUESS: self._guess, ActionType.PASS: self._pass,
+            ActionType.CHOOSE_FLIP: self._choose, ActionType.CHOOSE_HINT: self._choose,
+        }
+        handler = handlers.get(kind) if isinstance(kind, str) else None
         if handler is None:
             raise self._illegal(state, seat, f"unknown action type {kind!r}")
         new = copy_state(state)
         events: list[Event] = []
         handler(new, seat, action, events)
         new.actions += 1
-        if new.phase != "over" and new.actions >= self.max_actions(new.options, new.seats):
-            events.append(Event("ActionBoundReached", {"actions": new.actions}))
+        if new.phase is not Phase.OVER and new.actions >= self.max_actions(new.options, new.seats):
+            events.append(Event(EventType.ACTION_BOUND_REACHED, {"actions": new.actions}))
             best = max(new.scores)
             self._finish(new, [s for s in range(new.seats) if new.scores[s] == best], events)
         return new, events
@@ -160,19 +262,19 @@ class LudicEngine:
 
     def _require_phase(self, state: LudicState, seat: int, *phases: str) -> Round:
         if state.phase not in phases:
-            raise self._illegal(state, seat, f"not allowed in the {state.phase!r} phase")
+            raise self._illegal(state, seat, f"not allowed in the {state.phase.value!r} phase")
         assert state.round is not None
         return state.round
 
     # ---- the cut -----------------------------------------------------------------------------------------
     def _cut(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        if state.phase != "cut":
+        if state.phase is not Phase.CUT:
             raise self._illegal(state, seat, "the cut is over")
         card = state.cut_deck.pop(state.rng.randbelow(len(state.cut_deck)))
         attempt = state.cut_attempt
         state.cuts.append({"seat": seat, "card": card, "attempt": attempt})
         state.cut_pending.remove(seat)
-        events.append(Event("CardCut", {"seat": seat, "card": card}))
+        events.append(Event(EventType.CARD_CUT, {"seat": seat, "card": card}))
         if state.cut_pending:
             return
         current = [c for c in state.cuts if c["attempt"] == attempt]
@@ -182,12 +284,12 @@ class LudicEngine:
             state.cut_pending = lowest
             state.cut_attempt += 1
             state.cut_deck = state.rng.shuffled(deck_pile())
-            events.append(Event("CutTied", {"seats": lowest}))
+            events.append(Event(EventType.CUT_TIED, {"seats": lowest}))
             return
         state.vexer = lowest[0]
         state.token = (lowest[0] + 1) % state.seats
         state.cut_deck = []
-        events.append(Event("VexerChosen", {"vexer": state.vexer, "token": state.token}))
+        events.append(Event(EventType.VEXER_CHOSEN, {"vexer": state.vexer, "token": state.token}))
         self._start_round(state, events)
 
     # ---- a round ---------------------------------------------------------------------------------------
@@ -199,22 +301,22 @@ class LudicEngine:
         for _ in range(HAND):
             for s in seekers:
                 hands[s].append(deck.pop(0))
-        obey = PlacedSet(deck.pop(0), deck.pop(0), "initial", None)
-        broken = PlacedSet(deck.pop(0), deck.pop(0), "initial", None)
+        obey = PlacedSet(deck.pop(0), deck.pop(0), SetKind.INITIAL, None)
+        broken = PlacedSet(deck.pop(0), deck.pop(0), SetKind.INITIAL, None)
         state.round = Round(number=len(state.rounds) + 1, vexer=state.vexer, deck=deck,
                             hintbook=hintbook_pile(), hands=hands,
                             columns={OBEY: [obey], BREAK: [broken]}, hints={s: [] for s in seekers})
-        state.phase = "rule"
-        events.append(Event("RoundStarted", {
+        state.phase = Phase.RULE
+        events.append(Event(EventType.ROUND_STARTED, {
             "round": state.round.number, "vexer": state.vexer, "token": state.token,
             "initial_sets": {OBEY: {"top": obey.top, "bottom": obey.bottom},
                              BREAK: {"top": broken.top, "bottom": broken.bottom}},
             "hand_counts": {str(s): len(h) for s, h in hands.items()}, "deck_count": len(deck)}))
         for s, hand in hands.items():
-            events.append(Event("HandDealt", {"seat": s, "cards": list(hand)}, _audience(s)))
+            events.append(Event(EventType.HAND_DEALT, {"seat": s, "cards": list(hand)}, _audience(s)))
 
     def _write_rule(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        round_ = self._require_phase(state, seat, "rule")
+        round_ = self._require_phase(state, seat, Phase.RULE)
         text = action.get("rule")
         turns = {OBEY: action.get("turn_obey", False), BREAK: action.get("turn_break", False)}
         if not isinstance(text, str) or not all(isinstance(v, bool) for v in turns.values()):
@@ -231,16 +333,16 @@ class LudicEngine:
         for c, (top, bottom) in oriented.items():
             initial[c].top, initial[c].bottom = top, bottom
         round_.rule, round_.rule_obey = text, format(table.obey, "x")
-        events.append(Event("RuleWritten", {"turned": [c for c in COLUMNS if turns[c]],
+        events.append(Event(EventType.RULE_WRITTEN, {"turned": [c for c in COLUMNS if turns[c]],
                                             "initial_sets": {c: {"top": t, "bottom": b}
                                                              for c, (t, b) in oriented.items()}}))
-        events.append(Event("RuleRecorded", {"rule": text}, _audience(seat)))
+        events.append(Event(EventType.RULE_RECORDED, {"rule": text}, _audience(seat)))
         round_.turn = state.seekers()[0]
-        state.phase = "turn"
+        state.phase = Phase.TURN
 
     # ---- a Seeker's turn -------------------------------------------------------------------------------
     def _take_pair(self, state: LudicState, seat: int, action: Mapping[str, Any]) -> tuple[str, str]:
-        round_ = self._require_phase(state, seat, "turn")
+        round_ = self._require_phase(state, seat, Phase.TURN)
         top, bottom = action.get("top"), action.get("bottom")
         hand = round_.hands[seat]
         if not (isinstance(top, str) and isinstance(bottom, str) and top in hand and bottom in hand
@@ -251,46 +353,47 @@ class LudicEngine:
         return top, bottom
 
     def _query(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        round_ = self._require_phase(state, seat, "turn")
+        round_ = self._require_phase(state, seat, Phase.TURN)
         if not round_.deck:
             raise self._illegal(state, seat, "no queries once the deck has run out: play to a column")
         top, bottom = self._take_pair(state, seat, action)
         column = column_of(bool(round_.obey_mask >> set_of_codes(top, bottom) & 1))
-        round_.log.append({"event": "query", "seat": seat, "top": top, "bottom": bottom, "column": column})
-        events.append(Event("SetQueried", {"seat": seat, "top": top, "bottom": bottom, "column": column}))
-        round_.steps = [Step("place", seat, column, top, bottom, "query"), Step("deal", seat), Step("end_turn")]
+        round_.log.append({"event": Logged.QUERY.value, "seat": seat, "top": top, "bottom": bottom, "column": column})
+        events.append(Event(EventType.SET_QUERIED, {"seat": seat, "top": top, "bottom": bottom, "column": column}))
+        round_.steps = [Step(StepKind.PLACE, seat, column, top, bottom, SetKind.QUERY), Step(StepKind.DEAL, seat),
+                        Step(StepKind.END_TURN)]
         self._run(state, events)
 
     def _play(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        round_ = self._require_phase(state, seat, "turn")
+        round_ = self._require_phase(state, seat, Phase.TURN)
         chosen = action.get("column")
         if chosen not in COLUMNS:
             raise self._illegal(state, seat, "play to the 'obey' or the 'break' column")
         top, bottom = self._take_pair(state, seat, action)
         column = column_of(bool(round_.obey_mask >> set_of_codes(top, bottom) & 1))
         correct = chosen == column
-        round_.log.append({"event": "play", "seat": seat, "top": top, "bottom": bottom, "column": column,
+        round_.log.append({"event": Logged.PLAY.value, "seat": seat, "top": top, "bottom": bottom, "column": column,
                         "correct": correct})
-        events.append(Event("SetPlayed", {"seat": seat, "top": top, "bottom": bottom, "chosen": chosen,
+        events.append(Event(EventType.SET_PLAYED, {"seat": seat, "top": top, "bottom": bottom, "chosen": chosen,
                                           "column": column, "correct": correct}))
         if correct:
-            round_.steps = [Step("place", seat, column, top, bottom, "play"), Step("deal", seat),
-                         Step("may_guess", seat)]
+            round_.steps = [Step(StepKind.PLACE, seat, column, top, bottom, SetKind.PLAY), Step(StepKind.DEAL, seat),
+                         Step(StepKind.MAY_GUESS, seat)]
         else:
-            round_.steps = [Step("place", seat, column, top, bottom, "misplay"), Step("end_turn")]
+            round_.steps = [Step(StepKind.PLACE, seat, column, top, bottom, SetKind.MISPLAY), Step(StepKind.END_TURN)]
         self._run(state, events)
 
     def _draw(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        round_ = self._require_phase(state, seat, "turn")
+        round_ = self._require_phase(state, seat, Phase.TURN)
         if not round_.deck or len(round_.hands[seat]) >= HAND:
             raise self._illegal(state, seat, "you may pass and draw only with fewer than 4 cards, while the "
                                 "deck lasts")
-        round_.log.append({"event": "draw", "seat": seat})
-        round_.steps = [Step("deal", seat), Step("end_turn")]
+        round_.log.append({"event": Logged.DRAW.value, "seat": seat})
+        round_.steps = [Step(StepKind.DEAL, seat), Step(StepKind.END_TURN)]
         self._run(state, events)
 
     def _guess(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        round_ = self._require_phase(state, seat, "guess", "final")
+        round_ = self._require_phase(state, seat, Phase.GUESS, Phase.FINAL)
         text = action.get("rule")
         if not isinstance(text, str):
             raise self._illegal(state, seat, "a guess is a rule text")
@@ -299,31 +402,31 @@ class LudicEngine:
         except RuleError as error:
             raise FieldValidationError(str(error), errors={"rule": [str(error)]}, rule_error=error.as_json()) from None
         correct = guess.obey == round_.obey_mask
-        round_.log.append({"event": "guess", "seat": seat, "rule": text, "correct": correct})
-        events.append(Event("GuessMade", {"seat": seat, "rule": text, "correct": correct}))
+        round_.log.append({"event": Logged.GUESS.value, "seat": seat, "rule": text, "correct": correct})
+        events.append(Event(EventType.GUESS_MADE, {"seat": seat, "rule": text, "correct": correct}))
         if correct:
             self._end_round(state, events, guesser=seat, guess=text)
             return
-        hint = Step("hint", seat, guess=text, guess_obey=format(guess.obey, "x"))
-        round_.steps = [*self._last_phase_flips(state), hint, Step("end_turn")]
+        hint = Step(StepKind.HINT, seat, guess=text, guess_obey=format(guess.obey, "x"))
+        round_.steps = [*self._last_phase_flips(state), hint, Step(StepKind.END_TURN)]
         self._run(state, events)
 
     def _pass(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        round_ = self._require_phase(state, seat, "guess", "final")
-        round_.log.append({"event": "pass", "seat": seat})
-        events.append(Event("GuessPassed", {"seat": seat}))
-        if state.phase == "final":
-            round_.steps = [*self._last_phase_flips(state), Step("hint", seat), Step("end_turn")]
+        round_ = self._require_phase(state, seat, Phase.GUESS, Phase.FINAL)
+        round_.log.append({"event": Logged.PASS.value, "seat": seat})
+        events.append(Event(EventType.GUESS_PASSED, {"seat": seat}))
+        if state.phase is Phase.FINAL:
+            round_.steps = [*self._last_phase_flips(state), Step(StepKind.HINT, seat), Step(StepKind.END_TURN)]
         else:
-            round_.steps = [Step("end_turn")]
+            round_.steps = [Step(StepKind.END_TURN)]
         self._run(state, events)
 
     @staticmethod
     def _last_phase_flips(state: LudicState) -> list[Step]:
-        return [Step("flip", column=c) for c in COLUMNS] if state.phase == "final" else []
+        return [Step(StepKind.FLIP, column=c) for c in COLUMNS] if state.phase is Phase.FINAL else []
 
     def _choose(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        round_ = self._require_phase(state, seat, "choose")
+        round_ = self._require_phase(state, seat, Phase.CHOOSE)
         options = self._step_options(state, round_.steps[0])
         body = {k: action.get(k) for k in ("type", "column", "top", "bottom") if k in action}
         picked = next((o for o in options if self._choice_body(round_, o) == body), None)
@@ -336,22 +439,22 @@ class LudicEngine:
         """The choices a step offers (empty when it has none)."""
         round_ = state.round
         assert round_ is not None
-        if step.do in ("place", "flip"):
+        if step.do in (StepKind.PLACE, StepKind.FLIP):
             assert step.column is not None
             face_up = round_.face_up(step.column)
-            if step.do == "place" and len(face_up) < MAX_FACE_UP:
+            if step.do is StepKind.PLACE and len(face_up) < MAX_FACE_UP:
                 return []
             return [(step.column, s) for s in face_up if not s.is_initial]
-        if step.do == "hint":
+        if step.do is StepKind.HINT:
             return hint_options(round_, int(step.guess_obey, 16) if step.guess_obey else None)
         return []
 
     @staticmethod
     def _choice_body(round_: Round, option: Any) -> JSON:
         if isinstance(option, HintOption):
-            return {"type": "choose_hint", "top": option.top, "bottom": option.bottom}
+            return {"type": ActionType.CHOOSE_HINT, "top": option.top, "bottom": option.bottom}
         column, placed = option
-        return {"type": "choose_flip", "column": column, "top": placed.top, "bottom": placed.bottom}
+        return {"type": ActionType.CHOOSE_FLIP, "column": column, "top": placed.top, "bottom": placed.bottom}
 
     def _run(self, state: LudicState, events: list[Event], chosen: Any = None) -> None:
         """Do the queued steps in order, pausing for the Vexer when the option asks for it."""
@@ -363,42 +466,43 @@ class LudicEngine:
             choice = chosen
             chosen = None
             if choice is None and len(options) > 1 and state.options["vexer_choices"]:
-                state.phase = "choose"
-                events.append(Event("VexerChoosing", {"kind": "hint" if step.do == "hint" else "flip"}))
+                state.phase = Phase.CHOOSE
+                events.append(Event(EventType.VEXER_CHOOSING, {"kind": _choice_kind(step).value}))
                 return
             if choice is None and options:
-                choice = state.rng.choice(options) if step.do == "hint" else options[0]
+                choice = state.rng.choice(options) if step.do is StepKind.HINT else options[0]
             round_.steps.pop(0)
             self._do(state, step, choice, events)
 
     def _do(self, state: LudicState, step: Step, choice: Any, events: list[Event]) -> None:
         round_ = state.round
         assert round_ is not None
-        if step.do == "place":
+        if step.do is StepKind.PLACE:
             assert step.column and step.top and step.bottom and step.kind
             if choice is not None:
                 self._flip(round_, choice, events)
             round_.columns[step.column].append(PlacedSet(step.top, step.bottom, step.kind, step.seat))
-        elif step.do == "flip":
+        elif step.do is StepKind.FLIP:
             assert step.column is not None
             if choice is None:
                 self._flip(round_, (step.column, round_.initial(step.column)), events)
                 self._end_round(state, events)
             else:
                 self._flip(round_, choice, events)
-        elif step.do == "deal":
+        elif step.do is StepKind.DEAL:
             assert step.seat is not None
             cards = [round_.deck.pop(0) for _ in range(min(2, len(round_.deck)))]
             round_.hands[step.seat].extend(cards)
             if cards:
-                events.append(Event("CardsDealt", {"seat": step.seat, "count": len(cards),
+                events.append(Event(EventType.CARDS_DEALT, {"seat": step.seat, "count": len(cards),
                                                    "deck_count": len(round_.deck)}))
-                events.append(Event("CardsReceived", {"seat": step.seat, "cards": cards}, _audience(step.seat)))
-        elif step.do == "hint":
+                events.append(Event(EventType.CARDS_RECEIVED, {"seat": step.seat, "cards": cards},
+                                    _audience(step.seat)))
+        elif step.do is StepKind.HINT:
             assert step.seat is not None
             self._hint(round_, step, choice, events)
-        elif step.do == "may_guess":
-            state.phase = "guess"
+        elif step.do is StepKind.MAY_GUESS:
+            state.phase = Phase.GUESS
         else:
             self._end_turn(state)
 
@@ -408,8 +512,8 @@ class LudicEngine:
         target = next(s for s in round_.columns[column] if s.face_up and s.top == placed.top
                       and s.bottom == placed.bottom)
         target.face_up = False
-        round_.log.append({"event": "flip", "column": column, "top": target.top, "bottom": target.bottom})
-        events.append(Event("SetFlipped", {"column": column, "top": target.top, "bottom": target.bottom,
+        round_.log.append({"event": Logged.FLIP.value, "column": column, "top": target.top, "bottom": target.bottom})
+        events.append(Event(EventType.SET_FLIPPED, {"column": column, "top": target.top, "bottom": target.bottom,
                                            "initial": target.is_initial}))
 
     @staticmethod
@@ -418,18 +522,19 @@ class LudicEngine:
         seat = step.seat
         round_.hints.setdefault(seat, []).append(Hint(option.source, option.top, option.bottom, option.obeys,
                                                    step.guess))
-        if option.source == "hintbook":
+        if option.source is HintSource.HINTBOOK:
             round_.hintbook.remove(option.top)
             round_.hintbook.remove(option.bottom)
-        if option.source == "column":
-            round_.log.append({"event": "hint", "seat": seat, "source": "column", "column": option.column,
+        if option.source is HintSource.COLUMN:
+            round_.log.append({"event": Logged.HINT.value, "seat": seat, "source": option.source.value,
+                               "column": option.column,
                             "top": option.top, "bottom": option.bottom})
-            events.append(Event("HintPointed", {"seat": seat, "column": option.column, "top": option.top,
+            events.append(Event(EventType.HINT_POINTED, {"seat": seat, "column": option.column, "top": option.top,
                                                 "bottom": option.bottom}))
             return
-        round_.log.append({"event": "hint", "seat": seat, "source": option.source})
-        events.append(Event("HintGiven", {"seat": seat, "source": option.source}))
-        events.append(Event("HintReceived", {"seat": seat, "source": option.source, "top": option.top,
+        round_.log.append({"event": Logged.HINT.value, "seat": seat, "source": option.source.value})
+        events.append(Event(EventType.HINT_GIVEN, {"seat": seat, "source": option.source.value}))
+        events.append(Event(EventType.HINT_RECEIVED, {"seat": seat, "source": option.source.value, "top": option.top,
                                              "bottom": option.bottom, "obeys": option.obeys}, _audience(seat)))
 
     def _end_turn(self, state: LudicState) -> None:
@@ -440,13 +545,13 @@ class LudicEngine:
         order = seekers[at + 1:] + seekers[: at + 1]
         if not round_.deck and not any(round_.hands[s] for s in seekers):
             round_.last_phase = True
-            state.phase = "final"
+            state.phase = Phase.FINAL
             round_.turn = order[0]
         elif not round_.deck:
-            state.phase = "turn"
+            state.phase = Phase.TURN
             round_.turn = next(s for s in order if round_.hands[s])
         else:
-            state.phase = "turn"
+            state.phase = Phase.TURN
             round_.turn = order[0]
 
     # ---- end of a round ----------------------------------------------------------------------------------
@@ -474,17 +579,18 @@ class LudicEngine:
             new_vexer = state.token
             state.token = (new_vexer + 1) % state.seats
         summary = {
-            "round": round_.number, "vexer": vexer, "rule": round_.rule, "ended_by": "guess" if guesser is not None
-            else "flip", "guesser": guesser, "guess": guess, "points": points, "zero_reason": zero_reason,
+            "round": round_.number, "vexer": vexer, "rule": round_.rule,
+            "ended_by": (EndedBy.FLIP if guesser is None else EndedBy.GUESS).value,
+            "guesser": guesser, "guess": guess, "points": points, "zero_reason": zero_reason,
             "columns": {c: [{"top": s.top, "bottom": s.bottom, "face_up": s.face_up, "initial": s.is_initial}
                             for s in round_.columns[c]] for c in COLUMNS},
             "next_vexer": new_vexer,
         }
         state.rounds.append(summary)
         round_.steps = []
-        events.append(Event("RoundEnded", summary))
+        events.append(Event(EventType.ROUND_ENDED, summary))
         if became_ludic:
-            events.append(Event("PlayerBecameLudic", {"seat": vexer, "score": state.scores[vexer]}))
+            events.append(Event(EventType.PLAYER_BECAME_LUDIC, {"seat": vexer, "score": state.scores[vexer]}))
         state.vexer = new_vexer
         limit = state.options["round_limit"]
         if new_vexer in state.ludic:
@@ -497,17 +603,17 @@ class LudicEngine:
 
     @staticmethod
     def _finish(state: LudicState, winners: list[int], events: list[Event]) -> None:
-        state.phase = "over"
+        state.phase = Phase.OVER
         state.winners = winners
         state.round = None
-        events.append(Event("GameWon", {"winners": winners, "scores": list(state.scores)}))
+        events.append(Event(EventType.GAME_WON, {"winners": winners, "scores": list(state.scores)}))
 
     # ---- views -------------------------------------------------------------------------------------------
     def view(self, state: LudicState, seat: int | None) -> JSON:
         round_ = state.round
-        role = "spectator" if seat is None else ("vexer" if seat == state.vexer else "seeker")
+        role = Role.SPECTATOR if seat is None else (Role.VEXER if seat == state.vexer else Role.SEEKER)
         view: JSON = {
-            "phase": state.phase, "you": seat, "role": role, "vexer": state.vexer, "token": state.token,
+            "phase": state.phase.value, "you": seat, "role": role.value, "vexer": state.vexer, "token": state.token,
             "round": round_.number if round_ else len(state.rounds), "target": state.target,
             "scores": list(state.scores), "ludic": sorted(state.ludic), "winners": list(state.winners),
             "cuts": [dict(c) for c in state.cuts], "turn": round_.turn if round_ else None,
@@ -525,15 +631,15 @@ class LudicEngine:
             view["hint_counts"][s] = len(hints)
         if seat is not None and seat in round_.hands:
             view["hand"] = list(round_.hands[seat])
-            view["hints"] = [{"source": h.source, "top": h.top, "bottom": h.bottom, "obeys": h.obeys,
+            view["hints"] = [{"source": h.source.value, "top": h.top, "bottom": h.bottom, "obeys": h.obeys,
                               "guess": h.guess} for h in round_.hints.get(seat, [])]
         view["columns"] = {c: [_placed_view(s) for s in round_.columns[c]] for c in COLUMNS}
         view["log"] = [dict(e) for e in round_.log]
         if seat is not None and seat == round_.vexer:
             view["rule"] = round_.rule
-        if state.phase == "choose":
+        if state.phase is Phase.CHOOSE:
             step = round_.steps[0]
-            pending: JSON = {"kind": "hint" if step.do == "hint" else "flip", "seat": step.seat,
+            pending: JSON = {"kind": _choice_kind(step).value, "seat": step.seat,
                              "options": None}
             if seat == round_.vexer:
                 pending["options"] = [self._choice_body(round_, o) for o in self._step_options(state, step)]
@@ -542,21 +648,21 @@ class LudicEngine:
 
     # ---- result & codec -------------------------------------------------------------------------------
     def result(self, state: LudicState) -> GameResult | None:
-        if state.phase != "over":
+        if state.phase is not Phase.OVER:
             return None
         last = state.rounds[-1] if state.rounds else None
         by_ludic = last is not None and last["next_vexer"] in state.ludic and state.winners == [last["next_vexer"]]
         bound: JSON | None = None
         cap = self.max_actions(state.options, state.seats)
         if state.actions >= cap:
-            bound = {"reached": "actions", "limit": cap}
+            bound = {"reached": Bound.ACTIONS.value, "limit": cap}
             won_by = f"the action bound ({cap} actions; the round in progress dropped): the highest score wins"
         elif by_ludic:
             won_by = "a ludic player became Vexer again (the text's win: scores only decide who is ludic)"
         elif state.options["round_limit"] and len(state.rounds) >= state.options["round_limit"]:
             won_by = "the round limit: the highest score wins"
         else:
-            bound = {"reached": "rounds", "limit": MAX_ROUNDS}
+            bound = {"reached": Bound.ROUNDS.value, "limit": MAX_ROUNDS}
             won_by = f"the round bound ({MAX_ROUNDS} rounds, nobody ludic made Vexer again): the highest score wins"
         return GameResult(tuple(state.winners), tuple(float(s) for s in state.scores),
                           {"scores": list(state.scores), "ludic": sorted(state.ludic),
@@ -574,4 +680,4 @@ def _placed_view(placed: PlacedSet) -> JSON:
         return {"face_up": False, "initial": placed.is_initial, "top": None, "bottom": None, "kind": None,
                 "seat": None}
     return {"face_up": True, "initial": placed.is_initial, "top": placed.top, "bottom": placed.bottom,
-            "kind": placed.kind, "seat": placed.seat}
+            "kind": placed.kind.value, "seat": placed.seat}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from ludoteca.rng import Rng
@@ -17,14 +18,59 @@ from ludic.universe import COLUMNS, set_of_codes
 Json = dict[str, Any]
 
 
+class Phase(StrEnum):
+    """Where the game is (see :mod:`ludic.engine`)."""
+
+    CUT = "cut"
+    RULE = "rule"
+    TURN = "turn"
+    GUESS = "guess"
+    FINAL = "final"
+    CHOOSE = "choose"
+    OVER = "over"
+
+
+class SetKind(StrEnum):
+    """How a set came to its column."""
+
+    INITIAL = "initial"
+    QUERY = "query"
+    """Placed by the Vexer after a query."""
+    PLAY = "play"
+    """A correct play."""
+    MISPLAY = "misplay"
+    """A wrong play, moved to the right column."""
+
+
+class HintSource(StrEnum):
+    """Where a hint comes from (see :mod:`ludic.hints`)."""
+
+    COLUMN = "column"
+    """A visible set pointed to."""
+    HINTBOOK = "hintbook"
+    """Built from the hintbook's cards, which the Seeker now keeps."""
+    SLIP = "slip"
+    """Written on paper."""
+
+
+class StepKind(StrEnum):
+    """A piece of work the Vexer owes after an action."""
+
+    PLACE = "place"
+    FLIP = "flip"
+    DEAL = "deal"
+    HINT = "hint"
+    MAY_GUESS = "may_guess"
+    END_TURN = "end_turn"
+
+
 @dataclass
 class PlacedSet:
-    """A set in a column. ``kind``: ``initial``, ``query`` (placed by the Vexer), ``play`` (a
-    correct play) or ``misplay`` (a wrong play, moved to the right column)."""
+    """A set in a column, and how it came there (:class:`SetKind`)."""
 
     top: str
     bottom: str
-    kind: str
+    kind: SetKind
     seat: int | None
     face_up: bool = True
 
@@ -34,16 +80,15 @@ class PlacedSet:
 
     @property
     def is_initial(self) -> bool:
-        return self.kind == "initial"
+        return self.kind is SetKind.INITIAL
 
 
 @dataclass
 class Hint:
-    """A set proving a guess wrong (or, after a pass in the last phase, any set), with its column.
-    ``source``: ``column`` (a visible set pointed to), ``hintbook`` (built from the hintbook's
-    cards, which the Seeker now keeps) or ``slip`` (written on paper)."""
+    """A set proving a guess wrong (or, after a pass in the last phase, any set), with its column
+    and where it came from (:class:`HintSource`)."""
 
-    source: str
+    source: HintSource
     top: str
     bottom: str
     obeys: bool
@@ -55,12 +100,12 @@ class Step:
     """One piece of work the Vexer owes (place a set, flip, deal, hint ...), done in order; a step
     that offers the Vexer a choice pauses the game (option ``vexer_choices``)."""
 
-    do: str
+    do: StepKind
     seat: int | None = None
     column: str | None = None
     top: str | None = None
     bottom: str | None = None
-    kind: str | None = None
+    kind: SetKind | None = None
     guess: str | None = None
     guess_obey: str | None = None
 
@@ -97,7 +142,7 @@ class LudicState:
     players: list[str]
     options: Json
     rng: Rng
-    phase: str = "cut"
+    phase: Phase = Phase.CUT
     scores: list[int] = field(default_factory=list)
     ludic: list[int] = field(default_factory=list)
     token: int | None = None
@@ -144,16 +189,26 @@ def copy_state(state: LudicState) -> LudicState:
     return load_state(dump_state(state))
 
 
+def _load_placed(data: Json) -> PlacedSet:
+    return PlacedSet(**{**data, "kind": SetKind(data["kind"])})
+
+
+def _load_step(data: Json) -> Step:
+    kind = data.get("kind")
+    return Step(**{**data, "do": StepKind(data["do"]), "kind": None if kind is None else SetKind(kind)})
+
+
 def _load_round(data: Json) -> Round:
     return Round(
         number=int(data["number"]), vexer=int(data["vexer"]), deck=list(data["deck"]),
         hintbook=list(data["hintbook"]),
         hands={int(k): list(v) for k, v in data["hands"].items()},
-        columns={c: [PlacedSet(**s) for s in data["columns"][c]] for c in COLUMNS},
+        columns={c: [_load_placed(s) for s in data["columns"][c]] for c in COLUMNS},
         rule=data.get("rule"), rule_obey=data.get("rule_obey"),
-        hints={int(k): [Hint(**h) for h in v] for k, v in data.get("hints", {}).items()},
+        hints={int(k): [Hint(**{**h, "source": HintSource(h["source"])}) for h in v]
+               for k, v in data.get("hints", {}).items()},
         log=[dict(e) for e in data.get("log", [])],
-        steps=[Step(**s) for s in data.get("steps", [])],
+        steps=[_load_step(s) for s in data.get("steps", [])],
         turn=data.get("turn"), last_phase=bool(data.get("last_phase", False)),
     )
 
@@ -161,7 +216,7 @@ def _load_round(data: Json) -> Round:
 def load_state(data: Json) -> LudicState:
     return LudicState(
         players=list(data["players"]), options=dict(data["options"]), rng=Rng.load(data["rng"]),
-        phase=str(data["phase"]), scores=list(data["scores"]), ludic=list(data["ludic"]),
+        phase=Phase(data["phase"]), scores=list(data["scores"]), ludic=list(data["ludic"]),
         token=data.get("token"), vexer=data.get("vexer"), cut_pending=list(data["cut_pending"]),
         cut_attempt=int(data["cut_attempt"]),
         cuts=[dict(c) for c in data["cuts"]], cut_deck=list(data["cut_deck"]),
