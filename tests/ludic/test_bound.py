@@ -59,7 +59,7 @@ def test_the_action_that_reaches_the_bound_ends_the_game_and_drops_the_round(eng
                                                                            start: Callable[..., LudicState]) -> None:
     state = start("the top card is red")
     state.scores = [3, 9, 1]
-    state.actions = engine.max_actions(state.options, 3) - 1
+    state.actions = engine.bound(state) - 1
     seat = min(engine.to_act(state))
     state, events = engine.apply(state, seat, engine.legal_actions(state, seat)[0])
     assert state.phase == "over" and state.round is None and state.rounds == []

@@ -19,7 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
-from ludoteca.engine import JSON, Event, GameResult
+from ludoteca import codec
+from ludoteca.engine import JSON, Chance, Declaration, Event, GameResult, Information
 from ludoteca.errors import (
     FieldValidationError,
     GameOverError,
@@ -32,8 +33,10 @@ from ludic.hints import HintOption, hint_options
 from ludic.language import RuleError
 from ludic.rules import InitialSets, accept_guess, accept_rule
 from ludic.state import (
+    MAX_ROUNDS,
     Hint,
     HintSource,
+    LudicOptions,
     LudicState,
     Phase,
     PlacedSet,
@@ -60,12 +63,7 @@ from ludic.universe import (
 
 HAND = 4
 MAX_FACE_UP = 5
-DEFAULT_OPTIONS: dict[str, Any] = {"short_game": False, "round_limit": 0, "vexer_choices": False,
-                                   "turn_initial_sets": True}
 RULE_TEMPLATE = "<rule>"
-MAX_ROUNDS = 100
-"""The game ends after this round whatever the scores (normal games last 5 to 35 rounds; the
-``round_limit`` option may only ask for fewer)."""
 ACTIONS_PER_ROUND = 200
 MAX_ACTIONS = MAX_ROUNDS * ACTIONS_PER_ROUND
 """No game accepts more actions. A round has at most a few dozen actions (every query, play and
@@ -163,23 +161,41 @@ def _audience(*seats: int) -> frozenset[int]:
     return frozenset(seats)
 
 
-class LudicEngine:
-    """The Engine of 2-card Ludic for 3 to 5 seats."""
+def _max_actions(options: LudicOptions, seats: int) -> int:
+    return MAX_ACTIONS
 
-    min_seats = 3
-    max_seats = 5
+
+DECLARATION: Declaration[LudicOptions] = Declaration(
+    min_seats=3, max_seats=5, chance=Chance.SEEDED, information=Information.IMPERFECT,
+    options=LudicOptions, max_actions=_max_actions,
+)
+"""Ludic: 3 to 5 seats; the cut, the deals and the hints the server picks come from the game's
+RNG; the rule is the Vexer's, each hand and hint its Seeker's, the deck nobody's; the bound is
+:data:`MAX_ACTIONS` actions (and :data:`MAX_ROUNDS` rounds)."""
+
+
+class LudicEngine:
+    """The Engine of 2-card Ludic for 3 to 5 seats (:data:`DECLARATION`)."""
+
+    declaration = DECLARATION
+    min_seats = DECLARATION.min_seats
+    max_seats = DECLARATION.max_seats
 
     def max_actions(self, options: Mapping[str, Any], seats: int) -> int:
-        """The declared bound: no game accepts more than :data:`MAX_ACTIONS` actions."""
-        return MAX_ACTIONS
+        """The declared bound (:data:`DECLARATION`): no game accepts more than :data:`MAX_ACTIONS`."""
+        return DECLARATION.bound(options, seats)
+
+    def bound(self, state: LudicState) -> int:
+        """This game's bound (asked of :meth:`max_actions`, which a test may declare smaller)."""
+        return self.max_actions(codec.dump(state.options), state.seats)
 
     # ---- setup -----------------------------------------------------------------------------------
     def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> LudicState:
         if not self.min_seats <= len(players) <= self.max_seats:
             raise FieldValidationError("Ludic is played by 3 to 5 players",
                                        errors={"seats": ["Ludic is played by 3 to 5 players"]})
-        merged = {**DEFAULT_OPTIONS, **{k: v for k, v in options.items() if k in DEFAULT_OPTIONS}}
-        state = LudicState(players=list(players), options=merged, rng=rng, scores=[0] * len(players))
+        state = LudicState(players=list(players), options=DECLARATION.load_options(options), rng=rng,
+                           scores=[0] * len(players))
         state.cut_deck = rng.shuffled(deck_pile())
         state.cut_pending = list(range(len(players)))
         return state
@@ -223,7 +239,7 @@ class LudicEngine:
             return []
         if state.phase is Phase.RULE:
             template: JSON = {"type": ActionType.WRITE_RULE, "rule": RULE_TEMPLATE}
-            if state.options["turn_initial_sets"]:
+            if state.options.turn_initial_sets:
                 template |= {"turn_obey": False, "turn_break": False}
             return [template]
         if state.phase in (Phase.GUESS, Phase.FINAL):
@@ -250,7 +266,7 @@ class LudicEngine:
         events: list[Event] = []
         handler(new, seat, action, events)
         new.actions += 1
-        if new.phase is not Phase.OVER and new.actions >= self.max_actions(new.options, new.seats):
+        if new.phase is not Phase.OVER and new.actions >= self.bound(new):
             events.append(Event(EventType.ACTION_BOUND_REACHED, {"actions": new.actions}))
             best = max(new.scores)
             self._finish(new, [s for s in range(new.seats) if new.scores[s] == best], events)
@@ -321,7 +337,7 @@ class LudicEngine:
         turns = {OBEY: action.get("turn_obey", False), BREAK: action.get("turn_break", False)}
         if not isinstance(text, str) or not all(isinstance(v, bool) for v in turns.values()):
             raise self._illegal(state, seat, "write_rule needs a rule text (and booleans turn_obey, turn_break)")
-        if any(turns.values()) and not state.options["turn_initial_sets"]:
+        if any(turns.values()) and not state.options.turn_initial_sets:
             raise self._illegal(state, seat, "this game does not let the Vexer turn the initial sets")
         initial = {c: round_.initial(c) for c in COLUMNS}
         oriented = {c: (s.bottom, s.top) if turns[c] else (s.top, s.bottom) for c, s in initial.items()}
@@ -465,7 +481,7 @@ class LudicEngine:
             options = self._step_options(state, step)
             choice = chosen
             chosen = None
-            if choice is None and len(options) > 1 and state.options["vexer_choices"]:
+            if choice is None and len(options) > 1 and state.options.vexer_choices:
                 state.phase = Phase.CHOOSE
                 events.append(Event(EventType.VEXER_CHOOSING, {"kind": _choice_kind(step).value}))
                 return
@@ -592,7 +608,7 @@ class LudicEngine:
         if became_ludic:
             events.append(Event(EventType.PLAYER_BECAME_LUDIC, {"seat": vexer, "score": state.scores[vexer]}))
         state.vexer = new_vexer
-        limit = state.options["round_limit"]
+        limit = state.options.round_limit
         if new_vexer in state.ludic:
             self._finish(state, [new_vexer], events)
         elif (limit and len(state.rounds) >= limit) or len(state.rounds) >= MAX_ROUNDS:
@@ -653,13 +669,13 @@ class LudicEngine:
         last = state.rounds[-1] if state.rounds else None
         by_ludic = last is not None and last["next_vexer"] in state.ludic and state.winners == [last["next_vexer"]]
         bound: JSON | None = None
-        cap = self.max_actions(state.options, state.seats)
+        cap = self.bound(state)
         if state.actions >= cap:
             bound = {"reached": Bound.ACTIONS.value, "limit": cap}
             won_by = f"the action bound ({cap} actions; the round in progress dropped): the highest score wins"
         elif by_ludic:
             won_by = "a ludic player became Vexer again (the text's win: scores only decide who is ludic)"
-        elif state.options["round_limit"] and len(state.rounds) >= state.options["round_limit"]:
+        elif state.options.round_limit and len(state.rounds) >= state.options.round_limit:
             won_by = "the round limit: the highest score wins"
         else:
             bound = {"reached": Bound.ROUNDS.value, "limit": MAX_ROUNDS}

@@ -6,12 +6,14 @@ are generated from it); the action schemas validate bodies before the engine jud
 
 from __future__ import annotations
 
+import dataclasses
+
 from ludoteca.hosting.schemas import StrictBoolean, strict_integer
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from ludic.engine import ActionType, Choice, EndedBy, Logged, Role
 from ludic.language import MAX_TEXT
-from ludic.state import HintSource, Phase, SetKind
+from ludic.state import HintSource, LudicOptions, Phase, SetKind
 from ludic.universe import BREAK, OBEY
 
 CARD_PATTERN = r"^(10|[2-9JQK])[CDHS]$"
@@ -36,19 +38,23 @@ def _type(name: str) -> fields.String:
 
 
 # ---- options ------------------------------------------------------------------------------------
+def _option(name: str) -> fields.Field:
+    """The schema field of one option, read off its declaration (:class:`LudicOptions`): a
+    boolean, or an integer in its declared range."""
+    declared = next(f for f in dataclasses.fields(LudicOptions) if f.name == name)
+    default, metadata = declared.default, {"description": declared.metadata["description"]}
+    if isinstance(default, bool):
+        return StrictBoolean(load_default=default, metadata=metadata)
+    assert isinstance(default, int)
+    low, high = declared.metadata["range"]
+    return strict_integer(load_default=default, validate=validate.Range(min=low, max=high), metadata=metadata)
+
+
 class OptionsSchema(_Strict):
-    short_game = StrictBoolean(load_default=False, metadata={
-        "description": "A short game: a player becomes ludic at 11 points instead of 15."})
-    round_limit = strict_integer(load_default=0, validate=validate.Range(min=0, max=100), metadata={
-        "description": "End after this many rounds (highest score wins); 0: play until a ludic player "
-        "becomes Vexer again, as the text says."})
-    vexer_choices = StrictBoolean(load_default=False, metadata={
-        "description": "The Vexer chooses which set to flip and which counterexample to give as a hint "
-        "(the game waits for a choose_flip / choose_hint action); otherwise the server chooses: the "
-        "oldest set after the initial one, a random counterexample."})
-    turn_initial_sets = StrictBoolean(load_default=True, metadata={
-        "description": "The Vexer may turn either initial set around (swap its top and bottom) when "
-        "writing the rule."})
+    short_game = _option("short_game")
+    round_limit = _option("round_limit")
+    vexer_choices = _option("vexer_choices")
+    turn_initial_sets = _option("turn_initial_sets")
 
 
 # ---- actions -------------------------------------------------------------------------------------

@@ -11,11 +11,42 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from ludoteca import codec
 from ludoteca.rng import Rng
 
 from ludic.universe import COLUMNS, set_of_codes
 
 Json = dict[str, Any]
+
+
+MAX_ROUNDS = 100
+"""The game ends after this round whatever the scores (normal games last 5 to 35 rounds; the
+``round_limit`` option may only ask for fewer)."""
+
+
+@dataclass(frozen=True)
+class LudicOptions:
+    """The options of one game, declared once: the options schema is built from these fields
+    (defaults, ranges, descriptions), and :data:`ludic.engine.DECLARATION` loads its output into
+    this value."""
+
+    short_game: bool = field(default=False, metadata={
+        "description": "A short game: a player becomes ludic at 11 points instead of 15."})
+    round_limit: int = field(default=0, metadata={
+        "description": "End after this many rounds (highest score wins); 0: play until a ludic player "
+        "becomes Vexer again, as the text says.", "range": (0, MAX_ROUNDS)})
+    vexer_choices: bool = field(default=False, metadata={
+        "description": "The Vexer chooses which set to flip and which counterexample to give as a hint "
+        "(the game waits for a choose_flip / choose_hint action); otherwise the server chooses: the "
+        "oldest set after the initial one, a random counterexample."})
+    turn_initial_sets: bool = field(default=True, metadata={
+        "description": "The Vexer may turn either initial set around (swap its top and bottom) when "
+        "writing the rule."})
+
+    @property
+    def target(self) -> int:
+        """The points that make a player ludic."""
+        return 11 if self.short_game else 15
 
 
 class Phase(StrEnum):
@@ -140,7 +171,7 @@ class Round:
 @dataclass
 class LudicState:
     players: list[str]
-    options: Json
+    options: LudicOptions
     rng: Rng
     phase: Phase = Phase.CUT
     scores: list[int] = field(default_factory=list)
@@ -163,7 +194,7 @@ class LudicState:
 
     @property
     def target(self) -> int:
-        return 11 if self.options.get("short_game") else 15
+        return self.options.target
 
     def seekers(self) -> list[int]:
         """The Seekers in turn order: from the Vexer's left, around the table."""
@@ -215,7 +246,7 @@ def _load_round(data: Json) -> Round:
 
 def load_state(data: Json) -> LudicState:
     return LudicState(
-        players=list(data["players"]), options=dict(data["options"]), rng=Rng.load(data["rng"]),
+        players=list(data["players"]), options=codec.load(LudicOptions, data["options"]), rng=Rng.load(data["rng"]),
         phase=Phase(data["phase"]), scores=list(data["scores"]), ludic=list(data["ludic"]),
         token=data.get("token"), vexer=data.get("vexer"), cut_pending=list(data["cut_pending"]),
         cut_attempt=int(data["cut_attempt"]),
