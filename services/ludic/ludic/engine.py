@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from ludoteca import codec
 from ludoteca.engine import JSON, Chance, Declaration, Event, GameResult, Information
@@ -44,9 +45,6 @@ from ludic.state import (
     SetKind,
     Step,
     StepKind,
-    copy_state,
-    dump_state,
-    load_state,
 )
 from ludic.universe import (
     BREAK,
@@ -60,6 +58,8 @@ from ludic.universe import (
     hintbook_pile,
     set_of_codes,
 )
+
+T = TypeVar("T")
 
 HAND = 4
 MAX_FACE_UP = 5
@@ -161,6 +161,19 @@ def _audience(*seats: int) -> frozenset[int]:
     return frozenset(seats)
 
 
+def _without(items: tuple[T, ...], *gone: T) -> tuple[T, ...]:
+    """``items`` less one of each of ``gone`` (each is there)."""
+    kept = list(items)
+    for item in gone:
+        kept.remove(item)
+    return tuple(kept)
+
+
+Handler = Callable[[LudicState, int, Mapping[str, Any], list[Event]], LudicState]
+"""An action's handler: the state (with its own RNG), the seat, the body, the events so far ->
+the new state."""
+
+
 def _max_actions(options: LudicOptions, seats: int) -> int:
     return MAX_ACTIONS
 
@@ -175,7 +188,10 @@ RNG; the rule is the Vexer's, each hand and hint its Seeker's, the deck nobody's
 
 
 class LudicEngine:
-    """The Engine of 2-card Ludic for 3 to 5 seats (:data:`DECLARATION`)."""
+    """The Engine of 2-card Ludic for 3 to 5 seats (:data:`DECLARATION`).
+
+    Every handler takes the state and returns a new one (``replace``); none changes what it is
+    given. ``apply`` gives them their own copy of the RNG, the only mutable part of a state."""
 
     declaration = DECLARATION
     min_seats = DECLARATION.min_seats
@@ -194,11 +210,11 @@ class LudicEngine:
         if not self.min_seats <= len(players) <= self.max_seats:
             raise FieldValidationError("Ludic is played by 3 to 5 players",
                                        errors={"seats": ["Ludic is played by 3 to 5 players"]})
-        state = LudicState(players=list(players), options=DECLARATION.load_options(options), rng=rng,
-                           scores=[0] * len(players))
-        state.cut_deck = rng.shuffled(deck_pile())
-        state.cut_pending = list(range(len(players)))
-        return state
+        opts = DECLARATION.load_options(options)
+        rng = Rng(rng.seed, rng.counter)
+        seats = len(players)
+        return LudicState(players=tuple(players), options=opts, rng=rng, scores=(0,) * seats,
+                          cut_deck=tuple(rng.shuffled(deck_pile())), cut_pending=tuple(range(seats)))
 
     # ---- who acts, what is legal -------------------------------------------------------------------
     def to_act(self, state: LudicState) -> frozenset[int]:
@@ -219,7 +235,7 @@ class LudicEngine:
         round_ = state.round
         assert round_ is not None
         if state.phase is Phase.CHOOSE:
-            return [self._choice_body(round_, option) for option in self._step_options(state, round_.steps[0])]
+            return [self._choice_body(option) for option in self._step_options(round_, round_.steps[0])]
         if state.phase in (Phase.GUESS, Phase.FINAL):
             return [{"type": ActionType.PASS}]
         if state.phase is not Phase.TURN:
@@ -253,85 +269,84 @@ class LudicEngine:
         if seat not in self.to_act(state):
             raise NotYourTurnError("it is not this seat's turn", to_act=sorted(self.to_act(state)))
         kind = action.get("type") if isinstance(action, Mapping) else None
-        handlers: dict[str, Callable[[LudicState, int, Mapping[str, Any], list[Event]], None]] = {
-            ActionType.CUT: self._cut, ActionType.WRITE_RULE: self._write_rule, ActionType.QUERY: self._query,
-            ActionType.PLAY: self._play,
-            ActionType.DRAW: self._draw, ActionType.GUESS: self._guess, ActionType.PASS: self._pass,
-            ActionType.CHOOSE_FLIP: self._choose, ActionType.CHOOSE_HINT: self._choose,
-        }
-        handler = handlers.get(kind) if isinstance(kind, str) else None
+        handler = self._handlers().get(kind) if isinstance(kind, str) else None
         if handler is None:
             raise self._illegal(state, seat, f"unknown action type {kind!r}")
-        new = copy_state(state)
         events: list[Event] = []
-        handler(new, seat, action, events)
-        new.actions += 1
+        new = handler(replace(state, rng=Rng(state.rng.seed, state.rng.counter)), seat, action, events)
+        new = replace(new, actions=new.actions + 1)
         if new.phase is not Phase.OVER and new.actions >= self.bound(new):
             events.append(Event(EventType.ACTION_BOUND_REACHED, {"actions": new.actions}))
             best = max(new.scores)
-            self._finish(new, [s for s in range(new.seats) if new.scores[s] == best], events)
+            new = self._finish(new, [s for s in range(new.seats) if new.scores[s] == best], events)
         return new, events
+
+    def _handlers(self) -> dict[str, Handler]:
+        return {
+            ActionType.CUT: self._cut, ActionType.WRITE_RULE: self._write_rule, ActionType.QUERY: self._query,
+            ActionType.PLAY: self._play, ActionType.DRAW: self._draw, ActionType.GUESS: self._guess,
+            ActionType.PASS: self._pass, ActionType.CHOOSE_FLIP: self._choose, ActionType.CHOOSE_HINT: self._choose,
+        }
 
     def _illegal(self, state: LudicState, seat: int, message: str) -> IllegalActionError:
         return IllegalActionError(message, legal=self.legal_actions(state, seat),
                                   templates=self.action_templates(state, seat))
 
-    def _require_phase(self, state: LudicState, seat: int, *phases: str) -> Round:
+    def _require_phase(self, state: LudicState, seat: int, *phases: Phase) -> Round:
         if state.phase not in phases:
             raise self._illegal(state, seat, f"not allowed in the {state.phase.value!r} phase")
         assert state.round is not None
         return state.round
 
     # ---- the cut -----------------------------------------------------------------------------------------
-    def _cut(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
+    def _cut(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
         if state.phase is not Phase.CUT:
             raise self._illegal(state, seat, "the cut is over")
-        card = state.cut_deck.pop(state.rng.randbelow(len(state.cut_deck)))
+        deck = list(state.cut_deck)
+        card = deck.pop(state.rng.randbelow(len(deck)))
         attempt = state.cut_attempt
-        state.cuts.append({"seat": seat, "card": card, "attempt": attempt})
-        state.cut_pending.remove(seat)
+        pending = _without(state.cut_pending, seat)
+        state = replace(state, cut_deck=tuple(deck), cut_pending=pending,
+                        cuts=(*state.cuts, {"seat": seat, "card": card, "attempt": attempt}))
         events.append(Event(EventType.CARD_CUT, {"seat": seat, "card": card}))
-        if state.cut_pending:
-            return
+        if pending:
+            return state
         current = [c for c in state.cuts if c["attempt"] == attempt]
         low = min(card_type(c["card"]).rank for c in current)
         lowest = sorted(c["seat"] for c in current if card_type(c["card"]).rank == low)
         if len(lowest) > 1:
-            state.cut_pending = lowest
-            state.cut_attempt += 1
-            state.cut_deck = state.rng.shuffled(deck_pile())
             events.append(Event(EventType.CUT_TIED, {"seats": lowest}))
-            return
-        state.vexer = lowest[0]
-        state.token = (lowest[0] + 1) % state.seats
-        state.cut_deck = []
-        events.append(Event(EventType.VEXER_CHOSEN, {"vexer": state.vexer, "token": state.token}))
-        self._start_round(state, events)
+            return replace(state, cut_pending=tuple(lowest), cut_attempt=attempt + 1,
+                           cut_deck=tuple(state.rng.shuffled(deck_pile())))
+        vexer, token = lowest[0], (lowest[0] + 1) % state.seats
+        events.append(Event(EventType.VEXER_CHOSEN, {"vexer": vexer, "token": token}))
+        return self._start_round(replace(state, vexer=vexer, token=token, cut_deck=()), events)
 
     # ---- a round ---------------------------------------------------------------------------------------
-    def _start_round(self, state: LudicState, events: list[Event]) -> None:
+    def _start_round(self, state: LudicState, events: list[Event]) -> LudicState:
         assert state.vexer is not None
         deck = state.rng.shuffled(deck_pile())
         seekers = state.seekers()
-        hands: dict[int, list[str]] = {s: [] for s in seekers}
+        dealt: dict[int, list[str]] = {s: [] for s in seekers}
         for _ in range(HAND):
             for s in seekers:
-                hands[s].append(deck.pop(0))
+                dealt[s].append(deck.pop(0))
         obey = PlacedSet(deck.pop(0), deck.pop(0), SetKind.INITIAL, None)
         broken = PlacedSet(deck.pop(0), deck.pop(0), SetKind.INITIAL, None)
-        state.round = Round(number=len(state.rounds) + 1, vexer=state.vexer, deck=deck,
-                            hintbook=hintbook_pile(), hands=hands,
-                            columns={OBEY: [obey], BREAK: [broken]}, hints={s: [] for s in seekers})
-        state.phase = Phase.RULE
+        hands = {s: tuple(h) for s, h in dealt.items()}
+        round_ = Round(number=len(state.rounds) + 1, vexer=state.vexer, deck=tuple(deck),
+                       hintbook=tuple(hintbook_pile()), hands=hands, columns={OBEY: (obey,), BREAK: (broken,)},
+                       hints={s: () for s in seekers})
         events.append(Event(EventType.ROUND_STARTED, {
-            "round": state.round.number, "vexer": state.vexer, "token": state.token,
+            "round": round_.number, "vexer": state.vexer, "token": state.token,
             "initial_sets": {OBEY: {"top": obey.top, "bottom": obey.bottom},
                              BREAK: {"top": broken.top, "bottom": broken.bottom}},
             "hand_counts": {str(s): len(h) for s, h in hands.items()}, "deck_count": len(deck)}))
         for s, hand in hands.items():
             events.append(Event(EventType.HAND_DEALT, {"seat": s, "cards": list(hand)}, _audience(s)))
+        return replace(state, round=round_, phase=Phase.RULE)
 
-    def _write_rule(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
+    def _write_rule(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
         round_ = self._require_phase(state, seat, Phase.RULE)
         text = action.get("rule")
         turns = {OBEY: action.get("turn_obey", False), BREAK: action.get("turn_break", False)}
@@ -346,69 +361,69 @@ class LudicEngine:
             table = accept_rule(text, sets)
         except RuleError as error:
             raise FieldValidationError(str(error), errors={"rule": [str(error)]}, rule_error=error.as_json()) from None
-        for c, (top, bottom) in oriented.items():
-            initial[c].top, initial[c].bottom = top, bottom
-        round_.rule, round_.rule_obey = text, format(table.obey, "x")
+        columns = {c: (replace(initial[c], top=top, bottom=bottom), *round_.columns[c][1:])
+                   for c, (top, bottom) in oriented.items()}
         events.append(Event(EventType.RULE_WRITTEN, {"turned": [c for c in COLUMNS if turns[c]],
-                                            "initial_sets": {c: {"top": t, "bottom": b}
-                                                             for c, (t, b) in oriented.items()}}))
+                                                     "initial_sets": {c: {"top": t, "bottom": b}
+                                                                      for c, (t, b) in oriented.items()}}))
         events.append(Event(EventType.RULE_RECORDED, {"rule": text}, _audience(seat)))
-        round_.turn = state.seekers()[0]
-        state.phase = Phase.TURN
+        round_ = replace(round_, columns=columns, rule=text, rule_obey=format(table.obey, "x"),
+                         turn=state.seekers()[0])
+        return replace(state, round=round_, phase=Phase.TURN)
 
     # ---- a Seeker's turn -------------------------------------------------------------------------------
-    def _take_pair(self, state: LudicState, seat: int, action: Mapping[str, Any]) -> tuple[str, str]:
+    def _take_pair(self, state: LudicState, seat: int, action: Mapping[str, Any]) -> tuple[str, str, Round]:
+        """The set ``seat`` builds, and the round with its two cards out of the hand."""
         round_ = self._require_phase(state, seat, Phase.TURN)
         top, bottom = action.get("top"), action.get("bottom")
         hand = round_.hands[seat]
         if not (isinstance(top, str) and isinstance(bottom, str) and top in hand and bottom in hand
                 and top != bottom):
             raise self._illegal(state, seat, "a set is built from two different cards of your hand")
-        hand.remove(top)
-        hand.remove(bottom)
-        return top, bottom
+        return top, bottom, replace(round_, hands={**round_.hands, seat: _without(hand, top, bottom)})
 
-    def _query(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
+    def _query(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
         round_ = self._require_phase(state, seat, Phase.TURN)
         if not round_.deck:
             raise self._illegal(state, seat, "no queries once the deck has run out: play to a column")
-        top, bottom = self._take_pair(state, seat, action)
+        top, bottom, round_ = self._take_pair(state, seat, action)
         column = column_of(bool(round_.obey_mask >> set_of_codes(top, bottom) & 1))
-        round_.log.append({"event": Logged.QUERY.value, "seat": seat, "top": top, "bottom": bottom, "column": column})
+        entry = {"event": Logged.QUERY.value, "seat": seat, "top": top, "bottom": bottom, "column": column}
         events.append(Event(EventType.SET_QUERIED, {"seat": seat, "top": top, "bottom": bottom, "column": column}))
-        round_.steps = [Step(StepKind.PLACE, seat, column, top, bottom, SetKind.QUERY), Step(StepKind.DEAL, seat),
-                        Step(StepKind.END_TURN)]
-        self._run(state, events)
+        steps = (Step(StepKind.PLACE, seat, column, top, bottom, SetKind.QUERY), Step(StepKind.DEAL, seat),
+                 Step(StepKind.END_TURN))
+        return self._run(replace(state, round=replace(round_, log=(*round_.log, entry), steps=steps)), events)
 
-    def _play(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
+    def _play(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
         round_ = self._require_phase(state, seat, Phase.TURN)
         chosen = action.get("column")
         if chosen not in COLUMNS:
             raise self._illegal(state, seat, "play to the 'obey' or the 'break' column")
-        top, bottom = self._take_pair(state, seat, action)
+        top, bottom, round_ = self._take_pair(state, seat, action)
         column = column_of(bool(round_.obey_mask >> set_of_codes(top, bottom) & 1))
         correct = chosen == column
-        round_.log.append({"event": Logged.PLAY.value, "seat": seat, "top": top, "bottom": bottom, "column": column,
-                        "correct": correct})
+        entry = {"event": Logged.PLAY.value, "seat": seat, "top": top, "bottom": bottom, "column": column,
+                 "correct": correct}
         events.append(Event(EventType.SET_PLAYED, {"seat": seat, "top": top, "bottom": bottom, "chosen": chosen,
-                                          "column": column, "correct": correct}))
+                                                   "column": column, "correct": correct}))
+        steps: tuple[Step, ...]
         if correct:
-            round_.steps = [Step(StepKind.PLACE, seat, column, top, bottom, SetKind.PLAY), Step(StepKind.DEAL, seat),
-                         Step(StepKind.MAY_GUESS, seat)]
+            steps = (Step(StepKind.PLACE, seat, column, top, bottom, SetKind.PLAY), Step(StepKind.DEAL, seat),
+                     Step(StepKind.MAY_GUESS, seat))
         else:
-            round_.steps = [Step(StepKind.PLACE, seat, column, top, bottom, SetKind.MISPLAY), Step(StepKind.END_TURN)]
-        self._run(state, events)
+            steps = (Step(StepKind.PLACE, seat, column, top, bottom, SetKind.MISPLAY), Step(StepKind.END_TURN))
+        return self._run(replace(state, round=replace(round_, log=(*round_.log, entry), steps=steps)), events)
 
-    def _draw(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
+    def _draw(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
         round_ = self._require_phase(state, seat, Phase.TURN)
         if not round_.deck or len(round_.hands[seat]) >= HAND:
             raise self._illegal(state, seat, "you may pass and draw only with fewer than 4 cards, while the "
                                 "deck lasts")
-        round_.log.append({"event": Logged.DRAW.value, "seat": seat})
-        round_.steps = [Step(StepKind.DEAL, seat), Step(StepKind.END_TURN)]
-        self._run(state, events)
+        round_ = replace(round_, log=(*round_.log, {"event": Logged.DRAW.value, "seat": seat}),
+                         steps=(Step(StepKind.DEAL, seat), Step(StepKind.END_TURN)))
+        return self._run(replace(state, round=round_), events)
 
-    def _guess(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
+    def _guess(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
         round_ = self._require_phase(state, seat, Phase.GUESS, Phase.FINAL)
         text = action.get("rule")
         if not isinstance(text, str):
@@ -418,43 +433,42 @@ class LudicEngine:
         except RuleError as error:
             raise FieldValidationError(str(error), errors={"rule": [str(error)]}, rule_error=error.as_json()) from None
         correct = guess.obey == round_.obey_mask
-        round_.log.append({"event": Logged.GUESS.value, "seat": seat, "rule": text, "correct": correct})
+        round_ = replace(round_, log=(*round_.log, {"event": Logged.GUESS.value, "seat": seat, "rule": text,
+                                                    "correct": correct}))
         events.append(Event(EventType.GUESS_MADE, {"seat": seat, "rule": text, "correct": correct}))
         if correct:
-            self._end_round(state, events, guesser=seat, guess=text)
-            return
+            return self._end_round(replace(state, round=round_), events, guesser=seat, guess=text)
         hint = Step(StepKind.HINT, seat, guess=text, guess_obey=format(guess.obey, "x"))
-        round_.steps = [*self._last_phase_flips(state), hint, Step(StepKind.END_TURN)]
-        self._run(state, events)
+        round_ = replace(round_, steps=(*self._last_phase_flips(state), hint, Step(StepKind.END_TURN)))
+        return self._run(replace(state, round=round_), events)
 
-    def _pass(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
+    def _pass(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
         round_ = self._require_phase(state, seat, Phase.GUESS, Phase.FINAL)
-        round_.log.append({"event": Logged.PASS.value, "seat": seat})
         events.append(Event(EventType.GUESS_PASSED, {"seat": seat}))
         if state.phase is Phase.FINAL:
-            round_.steps = [*self._last_phase_flips(state), Step(StepKind.HINT, seat), Step(StepKind.END_TURN)]
+            steps = (*self._last_phase_flips(state), Step(StepKind.HINT, seat), Step(StepKind.END_TURN))
         else:
-            round_.steps = [Step(StepKind.END_TURN)]
-        self._run(state, events)
+            steps = (Step(StepKind.END_TURN),)
+        round_ = replace(round_, log=(*round_.log, {"event": Logged.PASS.value, "seat": seat}), steps=steps)
+        return self._run(replace(state, round=round_), events)
 
     @staticmethod
-    def _last_phase_flips(state: LudicState) -> list[Step]:
-        return [Step(StepKind.FLIP, column=c) for c in COLUMNS] if state.phase is Phase.FINAL else []
+    def _last_phase_flips(state: LudicState) -> tuple[Step, ...]:
+        return tuple(Step(StepKind.FLIP, column=c) for c in COLUMNS) if state.phase is Phase.FINAL else ()
 
-    def _choose(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
+    def _choose(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
         round_ = self._require_phase(state, seat, Phase.CHOOSE)
-        options = self._step_options(state, round_.steps[0])
+        options = self._step_options(round_, round_.steps[0])
         body = {k: action.get(k) for k in ("type", "column", "top", "bottom") if k in action}
-        picked = next((o for o in options if self._choice_body(round_, o) == body), None)
+        picked = next((o for o in options if self._choice_body(o) == body), None)
         if picked is None:
             raise self._illegal(state, seat, "choose one of the listed options")
-        self._run(state, events, picked)
+        return self._run(state, events, picked)
 
     # ---- the Vexer's work queue ----------------------------------------------------------------------
-    def _step_options(self, state: LudicState, step: Step) -> list[Any]:
+    @staticmethod
+    def _step_options(round_: Round, step: Step) -> list[Any]:
         """The choices a step offers (empty when it has none)."""
-        round_ = state.round
-        assert round_ is not None
         if step.do in (StepKind.PLACE, StepKind.FLIP):
             assert step.column is not None
             face_up = round_.face_up(step.column)
@@ -466,113 +480,116 @@ class LudicEngine:
         return []
 
     @staticmethod
-    def _choice_body(round_: Round, option: Any) -> JSON:
+    def _choice_body(option: Any) -> JSON:
         if isinstance(option, HintOption):
             return {"type": ActionType.CHOOSE_HINT, "top": option.top, "bottom": option.bottom}
         column, placed = option
         return {"type": ActionType.CHOOSE_FLIP, "column": column, "top": placed.top, "bottom": placed.bottom}
 
-    def _run(self, state: LudicState, events: list[Event], chosen: Any = None) -> None:
-        """Do the queued steps in order, pausing for the Vexer when the option asks for it."""
-        round_ = state.round
-        assert round_ is not None
-        while round_.steps and state.round is round_:
+    def _run(self, state: LudicState, events: list[Event], chosen: Any = None) -> LudicState:
+        """Do the queued steps of this round in order, pausing for the Vexer when the option asks
+        for it (a step that ends the round leaves the rest undone)."""
+        assert state.round is not None
+        number = state.round.number
+        while state.round is not None and state.round.number == number and state.round.steps:
+            round_ = state.round
             step = round_.steps[0]
-            options = self._step_options(state, step)
+            options = self._step_options(round_, step)
             choice = chosen
             chosen = None
             if choice is None and len(options) > 1 and state.options.vexer_choices:
-                state.phase = Phase.CHOOSE
                 events.append(Event(EventType.VEXER_CHOOSING, {"kind": _choice_kind(step).value}))
-                return
+                return replace(state, phase=Phase.CHOOSE)
             if choice is None and options:
                 choice = state.rng.choice(options) if step.do is StepKind.HINT else options[0]
-            round_.steps.pop(0)
-            self._do(state, step, choice, events)
+            state = self._do(replace(state, round=replace(round_, steps=round_.steps[1:])), step, choice, events)
+        return state
 
-    def _do(self, state: LudicState, step: Step, choice: Any, events: list[Event]) -> None:
+    def _do(self, state: LudicState, step: Step, choice: Any, events: list[Event]) -> LudicState:
         round_ = state.round
         assert round_ is not None
         if step.do is StepKind.PLACE:
             assert step.column and step.top and step.bottom and step.kind
             if choice is not None:
-                self._flip(round_, choice, events)
-            round_.columns[step.column].append(PlacedSet(step.top, step.bottom, step.kind, step.seat))
-        elif step.do is StepKind.FLIP:
+                round_ = self._flip(round_, choice, events)
+            placed = PlacedSet(step.top, step.bottom, step.kind, step.seat)
+            columns = {**round_.columns, step.column: (*round_.columns[step.column], placed)}
+            return replace(state, round=replace(round_, columns=columns))
+        if step.do is StepKind.FLIP:
             assert step.column is not None
             if choice is None:
-                self._flip(round_, (step.column, round_.initial(step.column)), events)
-                self._end_round(state, events)
-            else:
-                self._flip(round_, choice, events)
-        elif step.do is StepKind.DEAL:
+                round_ = self._flip(round_, (step.column, round_.initial(step.column)), events)
+                return self._end_round(replace(state, round=round_), events)
+            return replace(state, round=self._flip(round_, choice, events))
+        if step.do is StepKind.DEAL:
             assert step.seat is not None
-            cards = [round_.deck.pop(0) for _ in range(min(2, len(round_.deck)))]
-            round_.hands[step.seat].extend(cards)
+            count = min(2, len(round_.deck))
+            cards = list(round_.deck[:count])
+            hands = {**round_.hands, step.seat: (*round_.hands[step.seat], *cards)}
+            round_ = replace(round_, deck=round_.deck[count:], hands=hands)
             if cards:
                 events.append(Event(EventType.CARDS_DEALT, {"seat": step.seat, "count": len(cards),
-                                                   "deck_count": len(round_.deck)}))
+                                                            "deck_count": len(round_.deck)}))
                 events.append(Event(EventType.CARDS_RECEIVED, {"seat": step.seat, "cards": cards},
                                     _audience(step.seat)))
-        elif step.do is StepKind.HINT:
-            assert step.seat is not None
-            self._hint(round_, step, choice, events)
-        elif step.do is StepKind.MAY_GUESS:
-            state.phase = Phase.GUESS
-        else:
-            self._end_turn(state)
+            return replace(state, round=round_)
+        if step.do is StepKind.HINT:
+            return replace(state, round=self._hint(round_, step, choice, events))
+        if step.do is StepKind.MAY_GUESS:
+            return replace(state, phase=Phase.GUESS)
+        return self._end_turn(state)
 
     @staticmethod
-    def _flip(round_: Round, choice: tuple[str, PlacedSet], events: list[Event]) -> None:
+    def _flip(round_: Round, choice: tuple[str, PlacedSet], events: list[Event]) -> Round:
         column, placed = choice
-        target = next(s for s in round_.columns[column] if s.face_up and s.top == placed.top
-                      and s.bottom == placed.bottom)
-        target.face_up = False
-        round_.log.append({"event": Logged.FLIP.value, "column": column, "top": target.top, "bottom": target.bottom})
+        sets = round_.columns[column]
+        at = next(i for i, s in enumerate(sets) if s.face_up and s.top == placed.top and s.bottom == placed.bottom)
+        target = sets[at]
+        columns = {**round_.columns, column: (*sets[:at], replace(target, face_up=False), *sets[at + 1:])}
+        entry = {"event": Logged.FLIP.value, "column": column, "top": target.top, "bottom": target.bottom}
         events.append(Event(EventType.SET_FLIPPED, {"column": column, "top": target.top, "bottom": target.bottom,
-                                           "initial": target.is_initial}))
+                                                    "initial": target.is_initial}))
+        return replace(round_, columns=columns, log=(*round_.log, entry))
 
     @staticmethod
-    def _hint(round_: Round, step: Step, option: HintOption, events: list[Event]) -> None:
+    def _hint(round_: Round, step: Step, option: HintOption, events: list[Event]) -> Round:
         assert step.seat is not None
         seat = step.seat
-        round_.hints.setdefault(seat, []).append(Hint(option.source, option.top, option.bottom, option.obeys,
-                                                   step.guess))
-        if option.source is HintSource.HINTBOOK:
-            round_.hintbook.remove(option.top)
-            round_.hintbook.remove(option.bottom)
+        hint = Hint(option.source, option.top, option.bottom, option.obeys, step.guess)
+        hints = {**round_.hints, seat: (*round_.hints.get(seat, ()), hint)}
         if option.source is HintSource.COLUMN:
-            round_.log.append({"event": Logged.HINT.value, "seat": seat, "source": option.source.value,
-                               "column": option.column,
-                            "top": option.top, "bottom": option.bottom})
+            entry: JSON = {"event": Logged.HINT.value, "seat": seat, "source": option.source.value,
+                           "column": option.column, "top": option.top, "bottom": option.bottom}
             events.append(Event(EventType.HINT_POINTED, {"seat": seat, "column": option.column, "top": option.top,
-                                                "bottom": option.bottom}))
-            return
-        round_.log.append({"event": Logged.HINT.value, "seat": seat, "source": option.source.value})
+                                                         "bottom": option.bottom}))
+            return replace(round_, hints=hints, log=(*round_.log, entry))
+        hintbook = round_.hintbook
+        if option.source is HintSource.HINTBOOK:
+            hintbook = _without(hintbook, option.top, option.bottom)
+        entry = {"event": Logged.HINT.value, "seat": seat, "source": option.source.value}
         events.append(Event(EventType.HINT_GIVEN, {"seat": seat, "source": option.source.value}))
         events.append(Event(EventType.HINT_RECEIVED, {"seat": seat, "source": option.source.value, "top": option.top,
-                                             "bottom": option.bottom, "obeys": option.obeys}, _audience(seat)))
+                                                      "bottom": option.bottom, "obeys": option.obeys},
+                            _audience(seat)))
+        return replace(round_, hints=hints, hintbook=hintbook, log=(*round_.log, entry))
 
-    def _end_turn(self, state: LudicState) -> None:
+    @staticmethod
+    def _end_turn(state: LudicState) -> LudicState:
         round_ = state.round
         assert round_ is not None and round_.turn is not None
         seekers = state.seekers()
         at = seekers.index(round_.turn)
         order = seekers[at + 1:] + seekers[: at + 1]
         if not round_.deck and not any(round_.hands[s] for s in seekers):
-            round_.last_phase = True
-            state.phase = Phase.FINAL
-            round_.turn = order[0]
-        elif not round_.deck:
-            state.phase = Phase.TURN
-            round_.turn = next(s for s in order if round_.hands[s])
-        else:
-            state.phase = Phase.TURN
-            round_.turn = order[0]
+            return replace(state, phase=Phase.FINAL, round=replace(round_, last_phase=True, turn=order[0]))
+        if not round_.deck:
+            return replace(state, phase=Phase.TURN,
+                           round=replace(round_, turn=next(s for s in order if round_.hands[s])))
+        return replace(state, phase=Phase.TURN, round=replace(round_, turn=order[0]))
 
     # ---- end of a round ----------------------------------------------------------------------------------
     def _end_round(self, state: LudicState, events: list[Event], guesser: int | None = None,
-                   guess: str | None = None) -> None:
+                   guess: str | None = None) -> LudicState:
         round_ = state.round
         assert round_ is not None and state.vexer is not None
         vexer = state.vexer
@@ -582,18 +599,18 @@ class LudicEngine:
         elif any(len(round_.columns[c]) == 1 for c in COLUMNS):
             zero_reason = "a column holds nothing but its initial set"
         points = 0 if zero_reason else sum(len(round_.face_up(c)) for c in COLUMNS)
-        state.scores[vexer] += points
-        became_ludic = state.scores[vexer] >= state.target and vexer not in state.ludic
-        if became_ludic:
-            state.ludic.append(vexer)
+        scores = tuple(score + points if s == vexer else score for s, score in enumerate(state.scores))
+        became_ludic = scores[vexer] >= state.target and vexer not in state.ludic
+        ludic = (*state.ludic, vexer) if became_ludic else state.ludic
+        token = state.token
         if guesser is not None:
             new_vexer = guesser
-            if state.token == guesser:
-                state.token = (guesser + 1) % state.seats
+            if token == guesser:
+                token = (guesser + 1) % state.seats
         else:
-            assert state.token is not None
-            new_vexer = state.token
-            state.token = (new_vexer + 1) % state.seats
+            assert token is not None
+            new_vexer = token
+            token = (new_vexer + 1) % state.seats
         summary = {
             "round": round_.number, "vexer": vexer, "rule": round_.rule,
             "ended_by": (EndedBy.FLIP if guesser is None else EndedBy.GUESS).value,
@@ -602,27 +619,23 @@ class LudicEngine:
                             for s in round_.columns[c]] for c in COLUMNS},
             "next_vexer": new_vexer,
         }
-        state.rounds.append(summary)
-        round_.steps = []
         events.append(Event(EventType.ROUND_ENDED, summary))
         if became_ludic:
-            events.append(Event(EventType.PLAYER_BECAME_LUDIC, {"seat": vexer, "score": state.scores[vexer]}))
-        state.vexer = new_vexer
+            events.append(Event(EventType.PLAYER_BECAME_LUDIC, {"seat": vexer, "score": scores[vexer]}))
+        state = replace(state, scores=scores, ludic=ludic, token=token, vexer=new_vexer,
+                        rounds=(*state.rounds, summary), round=replace(round_, steps=()))
         limit = state.options.round_limit
         if new_vexer in state.ludic:
-            self._finish(state, [new_vexer], events)
-        elif (limit and len(state.rounds) >= limit) or len(state.rounds) >= MAX_ROUNDS:
+            return self._finish(state, [new_vexer], events)
+        if (limit and len(state.rounds) >= limit) or len(state.rounds) >= MAX_ROUNDS:
             best = max(state.scores)
-            self._finish(state, [s for s in range(state.seats) if state.scores[s] == best], events)
-        else:
-            self._start_round(state, events)
+            return self._finish(state, [s for s in range(state.seats) if state.scores[s] == best], events)
+        return self._start_round(state, events)
 
     @staticmethod
-    def _finish(state: LudicState, winners: list[int], events: list[Event]) -> None:
-        state.phase = Phase.OVER
-        state.winners = winners
-        state.round = None
+    def _finish(state: LudicState, winners: list[int], events: list[Event]) -> LudicState:
         events.append(Event(EventType.GAME_WON, {"winners": winners, "scores": list(state.scores)}))
+        return replace(state, phase=Phase.OVER, winners=tuple(winners), round=None)
 
     # ---- views -------------------------------------------------------------------------------------------
     def view(self, state: LudicState, seat: int | None) -> JSON:
@@ -637,7 +650,7 @@ class LudicEngine:
             "deck_count": len(round_.deck) if round_ else 0, "hintbook_count": len(round_.hintbook) if round_ else 0,
             "hand": None, "hand_counts": [0] * state.seats, "columns": {OBEY: [], BREAK: []},
             "hints": [], "hint_counts": [0] * state.seats, "log": [], "rule": None, "pending": None,
-            "last_phase": bool(round_ and round_.last_phase), "rounds": copy.deepcopy(state.rounds),
+            "last_phase": bool(round_ and round_.last_phase), "rounds": [copy.deepcopy(r) for r in state.rounds],
         }
         if round_ is None:
             return view
@@ -658,7 +671,7 @@ class LudicEngine:
             pending: JSON = {"kind": _choice_kind(step).value, "seat": step.seat,
                              "options": None}
             if seat == round_.vexer:
-                pending["options"] = [self._choice_body(round_, o) for o in self._step_options(state, step)]
+                pending["options"] = [self._choice_body(o) for o in self._step_options(round_, step)]
             view["pending"] = pending
         return view
 
@@ -667,7 +680,7 @@ class LudicEngine:
         if state.phase is not Phase.OVER:
             return None
         last = state.rounds[-1] if state.rounds else None
-        by_ludic = last is not None and last["next_vexer"] in state.ludic and state.winners == [last["next_vexer"]]
+        by_ludic = last is not None and last["next_vexer"] in state.ludic and state.winners == (last["next_vexer"],)
         bound: JSON | None = None
         cap = self.bound(state)
         if state.actions >= cap:
@@ -685,10 +698,11 @@ class LudicEngine:
                            "rounds": len(state.rounds), "won_by": won_by, "bound": bound})
 
     def dump(self, state: LudicState) -> JSON:
-        return dump_state(state)
+        """Every field of the state, by the shared codec (the stored shape of before it)."""
+        return codec.dump(state)
 
     def load(self, data: Mapping[str, Any]) -> LudicState:
-        return load_state(dict(data))
+        return codec.load(LudicState, data)
 
 
 def _placed_view(placed: PlacedSet) -> JSON:

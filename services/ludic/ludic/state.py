@@ -1,20 +1,20 @@
-"""The state of a Ludic game: plain dataclasses with a JSON codec (the store's and the replay's).
+"""The state of a Ludic game: frozen dataclasses, changed with ``dataclasses.replace``, stored by
+the shared codec (:mod:`ludoteca.codec`: int-keyed dicts, enums, tuples), in the same JSON shape
+as the hand-written codec it replaced.
 
-The state holds every secret (the rule, hands, deck order, hintbook, the RNG); only
-:func:`ludic.engine.LudicEngine.view` decides what a seat may see of it.
+The state holds every secret (the rule, hands, deck order, hintbook, the RNG); only the view
+declared in :mod:`ludic.engine` (``VIEW``, ``SECRETS``) decides what a seat may see of it.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from ludoteca import codec
 from ludoteca.rng import Rng
 
-from ludic.universe import COLUMNS, set_of_codes
+from ludic.universe import set_of_codes
 
 Json = dict[str, Any]
 
@@ -95,7 +95,7 @@ class StepKind(StrEnum):
     END_TURN = "end_turn"
 
 
-@dataclass
+@dataclass(frozen=True)
 class PlacedSet:
     """A set in a column, and how it came there (:class:`SetKind`)."""
 
@@ -114,7 +114,7 @@ class PlacedSet:
         return self.kind is SetKind.INITIAL
 
 
-@dataclass
+@dataclass(frozen=True)
 class Hint:
     """A set proving a guess wrong (or, after a pass in the last phase, any set), with its column
     and where it came from (:class:`HintSource`)."""
@@ -126,7 +126,7 @@ class Hint:
     guess: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Step:
     """One piece of work the Vexer owes (place a set, flip, deal, hint ...), done in order; a step
     that offers the Vexer a choice pauses the game (option ``vexer_choices``)."""
@@ -141,19 +141,19 @@ class Step:
     guess_obey: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Round:
     number: int
     vexer: int
-    deck: list[str]
-    hintbook: list[str]
-    hands: dict[int, list[str]]
-    columns: dict[str, list[PlacedSet]]
+    deck: tuple[str, ...]
+    hintbook: tuple[str, ...]
+    hands: dict[int, tuple[str, ...]]
+    columns: dict[str, tuple[PlacedSet, ...]]
     rule: str | None = None
     rule_obey: str | None = None
-    hints: dict[int, list[Hint]] = field(default_factory=dict)
-    log: list[Json] = field(default_factory=list)
-    steps: list[Step] = field(default_factory=list)
+    hints: dict[int, tuple[Hint, ...]] = field(default_factory=dict)
+    log: tuple[Json, ...] = ()
+    steps: tuple[Step, ...] = ()
     turn: int | None = None
     last_phase: bool = False
 
@@ -168,23 +168,27 @@ class Round:
         return self.columns[column][0]
 
 
-@dataclass
+@dataclass(frozen=True)
 class LudicState:
-    players: list[str]
+    """A whole game. The dicts (a round's hands, columns, hints) are never changed in place either:
+    a change is a new dict in a new value."""
+
+    players: tuple[str, ...]
     options: LudicOptions
     rng: Rng
+    """Drawn from only by the engine's ``apply``, on its own copy (the input state keeps its own)."""
     phase: Phase = Phase.CUT
-    scores: list[int] = field(default_factory=list)
-    ludic: list[int] = field(default_factory=list)
+    scores: tuple[int, ...] = ()
+    ludic: tuple[int, ...] = ()
     token: int | None = None
     vexer: int | None = None
-    cut_pending: list[int] = field(default_factory=list)
+    cut_pending: tuple[int, ...] = ()
     cut_attempt: int = 1
-    cuts: list[Json] = field(default_factory=list)
-    cut_deck: list[str] = field(default_factory=list)
+    cuts: tuple[Json, ...] = ()
+    cut_deck: tuple[str, ...] = ()
     round: Round | None = None
-    rounds: list[Json] = field(default_factory=list)
-    winners: list[int] = field(default_factory=list)
+    rounds: tuple[Json, ...] = ()
+    winners: tuple[int, ...] = ()
     actions: int = 0
     """Actions applied so far: the engine's action bound counts them."""
 
@@ -200,58 +204,3 @@ class LudicState:
         """The Seekers in turn order: from the Vexer's left, around the table."""
         assert self.vexer is not None
         return [(self.vexer + k) % self.seats for k in range(1, self.seats)]
-
-
-# ---- codec -------------------------------------------------------------------------------------------
-def _encode(value: object) -> object:
-    if isinstance(value, Rng):
-        return value.dump()
-    return vars(value)
-
-
-def dump_state(state: LudicState) -> Json:
-    """The state as fresh JSON data (dataclasses as dicts, int keys as strings, the RNG dumped)."""
-    data: Json = json.loads(json.dumps(state, default=_encode))
-    return data
-
-
-def copy_state(state: LudicState) -> LudicState:
-    """An independent copy (faster than ``copy.deepcopy`` for this tree)."""
-    return load_state(dump_state(state))
-
-
-def _load_placed(data: Json) -> PlacedSet:
-    return PlacedSet(**{**data, "kind": SetKind(data["kind"])})
-
-
-def _load_step(data: Json) -> Step:
-    kind = data.get("kind")
-    return Step(**{**data, "do": StepKind(data["do"]), "kind": None if kind is None else SetKind(kind)})
-
-
-def _load_round(data: Json) -> Round:
-    return Round(
-        number=int(data["number"]), vexer=int(data["vexer"]), deck=list(data["deck"]),
-        hintbook=list(data["hintbook"]),
-        hands={int(k): list(v) for k, v in data["hands"].items()},
-        columns={c: [_load_placed(s) for s in data["columns"][c]] for c in COLUMNS},
-        rule=data.get("rule"), rule_obey=data.get("rule_obey"),
-        hints={int(k): [Hint(**{**h, "source": HintSource(h["source"])}) for h in v]
-               for k, v in data.get("hints", {}).items()},
-        log=[dict(e) for e in data.get("log", [])],
-        steps=[_load_step(s) for s in data.get("steps", [])],
-        turn=data.get("turn"), last_phase=bool(data.get("last_phase", False)),
-    )
-
-
-def load_state(data: Json) -> LudicState:
-    return LudicState(
-        players=list(data["players"]), options=codec.load(LudicOptions, data["options"]), rng=Rng.load(data["rng"]),
-        phase=Phase(data["phase"]), scores=list(data["scores"]), ludic=list(data["ludic"]),
-        token=data.get("token"), vexer=data.get("vexer"), cut_pending=list(data["cut_pending"]),
-        cut_attempt=int(data["cut_attempt"]),
-        cuts=[dict(c) for c in data["cuts"]], cut_deck=list(data["cut_deck"]),
-        round=_load_round(data["round"]) if data.get("round") else None,
-        rounds=[dict(r) for r in data["rounds"]], winners=list(data["winners"]),
-        actions=int(data.get("actions", 0)),
-    )
