@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 import pytest
-from ludic.engine import DECLARATION, LudicEngine
+from ludic.engine import DECLARATION, SECRETS, VIEW, LudicEngine
 from ludic.routes import check_json
 from ludic.schemas import ACTION_SCHEMAS, OptionsSchema, RuleCheckRequestSchema, RuleCheckSchema, ViewSchema
 from ludic.state import LudicOptions
@@ -47,6 +47,12 @@ def test_options_defaults_and_ranges() -> None:
         OptionsSchema().load({"round_limit": -1})
     with pytest.raises(ValidationError):
         OptionsSchema().load({"colour": "red"})
+
+
+def test_the_declared_view_parts_are_the_view_schema_fields_in_order() -> None:
+    fields = [f.data_key or name for name, f in ViewSchema().fields.items()]
+    assert [part.name for part in VIEW] == fields
+    assert len({secret.what for secret in SECRETS}) == len(SECRETS) == 5
 
 
 def test_the_options_schema_is_the_declared_options() -> None:

@@ -10,6 +10,12 @@ Vexer, next round ... -> ``over`` when a ludic player becomes Vexer again (or th
 Work the Vexer owes after an action (place a set, flip a set when a column is full, deal, hint,
 end the turn) is queued as :class:`~ludic.state.Step` s and run in order; a step with a choice
 pauses the game for the Vexer only when the option asks for it.
+
+Declared as data, as Speculation is: :data:`DECLARATION` (seats, chance, information, the options
+type :class:`~ludic.state.LudicOptions`, the bound), :data:`SECRETS` (the rule, a hand, a
+Seeker's hints, the Vexer's pending choices, face-down sets) and :data:`VIEW` (every part of a
+view, in order, each private one read through those secrets). The state is frozen, changed with
+``replace``, and stored by the shared codec (:mod:`ludoteca.codec`) in the shape of before it.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from ludoteca import codec
-from ludoteca.engine import JSON, Chance, Declaration, Event, GameResult, Information
+from ludoteca.engine import JSON, Chance, Declaration, Event, GameResult, Information, Part, Secret, Viewer, view_of
 from ludoteca.errors import (
     FieldValidationError,
     GameOverError,
@@ -639,41 +645,8 @@ class LudicEngine:
 
     # ---- views -------------------------------------------------------------------------------------------
     def view(self, state: LudicState, seat: int | None) -> JSON:
-        round_ = state.round
-        role = Role.SPECTATOR if seat is None else (Role.VEXER if seat == state.vexer else Role.SEEKER)
-        view: JSON = {
-            "phase": state.phase.value, "you": seat, "role": role.value, "vexer": state.vexer, "token": state.token,
-            "round": round_.number if round_ else len(state.rounds), "target": state.target,
-            "scores": list(state.scores), "ludic": sorted(state.ludic), "winners": list(state.winners),
-            "cuts": [dict(c) for c in state.cuts], "turn": round_.turn if round_ else None,
-            "aces": {OBEY: OBEY_ACE, BREAK: BREAK_ACE},
-            "deck_count": len(round_.deck) if round_ else 0, "hintbook_count": len(round_.hintbook) if round_ else 0,
-            "hand": None, "hand_counts": [0] * state.seats, "columns": {OBEY: [], BREAK: []},
-            "hints": [], "hint_counts": [0] * state.seats, "log": [], "rule": None, "pending": None,
-            "last_phase": bool(round_ and round_.last_phase), "rounds": [copy.deepcopy(r) for r in state.rounds],
-        }
-        if round_ is None:
-            return view
-        for s, hand in round_.hands.items():
-            view["hand_counts"][s] = len(hand)
-        for s, hints in round_.hints.items():
-            view["hint_counts"][s] = len(hints)
-        if seat is not None and seat in round_.hands:
-            view["hand"] = list(round_.hands[seat])
-            view["hints"] = [{"source": h.source.value, "top": h.top, "bottom": h.bottom, "obeys": h.obeys,
-                              "guess": h.guess} for h in round_.hints.get(seat, [])]
-        view["columns"] = {c: [_placed_view(s) for s in round_.columns[c]] for c in COLUMNS}
-        view["log"] = [dict(e) for e in round_.log]
-        if seat is not None and seat == round_.vexer:
-            view["rule"] = round_.rule
-        if state.phase is Phase.CHOOSE:
-            step = round_.steps[0]
-            pending: JSON = {"kind": _choice_kind(step).value, "seat": step.seat,
-                             "options": None}
-            if seat == round_.vexer:
-                pending["options"] = [self._choice_body(o) for o in self._step_options(round_, step)]
-            view["pending"] = pending
-        return view
+        """Every part of :data:`VIEW`, as ``seat`` may see it (:data:`SECRETS`)."""
+        return view_of(VIEW, state, seat)
 
     # ---- result & codec -------------------------------------------------------------------------------
     def result(self, state: LudicState) -> GameResult | None:
@@ -705,9 +678,124 @@ class LudicEngine:
         return codec.load(LudicState, data)
 
 
-def _placed_view(placed: PlacedSet) -> JSON:
-    if not placed.face_up:
+
+# ---- what each seat may see ----------------------------------------------------------------------
+RULE: Secret[LudicState] = Secret(
+    "the round's rule: its Vexer's (everyone reads it in the round's summary once the round is over)",
+    lambda state, viewer, owner: viewer == owner)
+HAND_CARDS: Secret[LudicState] = Secret(
+    "a Seeker's hand: its own (everyone sees how many cards it holds)",
+    lambda state, viewer, owner: viewer == owner)
+HINTS: Secret[LudicState] = Secret(
+    "the hints a Seeker was given: its own (everyone sees how many, and which sets were pointed to)",
+    lambda state, viewer, owner: viewer == owner)
+CHOICES: Secret[LudicState] = Secret(
+    "the choices the Vexer has when the game waits on it (the hints it may give tell of the rule): its own",
+    lambda state, viewer, owner: viewer == owner)
+FACE_DOWN: Secret[LudicState] = Secret(
+    "a set flipped face down: nobody's to see in the columns (the round's log still records it)",
+    lambda state, viewer, owner: False)
+SECRETS: tuple[Secret[LudicState], ...] = (RULE, HAND_CARDS, HINTS, CHOICES, FACE_DOWN)
+"""Everything private in Ludic that a view reads; the deck's order, the cut deck and the RNG are
+in no view at all (only the deck's and the hintbook's counts). The rest is public: the cut,
+scores, the token, the columns' face-up sets, the log, the round summaries."""
+
+
+def _role(state: LudicState, viewer: Viewer) -> str:
+    if viewer is None:
+        return Role.SPECTATOR.value
+    return (Role.VEXER if viewer == state.vexer else Role.SEEKER).value
+
+
+def _per_seat(state: LudicState, held: Callable[[Round], Mapping[int, tuple[Any, ...]]]) -> list[int]:
+    """How many things (cards, hints) each seat holds (0 for the Vexer, and when no round is on)."""
+    counts = [0] * state.seats
+    if state.round is not None:
+        for seat, things in held(state.round).items():
+            counts[seat] = len(things)
+    return counts
+
+
+def _hand(state: LudicState, viewer: Viewer) -> list[str] | None:
+    """The viewer's own hand (:data:`HAND_CARDS`), ``None`` for the Vexer and spectators."""
+    rnd = state.round
+    if rnd is None or viewer is None or viewer not in rnd.hands or not HAND_CARDS.may_see(state, viewer, viewer):
+        return None
+    return list(rnd.hands[viewer])
+
+
+def _hints(state: LudicState, viewer: Viewer) -> list[JSON]:
+    """The viewer's own hints (:data:`HINTS`)."""
+    rnd = state.round
+    if rnd is None or viewer is None or viewer not in rnd.hands or not HINTS.may_see(state, viewer, viewer):
+        return []
+    return [{"source": h.source.value, "top": h.top, "bottom": h.bottom, "obeys": h.obeys, "guess": h.guess}
+            for h in rnd.hints.get(viewer, ())]
+
+
+def _placed_view(state: LudicState, rnd: Round, placed: PlacedSet, viewer: Viewer) -> JSON:
+    if not placed.face_up and not FACE_DOWN.may_see(state, viewer, rnd.vexer):
         return {"face_up": False, "initial": placed.is_initial, "top": None, "bottom": None, "kind": None,
                 "seat": None}
-    return {"face_up": True, "initial": placed.is_initial, "top": placed.top, "bottom": placed.bottom,
+    return {"face_up": placed.face_up, "initial": placed.is_initial, "top": placed.top, "bottom": placed.bottom,
             "kind": placed.kind.value, "seat": placed.seat}
+
+
+def _columns(state: LudicState, viewer: Viewer) -> JSON:
+    rnd = state.round
+    if rnd is None:
+        return {c: [] for c in COLUMNS}
+    return {c: [_placed_view(state, rnd, s, viewer) for s in rnd.columns[c]] for c in COLUMNS}
+
+
+def _rule(state: LudicState, viewer: Viewer) -> str | None:
+    rnd = state.round
+    return rnd.rule if rnd is not None and RULE.may_see(state, viewer, rnd.vexer) else None
+
+
+def _pending(state: LudicState, viewer: Viewer) -> JSON | None:
+    """What the game waits on in the ``choose`` phase; the choices themselves are the Vexer's
+    (:data:`CHOICES`)."""
+    rnd = state.round
+    if state.phase is not Phase.CHOOSE or rnd is None:
+        return None
+    step = rnd.steps[0]
+    options = None
+    if CHOICES.may_see(state, viewer, rnd.vexer):
+        options = [LudicEngine._choice_body(o) for o in LudicEngine._step_options(rnd, step)]
+    return {"kind": _choice_kind(step).value, "seat": step.seat, "options": options}
+
+
+def _of_round(read: Callable[[Round], Any], otherwise: int | bool | None) -> Callable[[LudicState, Viewer], Any]:
+    """A public part read off the round in progress (``otherwise`` when none is)."""
+    return lambda state, viewer: otherwise if state.round is None else read(state.round)
+
+
+VIEW: tuple[Part[LudicState], ...] = (
+    Part("phase", lambda state, viewer: state.phase.value),
+    Part("you", lambda state, viewer: viewer),
+    Part("role", _role),
+    Part("vexer", lambda state, viewer: state.vexer),
+    Part("token", lambda state, viewer: state.token),
+    Part("round", lambda state, viewer: len(state.rounds) if state.round is None else state.round.number),
+    Part("target", lambda state, viewer: state.target),
+    Part("scores", lambda state, viewer: list(state.scores)),
+    Part("ludic", lambda state, viewer: sorted(state.ludic)),
+    Part("winners", lambda state, viewer: list(state.winners)),
+    Part("cuts", lambda state, viewer: [dict(c) for c in state.cuts]),
+    Part("turn", _of_round(lambda rnd: rnd.turn, None)),
+    Part("aces", lambda state, viewer: {OBEY: OBEY_ACE, BREAK: BREAK_ACE}),
+    Part("deck_count", _of_round(lambda rnd: len(rnd.deck), 0)),
+    Part("hintbook_count", _of_round(lambda rnd: len(rnd.hintbook), 0)),
+    Part("hand", _hand),
+    Part("hand_counts", lambda state, viewer: _per_seat(state, lambda rnd: rnd.hands)),
+    Part("columns", _columns),
+    Part("hints", _hints),
+    Part("hint_counts", lambda state, viewer: _per_seat(state, lambda rnd: rnd.hints)),
+    Part("log", lambda state, viewer: [] if state.round is None else [dict(e) for e in state.round.log]),
+    Part("rule", _rule),
+    Part("pending", _pending),
+    Part("last_phase", _of_round(lambda rnd: rnd.last_phase, False)),
+    Part("rounds", lambda state, viewer: [copy.deepcopy(r) for r in state.rounds]),
+)
+"""Every part of a Ludic view, in order; the private ones read through :data:`SECRETS`."""
