@@ -716,18 +716,24 @@ def _per_seat(state: LudicState, held: Callable[[Round], Mapping[int, tuple[Any,
     return counts
 
 
+def _own(state: LudicState, viewer: Viewer, secret: Secret[LudicState]) -> Round | None:
+    """The round in progress when ``viewer`` is one of its Seekers and may see its own ``secret``."""
+    rnd = state.round
+    if rnd is None or viewer is None or viewer not in rnd.hands or not secret.may_see(state, viewer, viewer):
+        return None
+    return rnd
+
+
 def _hand(state: LudicState, viewer: Viewer) -> list[str] | None:
     """The viewer's own hand (:data:`HAND_CARDS`), ``None`` for the Vexer and spectators."""
-    rnd = state.round
-    if rnd is None or viewer is None or viewer not in rnd.hands or not HAND_CARDS.may_see(state, viewer, viewer):
-        return None
-    return list(rnd.hands[viewer])
+    rnd = _own(state, viewer, HAND_CARDS)
+    return None if rnd is None or viewer is None else list(rnd.hands[viewer])
 
 
 def _hints(state: LudicState, viewer: Viewer) -> list[JSON]:
     """The viewer's own hints (:data:`HINTS`)."""
-    rnd = state.round
-    if rnd is None or viewer is None or viewer not in rnd.hands or not HINTS.may_see(state, viewer, viewer):
+    rnd = _own(state, viewer, HINTS)
+    if rnd is None or viewer is None:
         return []
     return [{"source": h.source.value, "top": h.top, "bottom": h.bottom, "obeys": h.obeys, "guess": h.guess}
             for h in rnd.hints.get(viewer, ())]
