@@ -279,8 +279,8 @@ class LudicEngine:
         if handler is None:
             raise self._illegal(state, seat, f"unknown action type {kind!r}")
         events: list[Event] = []
-        new = handler(replace(state, rng=Rng(state.rng.seed, state.rng.counter)), seat, action, events)
-        new = replace(new, actions=new.actions + 1)
+        counted = replace(state, rng=Rng(state.rng.seed, state.rng.counter), actions=state.actions + 1)
+        new = handler(counted, seat, action, events)
         if new.phase is not Phase.OVER and new.actions >= self.bound(new):
             events.append(Event(EventType.ACTION_BOUND_REACHED, {"actions": new.actions}))
             best = max(new.scores)
@@ -508,12 +508,11 @@ class LudicEngine:
                 return replace(state, phase=Phase.CHOOSE)
             if choice is None and options:
                 choice = state.rng.choice(options) if step.do is StepKind.HINT else options[0]
-            state = self._do(replace(state, round=replace(round_, steps=round_.steps[1:])), step, choice, events)
+            state = self._do(state, replace(round_, steps=round_.steps[1:]), step, choice, events)
         return state
 
-    def _do(self, state: LudicState, step: Step, choice: Any, events: list[Event]) -> LudicState:
-        round_ = state.round
-        assert round_ is not None
+    def _do(self, state: LudicState, round_: Round, step: Step, choice: Any, events: list[Event]) -> LudicState:
+        """``step`` done in ``round_`` (the state's round, the step taken off its queue)."""
         if step.do is StepKind.PLACE:
             assert step.column and step.top and step.bottom and step.kind
             if choice is not None:
@@ -542,8 +541,8 @@ class LudicEngine:
         if step.do is StepKind.HINT:
             return replace(state, round=self._hint(round_, step, choice, events))
         if step.do is StepKind.MAY_GUESS:
-            return replace(state, phase=Phase.GUESS)
-        return self._end_turn(state)
+            return replace(state, round=round_, phase=Phase.GUESS)
+        return self._end_turn(state, round_)
 
     @staticmethod
     def _flip(round_: Round, choice: tuple[str, PlacedSet], events: list[Event]) -> Round:
@@ -580,9 +579,8 @@ class LudicEngine:
         return replace(round_, hints=hints, hintbook=hintbook, log=(*round_.log, entry))
 
     @staticmethod
-    def _end_turn(state: LudicState) -> LudicState:
-        round_ = state.round
-        assert round_ is not None and round_.turn is not None
+    def _end_turn(state: LudicState, round_: Round) -> LudicState:
+        assert round_.turn is not None
         seekers = state.seekers()
         at = seekers.index(round_.turn)
         order = seekers[at + 1:] + seekers[: at + 1]
