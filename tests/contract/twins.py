@@ -37,23 +37,24 @@ def _ludic(state: Any, seat: int | None, rnd: random.Random) -> Any:
     """Other Seekers' hands and the deck dealt differently, the cut deck reordered, and (for
     anyone but the Vexer) another rule. (The hintbook is no secret: its cards are the pile's
     less the hints given, and the Vexer builds hints from it.)"""
-    other = copy.deepcopy(state)
-    other.rng = other_rng(rnd)
-    rnd.shuffle(other.cut_deck)
+    rng = other_rng(rnd)
+    cut_deck = list(state.cut_deck)
+    rnd.shuffle(cut_deck)
+    other = replace(state, rng=rng, cut_deck=tuple(cut_deck))
     rr = other.round
     if rr is None:
         return other
     owners = [s for s in rr.hands if s != seat]
-    pool = [c for s in owners for c in rr.hands[s]] + rr.deck
+    pool = [c for s in owners for c in rr.hands[s]] + list(rr.deck)
     rnd.shuffle(pool)
+    hands = dict(rr.hands)
     for s in owners:
         size = len(rr.hands[s])
-        rr.hands[s], pool = pool[:size], pool[size:]
-    rr.deck = pool
+        hands[s], pool = tuple(pool[:size]), pool[size:]
+    rr = replace(rr, hands=hands, deck=tuple(pool))
     if seat != rr.vexer and rr.rule is not None:
-        rr.rule = "a twin's rule: the top card is red"
-        rr.rule_obey = format(rnd.getrandbits(576), "x")
-    return other
+        rr = replace(rr, rule="a twin's rule: the top card is red", rule_obey=format(rnd.getrandbits(576), "x"))
+    return replace(other, round=rr)
 
 
 def _ludor(state: Any, seat: int | None, rnd: random.Random) -> Any:

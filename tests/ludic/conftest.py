@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from ludic.engine import LudicEngine
 from ludic.rules import InitialSets, illegality
-from ludic.state import LudicState, PlacedSet
+from ludic.state import HintSource, LudicState, Phase, PlacedSet, SetKind, StepKind
 from ludic.tables import table_of
 from ludic.universe import BREAK, OBEY, all_cards, card_type, deck_pile, set_of_codes
 from ludoteca.rng import Rng
@@ -33,23 +34,25 @@ def engine() -> LudicEngine:
 
 
 def arrange(state: LudicState, obey: tuple[str, str], broken: tuple[str, str],
-            hands: dict[int, Sequence[str]] | None = None, deck: Sequence[str] | None = None) -> None:
-    """Re-deal the current round's deck-pile cards: these initial sets, these hands (the others
-    keep cards not named), this deck order on top (the rest below, in pile order)."""
+            hands: dict[int, Sequence[str]] | None = None, deck: Sequence[str] | None = None) -> LudicState:
+    """The state with the current round's deck-pile cards re-dealt: these initial sets, these
+    hands (the others keep cards not named), this deck order on top (the rest below, in pile
+    order)."""
     rnd = state.round
     assert rnd is not None
-    hands = {s: list(h) for s, h in (hands or {}).items()}
-    named = [*obey, *broken, *(c for h in hands.values() for c in h), *(deck or [])]
+    dealt = {s: tuple(h) for s, h in (hands or {}).items()}
+    named = [*obey, *broken, *(c for h in dealt.values() for c in h), *(deck or [])]
     assert len(named) == len(set(named)) and set(named) <= set(deck_pile()), named
     rest = [c for c in deck_pile() if c not in named]
     for seat in rnd.hands:
-        if seat not in hands:
-            hands[seat] = [rest.pop(0) for _ in range(len(rnd.hands[seat]))]
-    rnd.hands = hands
-    rnd.columns = {OBEY: [PlacedSet(*obey, "initial", None)], BREAK: [PlacedSet(*broken, "initial", None)]}
-    deck_size = len(deck_pile()) - 4 - sum(len(h) for h in hands.values())
-    rnd.deck = [*(deck or []), *rest][:deck_size]
+        if seat not in dealt:
+            dealt[seat] = tuple(rest.pop(0) for _ in range(len(rnd.hands[seat])))
+    columns = {OBEY: (PlacedSet(*obey, SetKind.INITIAL, None),), BREAK: (PlacedSet(*broken, SetKind.INITIAL, None),)}
+    deck_size = len(deck_pile()) - 4 - sum(len(h) for h in dealt.values())
+    state = replace(state, round=replace(rnd, hands=dealt, columns=columns,
+                                         deck=tuple([*(deck or []), *rest][:deck_size])))
     assert _cards_in_play(state) == sorted(all_cards())
+    return state
 
 
 def _cards_in_play(state: LudicState) -> list[str]:
@@ -59,8 +62,9 @@ def _cards_in_play(state: LudicState) -> list[str]:
     assert rnd is not None
     cards = [*rnd.deck, *rnd.hintbook, *(c for h in rnd.hands.values() for c in h)]
     cards += [c for column in rnd.columns.values() for s in column for c in (s.top, s.bottom)]
-    cards += [c for hints in rnd.hints.values() for h in hints if h.source == "hintbook" for c in (h.top, h.bottom)]
-    cards += [c for step in rnd.steps if step.do == "place" for c in (step.top, step.bottom) if c]
+    cards += [c for hints in rnd.hints.values() for h in hints if h.source is HintSource.HINTBOOK
+              for c in (h.top, h.bottom)]
+    cards += [c for step in rnd.steps if step.do is StepKind.PLACE for c in (step.top, step.bottom) if c]
     return sorted(cards)
 
 
@@ -80,9 +84,8 @@ def start(engine: LudicEngine) -> Start:
                hands: dict[int, Sequence[str]] | None = None, deck: Sequence[str] | None = None,
                options: dict[str, Any] | None = None) -> LudicState:
         state = engine.new_game(["human"] * seats, options or {}, Rng(SEED))
-        state.vexer, state.token, state.cut_pending = vexer, (vexer + 1) % seats, []
-        engine._start_round(state, [])
-        arrange(state, obey, broken, hands, deck)
+        state = engine._start_round(replace(state, vexer=vexer, token=(vexer + 1) % seats, cut_pending=()), [])
+        state = arrange(state, obey, broken, hands, deck)
         if rule is not None:
             state, _ = engine.apply(state, vexer, {"type": "write_rule", "rule": rule})
         return state
@@ -109,9 +112,9 @@ def legal_rules(state: LudicState) -> list[str]:
 
 def choose(engine: LudicEngine, state: LudicState, rng: random.Random) -> tuple[int, dict[str, Any]]:
     seat = rng.choice(sorted(engine.to_act(state)))
-    if state.phase == "rule":
+    if state.phase is Phase.RULE:
         return seat, {"type": "write_rule", "rule": rng.choice(legal_rules(state))}
-    if state.phase in ("guess", "final") and rng.random() < 0.4:
+    if state.phase in (Phase.GUESS, Phase.FINAL) and rng.random() < 0.4:
         return seat, {"type": "guess", "rule": rng.choice(GUESSES)}
     return seat, rng.choice(engine.legal_actions(state, seat))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 from ludic import engine as ludic_engine
@@ -58,11 +59,11 @@ def test_a_round_limit_below_the_bound_is_the_options_not_the_bound(engine: Ludi
 def test_the_action_that_reaches_the_bound_ends_the_game_and_drops_the_round(engine: LudicEngine,
                                                                            start: Callable[..., LudicState]) -> None:
     state = start("the top card is red")
-    state.scores = [3, 9, 1]
-    state.actions = engine.max_actions(state.options, 3) - 1
+    state = replace(state, scores=(3, 9, 1))
+    state = replace(state, actions=engine.bound(state) - 1)
     seat = min(engine.to_act(state))
     state, events = engine.apply(state, seat, engine.legal_actions(state, seat)[0])
-    assert state.phase == "over" and state.round is None and state.rounds == []
+    assert state.phase == "over" and state.round is None and state.rounds == ()
     assert [e.type for e in events][-2:] == ["ActionBoundReached", "GameWon"]
     result = engine.result(state)
     assert result is not None and result.winners == (1,) and result.scores == (3.0, 9.0, 1.0)

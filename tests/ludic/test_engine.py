@@ -8,10 +8,11 @@ the 3 of diamonds; the rule is "the top card is red".
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import pytest
 from ludic.engine import LudicEngine
-from ludic.state import LudicState, PlacedSet
+from ludic.state import LudicState, Phase, PlacedSet, SetKind
 from ludic.universe import BREAK, OBEY, CardType, all_cards, card_type, deck_pile, hintbook_pile
 from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
 from ludoteca.rng import Rng
@@ -24,16 +25,16 @@ DECK = ["2D", "5C", "7D", "8C"]
 
 
 def rig(state: LudicState, hands: dict[int, list[str]] | None = None, deck: Sequence[str] | None = None,
-        obey: Sequence[tuple[str, str]] = (), broken: Sequence[tuple[str, str]] = ()) -> None:
-    """Put a round in a position (cards are not conserved: for phase tests only)."""
+        obey: Sequence[tuple[str, str]] = (), broken: Sequence[tuple[str, str]] = ()) -> LudicState:
+    """The state with its round put in a position (cards are not conserved: for phase tests only)."""
     rnd = state.round
     assert rnd is not None
-    if hands is not None:
-        rnd.hands.update(hands)
-    if deck is not None:
-        rnd.deck = list(deck)
-    rnd.columns[OBEY] += [PlacedSet(t, b, "query", 1) for t, b in obey]
-    rnd.columns[BREAK] += [PlacedSet(t, b, "query", 1) for t, b in broken]
+    placed = {OBEY: obey, BREAK: broken}
+    columns = {c: (*sets, *(PlacedSet(t, b, SetKind.QUERY, 1) for t, b in placed[c]))
+               for c, sets in rnd.columns.items()}
+    rnd = replace(rnd, columns=columns, hands={**rnd.hands, **{s: tuple(h) for s, h in (hands or {}).items()}},
+                  deck=rnd.deck if deck is None else tuple(deck))
+    return replace(state, round=rnd)
 
 
 def act(engine: LudicEngine, state: LudicState, seat: int, **action: object) -> tuple[LudicState, list[str]]:
@@ -79,7 +80,7 @@ class TestCut:
         state = engine.new_game(["human"] * 4, {}, Rng(SEED))
         assert engine.to_act(state) == {0, 1, 2, 3}
         for seat, card in enumerate(["9C", "3D", "KC", "5C"]):
-            state.cut_deck = [card]
+            state = replace(state, cut_deck=(card,))
             state, _ = engine.apply(state, seat, {"type": "cut"})
         assert (state.vexer, state.token) == (1, 2)
         assert state.phase == "rule"
@@ -87,14 +88,14 @@ class TestCut:
     def test_a_tie_for_low_card_is_cut_again_by_the_tied_players(self, engine: LudicEngine) -> None:
         state = engine.new_game(["human"] * 3, {}, Rng(SEED))
         for seat, card in enumerate(["2C", "2D", "9C"]):
-            state.cut_deck = [card]
+            state = replace(state, cut_deck=(card,))
             state, events = engine.apply(state, seat, {"type": "cut"})
         assert [e.type for e in events][-1] == "CutTied"
         assert engine.to_act(state) == {0, 1}
         with pytest.raises(NotYourTurnError):
             engine.apply(state, 2, {"type": "cut"})
         for seat, card in ((0, "5C"), (1, "3C")):
-            state.cut_deck = [card]
+            state = replace(state, cut_deck=(card,))
             state, _ = engine.apply(state, seat, {"type": "cut"})
         assert (state.vexer, state.token) == (1, 2)
 
@@ -151,7 +152,7 @@ class TestQueries:
         rnd = state.round
         assert rnd is not None
         assert [(s.top, s.bottom, s.kind) for s in rnd.columns[OBEY]][-1] == ("5D", "2C", "query")
-        assert rnd.hands[1] == ["7C", "8D", "2D", "5C"]
+        assert rnd.hands[1] == ("7C", "8D", "2D", "5C")
         assert "SetQueried" in events and "CardsDealt" in events
         assert engine.to_act(state) == {2}
         state, _ = act(engine, state, 2, type="query", top="9C", bottom="10D")
@@ -188,7 +189,7 @@ class TestQueries:
 
     def test_no_query_once_the_deck_is_out(self, engine: LudicEngine, start: Start) -> None:
         state = start(hands=HANDS, deck=DECK)
-        rig(state, deck=[])
+        state = rig(state, deck=[])
         with pytest.raises(IllegalActionError):
             engine.apply(state, 1, {"type": "query", "top": "5D", "bottom": "2C"})
         assert {a["type"] for a in engine.legal_actions(state, 1)} == {"play"}
@@ -213,7 +214,7 @@ class TestPlays:
         rnd = state.round
         assert rnd is not None
         assert (rnd.columns[BREAK][-1].top, rnd.columns[BREAK][-1].kind) == ("2C", "misplay")
-        assert rnd.hands[1] == ["7C", "8D"] and rnd.deck == DECK + rnd.deck[4:]
+        assert rnd.hands[1] == ("7C", "8D") and rnd.deck == (*DECK, *rnd.deck[4:])
         assert engine.to_act(state) == {2}
 
     def test_pass_and_draw_only_with_fewer_than_four_cards(self, engine: LudicEngine, start: Start) -> None:
@@ -228,7 +229,7 @@ class TestPlays:
 
     def test_an_empty_handed_seeker_draws_while_the_deck_lasts(self, engine: LudicEngine, start: Start) -> None:
         state = start(hands=HANDS, deck=DECK)
-        rig(state, hands={1: []})
+        state = rig(state, hands={1: []})
         assert engine.legal_actions(state, 1) == [{"type": "draw"}]
 
     def test_a_play_to_no_column_is_illegal(self, engine: LudicEngine, start: Start) -> None:
@@ -320,7 +321,7 @@ class TestMaximumSize:
 
     def test_the_oldest_set_after_the_initial_one_is_flipped(self, engine: LudicEngine, start: Start) -> None:
         state = start(hands={1: ["2D", "5C", "8D", "7C"], 2: ["9C", "10D", "6D", "JD"]}, deck=["3C", "4D"])
-        rig(state, obey=self.FULL)
+        state = rig(state, obey=self.FULL)
         state, events = act(engine, state, 1, type="query", top="2D", bottom="5C")
         rnd = state.round
         assert rnd is not None
@@ -334,7 +335,7 @@ class TestMaximumSize:
     def test_the_vexer_may_choose_which_set_to_flip(self, engine: LudicEngine, start: Start) -> None:
         state = start(hands={1: ["2D", "5C", "8D", "7C"], 2: ["9C", "10D", "6D", "JD"]}, deck=["3C", "4D"],
                       options={"vexer_choices": True})
-        rig(state, obey=self.FULL)
+        state = rig(state, obey=self.FULL)
         state, _ = act(engine, state, 1, type="query", top="2D", bottom="5C")
         assert state.phase == "choose" and engine.to_act(state) == {0}
         options = engine.legal_actions(state, 0)
@@ -351,14 +352,14 @@ class TestMaximumSize:
 class TestDeckExhausted:
     def test_only_plays_and_seekers_without_cards_are_skipped(self, engine: LudicEngine, start: Start) -> None:
         state = start(seats=4, hands=HANDS | {3: ["2D", "5C", "7D", "8C"]}, deck=[])
-        rig(state, hands={2: []}, deck=[])
+        state = rig(state, hands={2: []}, deck=[])
         state, _ = act(engine, state, 1, type="play", top="2C", bottom="5D", column=OBEY)
         assert engine.to_act(state) == {3}
 
     def test_when_every_seeker_is_out_of_cards_the_last_phase_begins(self, engine: LudicEngine,
                                                                       start: Start) -> None:
         state = start(hands=HANDS, deck=DECK)
-        rig(state, hands={1: ["5D", "2C"], 2: []}, deck=[])
+        state = rig(state, hands={1: ["5D", "2C"], 2: []}, deck=[])
         state, _ = act(engine, state, 1, type="play", top="5D", bottom="2C", column=OBEY)
         state, _ = act(engine, state, 1, type="pass")
         assert state.phase == "final" and engine.to_act(state) == {2}
@@ -367,8 +368,8 @@ class TestDeckExhausted:
     def test_a_pass_in_the_last_phase_flips_one_set_per_column_then_a_hint(self, engine: LudicEngine,
                                                                             start: Start) -> None:
         state = start(hands=HANDS, deck=DECK)
-        rig(state, hands={1: [], 2: []}, deck=[], obey=[("5D", "2C")], broken=[("2S", "5H")])
-        state.phase = "final"
+        state = rig(state, hands={1: [], 2: []}, deck=[], obey=[("5D", "2C")], broken=[("2S", "5H")])
+        state = replace(state, phase=Phase.FINAL)
         state, events = act(engine, state, 1, type="pass")
         rnd = state.round
         assert rnd is not None
@@ -379,8 +380,8 @@ class TestDeckExhausted:
     def test_flipping_an_initial_set_ends_the_round_with_no_points(self, engine: LudicEngine,
                                                                    start: Start) -> None:
         state = start(hands=HANDS, deck=DECK)
-        rig(state, hands={1: [], 2: []}, deck=[], obey=[("5D", "2C")])
-        state.phase = "final"
+        state = rig(state, hands={1: [], 2: []}, deck=[], obey=[("5D", "2C")])
+        state = replace(state, phase=Phase.FINAL)
         state, _events = act(engine, state, 1, type="guess", rule="the top card is a face card")
         last = state.rounds[-1]
         assert last["ended_by"] == "flip" and last["points"] == 0 and last["rule"] == "the top card is red"
@@ -392,10 +393,10 @@ class TestDeckExhausted:
 class TestScoring:
     def test_the_vexer_scores_the_face_up_sets(self, engine: LudicEngine, start: Start) -> None:
         state = start(hands=HANDS, deck=DECK)
-        rig(state, broken=[("2S", "5H"), ("7S", "8H")])
+        state = rig(state, broken=[("2S", "5H"), ("7S", "8H")])
         state, _ = act(engine, state, 1, type="play", top="5D", bottom="2C", column=OBEY)
         state, _ = act(engine, state, 1, type="guess", rule="the top card is red")
-        assert state.rounds[-1]["points"] == 5 and state.scores == [5, 0, 0]
+        assert state.rounds[-1]["points"] == 5 and state.scores == (5, 0, 0)
 
     def test_no_points_when_a_column_holds_only_its_initial_set(self, engine: LudicEngine, start: Start) -> None:
         state = start(hands=HANDS, deck=DECK)
@@ -409,8 +410,8 @@ class TestScoring:
     def test_a_player_becomes_ludic_at_15_points_or_11_in_a_short_game(
             self, engine: LudicEngine, start: Start, short: bool, before: int, ludic: bool) -> None:
         state = start(hands=HANDS, deck=DECK, options={"short_game": short})
-        state.scores[0] = before
-        rig(state, broken=[("2S", "5H"), ("7S", "8H")])
+        state = replace(state, scores=(before, 0, 0))
+        state = rig(state, broken=[("2S", "5H"), ("7S", "8H")])
         state, _ = act(engine, state, 1, type="play", top="5D", bottom="2C", column=OBEY)
         state, events = act(engine, state, 1, type="guess", rule="the top card is red")
         assert (0 in state.ludic) is ludic and ("PlayerBecameLudic" in events) is ludic
@@ -418,12 +419,11 @@ class TestScoring:
 
     def test_a_ludic_player_who_becomes_vexer_again_wins(self, engine: LudicEngine, start: Start) -> None:
         state = start(hands=HANDS, deck=DECK)
-        state.ludic = [1]
-        state.scores[1] = 16
-        rig(state, hands={1: [], 2: []}, deck=[])
-        state.phase = "final"
+        state = replace(state, ludic=(1,), scores=(0, 16, 0))
+        state = rig(state, hands={1: [], 2: []}, deck=[])
+        state = replace(state, phase=Phase.FINAL)
         state, events = act(engine, state, 1, type="pass")
-        assert state.phase == "over" and state.winners == [1] and "GameWon" in events
+        assert state.phase == "over" and state.winners == (1,) and "GameWon" in events
         result = engine.result(state)
         assert result is not None and result.winners == (1,)
         with pytest.raises(GameOverError):
@@ -438,10 +438,10 @@ class TestScoring:
     def test_the_round_limit_ends_the_game_with_the_highest_scores(self, engine: LudicEngine,
                                                                    start: Start) -> None:
         state = start(hands=HANDS, deck=DECK, options={"round_limit": 1})
-        rig(state, broken=[("2S", "5H")])
+        state = rig(state, broken=[("2S", "5H")])
         state, _ = act(engine, state, 1, type="play", top="5D", bottom="2C", column=OBEY)
         state, _ = act(engine, state, 1, type="guess", rule="the top card is red")
-        assert state.phase == "over" and state.winners == [0] and engine.to_act(state) == frozenset()
+        assert state.phase == "over" and state.winners == (0,) and engine.to_act(state) == frozenset()
 
 
 class TestViews:

@@ -5,10 +5,10 @@ differ only in the rule or in other seats' hands)."""
 from __future__ import annotations
 
 import contextlib
-import copy
 import json
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -127,10 +127,10 @@ class TestNoLeak:
         for owner, hand in rnd.hands.items():
             if not hand:
                 continue
-            other = copy.deepcopy(state)
-            assert other.round is not None
-            other.round.hands[owner][0], other.round.deck[-1] = other.round.deck[-1], other.round.hands[owner][0]
-            rng.shuffle(other.round.deck)
+            deck = [*rnd.deck[:-1], hand[0]]
+            rng.shuffle(deck)
+            hands = {**rnd.hands, owner: (rnd.deck[-1], *hand[1:])}
+            other = replace(state, round=replace(rnd, hands=hands, deck=tuple(deck)))
             for seat in [*range(seats), None]:
                 if seat != owner:
                     assert engine.view(state, seat) == engine.view(other, seat)

@@ -7,9 +7,10 @@ import random
 from typing import Any
 
 import pytest
-from ludic.engine import LudicEngine
+from ludic.engine import DECLARATION, SECRETS, VIEW, LudicEngine
 from ludic.routes import check_json
 from ludic.schemas import ACTION_SCHEMAS, OptionsSchema, RuleCheckRequestSchema, RuleCheckSchema, ViewSchema
+from ludic.state import LudicOptions
 from ludoteca.rng import Rng
 from marshmallow import ValidationError
 
@@ -46,6 +47,22 @@ def test_options_defaults_and_ranges() -> None:
         OptionsSchema().load({"round_limit": -1})
     with pytest.raises(ValidationError):
         OptionsSchema().load({"colour": "red"})
+
+
+def test_the_declared_view_parts_are_the_view_schema_fields_in_order() -> None:
+    fields = [f.data_key or name for name, f in ViewSchema().fields.items()]
+    assert [part.name for part in VIEW] == fields
+    assert len({secret.what for secret in SECRETS}) == len(SECRETS) == 5
+
+
+def test_the_options_schema_is_the_declared_options() -> None:
+    """Declared once (:class:`LudicOptions`): the schema loads into the typed value, defaults and all."""
+    assert DECLARATION.options is LudicOptions
+    assert DECLARATION.load_options(OptionsSchema().load({})) == LudicOptions()
+    loaded = DECLARATION.load_options(OptionsSchema().load({"round_limit": 3, "vexer_choices": True}))
+    assert loaded == LudicOptions(round_limit=3, vexer_choices=True)
+    state = LudicEngine().new_game(["human"] * 3, OptionsSchema().load({"short_game": True}), Rng("0" * 64))
+    assert state.options == LudicOptions(short_game=True) and state.target == 11
 
 
 @pytest.mark.parametrize("body", [

@@ -10,15 +10,24 @@ Vexer, next round ... -> ``over`` when a ludic player becomes Vexer again (or th
 Work the Vexer owes after an action (place a set, flip a set when a column is full, deal, hint,
 end the turn) is queued as :class:`~ludic.state.Step` s and run in order; a step with a choice
 pauses the game for the Vexer only when the option asks for it.
+
+Declared as data, as Speculation is: :data:`DECLARATION` (seats, chance, information, the options
+type :class:`~ludic.state.LudicOptions`, the bound), :data:`SECRETS` (the rule, a hand, a
+Seeker's hints, the Vexer's pending choices, face-down sets) and :data:`VIEW` (every part of a
+view, in order, each private one read through those secrets). The state is frozen, changed with
+``replace``, and stored by the shared codec (:mod:`ludoteca.codec`) in the shape of before it.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from enum import StrEnum
+from typing import Any, TypeVar
 
-from ludoteca.engine import JSON, Event, GameResult
+from ludoteca import codec
+from ludoteca.engine import JSON, Chance, Declaration, Event, GameResult, Information, Part, Secret, Viewer, view_of
 from ludoteca.errors import (
     FieldValidationError,
     GameOverError,
@@ -30,7 +39,19 @@ from ludoteca.rng import Rng
 from ludic.hints import HintOption, hint_options
 from ludic.language import RuleError
 from ludic.rules import InitialSets, accept_guess, accept_rule
-from ludic.state import Hint, LudicState, PlacedSet, Round, Step, copy_state, dump_state, load_state
+from ludic.state import (
+    MAX_ROUNDS,
+    Hint,
+    HintSource,
+    LudicOptions,
+    LudicState,
+    Phase,
+    PlacedSet,
+    Round,
+    SetKind,
+    Step,
+    StepKind,
+)
 from ludic.universe import (
     BREAK,
     BREAK_ACE,
@@ -44,14 +65,11 @@ from ludic.universe import (
     set_of_codes,
 )
 
+T = TypeVar("T")
+
 HAND = 4
 MAX_FACE_UP = 5
-DEFAULT_OPTIONS: dict[str, Any] = {"short_game": False, "round_limit": 0, "vexer_choices": False,
-                                   "turn_initial_sets": True}
 RULE_TEMPLATE = "<rule>"
-MAX_ROUNDS = 100
-"""The game ends after this round whatever the scores (normal games last 5 to 35 rounds; the
-``round_limit`` option may only ask for fewer)."""
 ACTIONS_PER_ROUND = 200
 MAX_ACTIONS = MAX_ROUNDS * ACTIONS_PER_ROUND
 """No game accepts more actions. A round has at most a few dozen actions (every query, play and
@@ -59,167 +77,288 @@ draw uses the deck's or a hand's cards; the last phase flips a set each time), s
 reached before :data:`MAX_ROUNDS`; it bounds the cut's ties too."""
 
 
+class ActionType(StrEnum):
+    """The ``type`` of an action body (imperative)."""
+
+    CUT = "cut"
+    WRITE_RULE = "write_rule"
+    QUERY = "query"
+    PLAY = "play"
+    DRAW = "draw"
+    GUESS = "guess"
+    PASS = "pass"
+    CHOOSE_FLIP = "choose_flip"
+    CHOOSE_HINT = "choose_hint"
+
+
+class EventType(StrEnum):
+    """The ``type`` of an event (past tense)."""
+
+    CARD_CUT = "CardCut"
+    CUT_TIED = "CutTied"
+    VEXER_CHOSEN = "VexerChosen"
+    ROUND_STARTED = "RoundStarted"
+    HAND_DEALT = "HandDealt"
+    RULE_WRITTEN = "RuleWritten"
+    RULE_RECORDED = "RuleRecorded"
+    SET_QUERIED = "SetQueried"
+    SET_PLAYED = "SetPlayed"
+    GUESS_MADE = "GuessMade"
+    GUESS_PASSED = "GuessPassed"
+    VEXER_CHOOSING = "VexerChoosing"
+    CARDS_DEALT = "CardsDealt"
+    CARDS_RECEIVED = "CardsReceived"
+    SET_FLIPPED = "SetFlipped"
+    HINT_POINTED = "HintPointed"
+    HINT_GIVEN = "HintGiven"
+    HINT_RECEIVED = "HintReceived"
+    ROUND_ENDED = "RoundEnded"
+    PLAYER_BECAME_LUDIC = "PlayerBecameLudic"
+    GAME_WON = "GameWon"
+    ACTION_BOUND_REACHED = "ActionBoundReached"
+
+
+class Logged(StrEnum):
+    """What an entry of a round's public log records (its ``event``)."""
+
+    QUERY = "query"
+    PLAY = "play"
+    DRAW = "draw"
+    GUESS = "guess"
+    PASS = "pass"
+    HINT = "hint"
+    FLIP = "flip"
+
+
+class Role(StrEnum):
+    """A viewer's part at the table."""
+
+    VEXER = "vexer"
+    SEEKER = "seeker"
+    SPECTATOR = "spectator"
+
+
+class Choice(StrEnum):
+    """What the Vexer chooses when the game waits on it (option ``vexer_choices``)."""
+
+    HINT = "hint"
+    FLIP = "flip"
+
+
+class EndedBy(StrEnum):
+    """How a round ended: a correct guess, or an initial set flipped."""
+
+    GUESS = "guess"
+    FLIP = "flip"
+
+
+class Bound(StrEnum):
+    """Which declared bound ended a game (``summary["bound"]["reached"]``)."""
+
+    ACTIONS = "actions"
+    ROUNDS = "rounds"
+
+
+def _choice_kind(step: Step) -> Choice:
+    return Choice.HINT if step.do is StepKind.HINT else Choice.FLIP
+
+
 def _audience(*seats: int) -> frozenset[int]:
     return frozenset(seats)
 
 
-class LudicEngine:
-    """The Engine of 2-card Ludic for 3 to 5 seats."""
+def _without(items: tuple[T, ...], *gone: T) -> tuple[T, ...]:
+    """``items`` less one of each of ``gone`` (each is there)."""
+    kept = list(items)
+    for item in gone:
+        kept.remove(item)
+    return tuple(kept)
 
-    min_seats = 3
-    max_seats = 5
+
+Handler = Callable[[LudicState, int, Mapping[str, Any], list[Event]], LudicState]
+"""An action's handler: the state (with its own RNG), the seat, the body, the events so far ->
+the new state."""
+
+
+def _max_actions(options: LudicOptions, seats: int) -> int:
+    return MAX_ACTIONS
+
+
+DECLARATION: Declaration[LudicOptions] = Declaration(
+    min_seats=3, max_seats=5, chance=Chance.SEEDED, information=Information.IMPERFECT,
+    options=LudicOptions, max_actions=_max_actions,
+)
+"""Ludic: 3 to 5 seats; the cut, the deals and the hints the server picks come from the game's
+RNG; the rule is the Vexer's, each hand and hint its Seeker's, the deck nobody's; the bound is
+:data:`MAX_ACTIONS` actions (and :data:`MAX_ROUNDS` rounds)."""
+
+
+class LudicEngine:
+    """The Engine of 2-card Ludic for 3 to 5 seats (:data:`DECLARATION`).
+
+    Every handler takes the state and returns a new one (``replace``); none changes what it is
+    given. ``apply`` gives them their own copy of the RNG, the only mutable part of a state."""
+
+    declaration = DECLARATION
+    min_seats = DECLARATION.min_seats
+    max_seats = DECLARATION.max_seats
 
     def max_actions(self, options: Mapping[str, Any], seats: int) -> int:
-        """The declared bound: no game accepts more than :data:`MAX_ACTIONS` actions."""
-        return MAX_ACTIONS
+        """The declared bound (:data:`DECLARATION`): no game accepts more than :data:`MAX_ACTIONS`."""
+        return DECLARATION.bound(options, seats)
+
+    def bound(self, state: LudicState) -> int:
+        """This game's bound (asked of :meth:`max_actions`, which a test may declare smaller)."""
+        return self.max_actions(codec.dump(state.options), state.seats)
 
     # ---- setup -----------------------------------------------------------------------------------
     def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> LudicState:
         if not self.min_seats <= len(players) <= self.max_seats:
             raise FieldValidationError("Ludic is played by 3 to 5 players",
                                        errors={"seats": ["Ludic is played by 3 to 5 players"]})
-        merged = {**DEFAULT_OPTIONS, **{k: v for k, v in options.items() if k in DEFAULT_OPTIONS}}
-        state = LudicState(players=list(players), options=merged, rng=rng, scores=[0] * len(players))
-        state.cut_deck = rng.shuffled(deck_pile())
-        state.cut_pending = list(range(len(players)))
-        return state
+        opts = DECLARATION.load_options(options)
+        rng = Rng(rng.seed, rng.counter)
+        seats = len(players)
+        return LudicState(players=tuple(players), options=opts, rng=rng, scores=(0,) * seats,
+                          cut_deck=tuple(rng.shuffled(deck_pile())), cut_pending=tuple(range(seats)))
 
     # ---- who acts, what is legal -------------------------------------------------------------------
     def to_act(self, state: LudicState) -> frozenset[int]:
-        if state.phase == "over":
+        if state.phase is Phase.OVER:
             return frozenset()
-        if state.phase == "cut":
+        if state.phase is Phase.CUT:
             return frozenset(state.cut_pending)
         assert state.round is not None
-        if state.phase in ("rule", "choose"):
+        if state.phase in (Phase.RULE, Phase.CHOOSE):
             return frozenset({state.round.vexer})
         return frozenset({state.round.turn}) if state.round.turn is not None else frozenset()
 
     def legal_actions(self, state: LudicState, seat: int) -> list[JSON]:
         if seat not in self.to_act(state):
             return []
-        if state.phase == "cut":
-            return [{"type": "cut"}]
+        if state.phase is Phase.CUT:
+            return [{"type": ActionType.CUT}]
         round_ = state.round
         assert round_ is not None
-        if state.phase == "choose":
-            return [self._choice_body(round_, option) for option in self._step_options(state, round_.steps[0])]
-        if state.phase in ("guess", "final"):
-            return [{"type": "pass"}]
-        if state.phase != "turn":
+        if state.phase is Phase.CHOOSE:
+            return [self._choice_body(option) for option in self._step_options(round_, round_.steps[0])]
+        if state.phase in (Phase.GUESS, Phase.FINAL):
+            return [{"type": ActionType.PASS}]
+        if state.phase is not Phase.TURN:
             return []
         hand = round_.hands[seat]
         actions: list[JSON] = []
         pairs = [(a, b) for a in hand for b in hand if a != b]
         if round_.deck:
-            actions += [{"type": "query", "top": a, "bottom": b} for a, b in pairs]
-        actions += [{"type": "play", "top": a, "bottom": b, "column": c} for a, b in pairs for c in COLUMNS]
+            actions += [{"type": ActionType.QUERY, "top": a, "bottom": b} for a, b in pairs]
+        actions += [{"type": ActionType.PLAY, "top": a, "bottom": b, "column": c} for a, b in pairs for c in COLUMNS]
         if round_.deck and len(hand) < HAND:
-            actions.append({"type": "draw"})
+            actions.append({"type": ActionType.DRAW})
         return actions
 
     def action_templates(self, state: LudicState, seat: int) -> list[JSON]:
         if seat not in self.to_act(state):
             return []
-        if state.phase == "rule":
-            template: JSON = {"type": "write_rule", "rule": RULE_TEMPLATE}
-            if state.options["turn_initial_sets"]:
+        if state.phase is Phase.RULE:
+            template: JSON = {"type": ActionType.WRITE_RULE, "rule": RULE_TEMPLATE}
+            if state.options.turn_initial_sets:
                 template |= {"turn_obey": False, "turn_break": False}
             return [template]
-        if state.phase in ("guess", "final"):
-            return [{"type": "guess", "rule": RULE_TEMPLATE}]
+        if state.phase in (Phase.GUESS, Phase.FINAL):
+            return [{"type": ActionType.GUESS, "rule": RULE_TEMPLATE}]
         return []
 
     # ---- apply -----------------------------------------------------------------------------------------
     def apply(self, state: LudicState, seat: int, action: Mapping[str, Any]) -> tuple[LudicState, list[Event]]:
-        if state.phase == "over":
+        if state.phase is Phase.OVER:
             raise GameOverError("the game is over")
         if seat not in self.to_act(state):
             raise NotYourTurnError("it is not this seat's turn", to_act=sorted(self.to_act(state)))
         kind = action.get("type") if isinstance(action, Mapping) else None
-        handler = {
-            "cut": self._cut, "write_rule": self._write_rule, "query": self._query, "play": self._play,
-            "draw": self._draw, "guess": self._guess, "pass": self._pass,
-            "choose_flip": self._choose, "choose_hint": self._choose,
-        }.get(kind if isinstance(kind, str) else "")
+        handler = self._handlers().get(kind) if isinstance(kind, str) else None
         if handler is None:
             raise self._illegal(state, seat, f"unknown action type {kind!r}")
-        new = copy_state(state)
         events: list[Event] = []
-        handler(new, seat, action, events)
-        new.actions += 1
-        if new.phase != "over" and new.actions >= self.max_actions(new.options, new.seats):
-            events.append(Event("ActionBoundReached", {"actions": new.actions}))
+        counted = replace(state, rng=Rng(state.rng.seed, state.rng.counter), actions=state.actions + 1)
+        new = handler(counted, seat, action, events)
+        if new.phase is not Phase.OVER and new.actions >= self.bound(new):
+            events.append(Event(EventType.ACTION_BOUND_REACHED, {"actions": new.actions}))
             best = max(new.scores)
-            self._finish(new, [s for s in range(new.seats) if new.scores[s] == best], events)
+            new = self._finish(new, [s for s in range(new.seats) if new.scores[s] == best], events)
         return new, events
+
+    def _handlers(self) -> dict[str, Handler]:
+        return {
+            ActionType.CUT: self._cut, ActionType.WRITE_RULE: self._write_rule, ActionType.QUERY: self._query,
+            ActionType.PLAY: self._play, ActionType.DRAW: self._draw, ActionType.GUESS: self._guess,
+            ActionType.PASS: self._pass, ActionType.CHOOSE_FLIP: self._choose, ActionType.CHOOSE_HINT: self._choose,
+        }
 
     def _illegal(self, state: LudicState, seat: int, message: str) -> IllegalActionError:
         return IllegalActionError(message, legal=self.legal_actions(state, seat),
                                   templates=self.action_templates(state, seat))
 
-    def _require_phase(self, state: LudicState, seat: int, *phases: str) -> Round:
+    def _require_phase(self, state: LudicState, seat: int, *phases: Phase) -> Round:
         if state.phase not in phases:
-            raise self._illegal(state, seat, f"not allowed in the {state.phase!r} phase")
+            raise self._illegal(state, seat, f"not allowed in the {state.phase.value!r} phase")
         assert state.round is not None
         return state.round
 
     # ---- the cut -----------------------------------------------------------------------------------------
-    def _cut(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        if state.phase != "cut":
+    def _cut(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
+        if state.phase is not Phase.CUT:
             raise self._illegal(state, seat, "the cut is over")
-        card = state.cut_deck.pop(state.rng.randbelow(len(state.cut_deck)))
+        deck = list(state.cut_deck)
+        card = deck.pop(state.rng.randbelow(len(deck)))
         attempt = state.cut_attempt
-        state.cuts.append({"seat": seat, "card": card, "attempt": attempt})
-        state.cut_pending.remove(seat)
-        events.append(Event("CardCut", {"seat": seat, "card": card}))
-        if state.cut_pending:
-            return
+        pending = _without(state.cut_pending, seat)
+        state = replace(state, cut_deck=tuple(deck), cut_pending=pending,
+                        cuts=(*state.cuts, {"seat": seat, "card": card, "attempt": attempt}))
+        events.append(Event(EventType.CARD_CUT, {"seat": seat, "card": card}))
+        if pending:
+            return state
         current = [c for c in state.cuts if c["attempt"] == attempt]
         low = min(card_type(c["card"]).rank for c in current)
         lowest = sorted(c["seat"] for c in current if card_type(c["card"]).rank == low)
         if len(lowest) > 1:
-            state.cut_pending = lowest
-            state.cut_attempt += 1
-            state.cut_deck = state.rng.shuffled(deck_pile())
-            events.append(Event("CutTied", {"seats": lowest}))
-            return
-        state.vexer = lowest[0]
-        state.token = (lowest[0] + 1) % state.seats
-        state.cut_deck = []
-        events.append(Event("VexerChosen", {"vexer": state.vexer, "token": state.token}))
-        self._start_round(state, events)
+            events.append(Event(EventType.CUT_TIED, {"seats": lowest}))
+            return replace(state, cut_pending=tuple(lowest), cut_attempt=attempt + 1,
+                           cut_deck=tuple(state.rng.shuffled(deck_pile())))
+        vexer, token = lowest[0], (lowest[0] + 1) % state.seats
+        events.append(Event(EventType.VEXER_CHOSEN, {"vexer": vexer, "token": token}))
+        return self._start_round(replace(state, vexer=vexer, token=token, cut_deck=()), events)
 
     # ---- a round ---------------------------------------------------------------------------------------
-    def _start_round(self, state: LudicState, events: list[Event]) -> None:
+    def _start_round(self, state: LudicState, events: list[Event]) -> LudicState:
         assert state.vexer is not None
         deck = state.rng.shuffled(deck_pile())
         seekers = state.seekers()
-        hands: dict[int, list[str]] = {s: [] for s in seekers}
+        dealt: dict[int, list[str]] = {s: [] for s in seekers}
         for _ in range(HAND):
             for s in seekers:
-                hands[s].append(deck.pop(0))
-        obey = PlacedSet(deck.pop(0), deck.pop(0), "initial", None)
-        broken = PlacedSet(deck.pop(0), deck.pop(0), "initial", None)
-        state.round = Round(number=len(state.rounds) + 1, vexer=state.vexer, deck=deck,
-                            hintbook=hintbook_pile(), hands=hands,
-                            columns={OBEY: [obey], BREAK: [broken]}, hints={s: [] for s in seekers})
-        state.phase = "rule"
-        events.append(Event("RoundStarted", {
-            "round": state.round.number, "vexer": state.vexer, "token": state.token,
+                dealt[s].append(deck.pop(0))
+        obey = PlacedSet(deck.pop(0), deck.pop(0), SetKind.INITIAL, None)
+        broken = PlacedSet(deck.pop(0), deck.pop(0), SetKind.INITIAL, None)
+        hands = {s: tuple(h) for s, h in dealt.items()}
+        round_ = Round(number=len(state.rounds) + 1, vexer=state.vexer, deck=tuple(deck),
+                       hintbook=tuple(hintbook_pile()), hands=hands, columns={OBEY: (obey,), BREAK: (broken,)},
+                       hints={s: () for s in seekers})
+        events.append(Event(EventType.ROUND_STARTED, {
+            "round": round_.number, "vexer": state.vexer, "token": state.token,
             "initial_sets": {OBEY: {"top": obey.top, "bottom": obey.bottom},
                              BREAK: {"top": broken.top, "bottom": broken.bottom}},
             "hand_counts": {str(s): len(h) for s, h in hands.items()}, "deck_count": len(deck)}))
         for s, hand in hands.items():
-            events.append(Event("HandDealt", {"seat": s, "cards": list(hand)}, _audience(s)))
+            events.append(Event(EventType.HAND_DEALT, {"seat": s, "cards": list(hand)}, _audience(s)))
+        return replace(state, round=round_, phase=Phase.RULE)
 
-    def _write_rule(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        round_ = self._require_phase(state, seat, "rule")
+    def _write_rule(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
+        round_ = self._require_phase(state, seat, Phase.RULE)
         text = action.get("rule")
         turns = {OBEY: action.get("turn_obey", False), BREAK: action.get("turn_break", False)}
         if not isinstance(text, str) or not all(isinstance(v, bool) for v in turns.values()):
             raise self._illegal(state, seat, "write_rule needs a rule text (and booleans turn_obey, turn_break)")
-        if any(turns.values()) and not state.options["turn_initial_sets"]:
+        if any(turns.values()) and not state.options.turn_initial_sets:
             raise self._illegal(state, seat, "this game does not let the Vexer turn the initial sets")
         initial = {c: round_.initial(c) for c in COLUMNS}
         oriented = {c: (s.bottom, s.top) if turns[c] else (s.top, s.bottom) for c, s in initial.items()}
@@ -228,69 +367,70 @@ class LudicEngine:
             table = accept_rule(text, sets)
         except RuleError as error:
             raise FieldValidationError(str(error), errors={"rule": [str(error)]}, rule_error=error.as_json()) from None
-        for c, (top, bottom) in oriented.items():
-            initial[c].top, initial[c].bottom = top, bottom
-        round_.rule, round_.rule_obey = text, format(table.obey, "x")
-        events.append(Event("RuleWritten", {"turned": [c for c in COLUMNS if turns[c]],
-                                            "initial_sets": {c: {"top": t, "bottom": b}
-                                                             for c, (t, b) in oriented.items()}}))
-        events.append(Event("RuleRecorded", {"rule": text}, _audience(seat)))
-        round_.turn = state.seekers()[0]
-        state.phase = "turn"
+        columns = {c: (replace(initial[c], top=top, bottom=bottom), *round_.columns[c][1:])
+                   for c, (top, bottom) in oriented.items()}
+        events.append(Event(EventType.RULE_WRITTEN, {"turned": [c for c in COLUMNS if turns[c]],
+                                                     "initial_sets": {c: {"top": t, "bottom": b}
+                                                                      for c, (t, b) in oriented.items()}}))
+        events.append(Event(EventType.RULE_RECORDED, {"rule": text}, _audience(seat)))
+        round_ = replace(round_, columns=columns, rule=text, rule_obey=format(table.obey, "x"),
+                         turn=state.seekers()[0])
+        return replace(state, round=round_, phase=Phase.TURN)
 
     # ---- a Seeker's turn -------------------------------------------------------------------------------
-    def _take_pair(self, state: LudicState, seat: int, action: Mapping[str, Any]) -> tuple[str, str]:
-        round_ = self._require_phase(state, seat, "turn")
+    def _take_pair(self, state: LudicState, seat: int, action: Mapping[str, Any]) -> tuple[str, str, Round]:
+        """The set ``seat`` builds, and the round with its two cards out of the hand."""
+        round_ = self._require_phase(state, seat, Phase.TURN)
         top, bottom = action.get("top"), action.get("bottom")
         hand = round_.hands[seat]
         if not (isinstance(top, str) and isinstance(bottom, str) and top in hand and bottom in hand
                 and top != bottom):
             raise self._illegal(state, seat, "a set is built from two different cards of your hand")
-        hand.remove(top)
-        hand.remove(bottom)
-        return top, bottom
+        return top, bottom, replace(round_, hands={**round_.hands, seat: _without(hand, top, bottom)})
 
-    def _query(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        round_ = self._require_phase(state, seat, "turn")
+    def _query(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
+        round_ = self._require_phase(state, seat, Phase.TURN)
         if not round_.deck:
             raise self._illegal(state, seat, "no queries once the deck has run out: play to a column")
-        top, bottom = self._take_pair(state, seat, action)
+        top, bottom, round_ = self._take_pair(state, seat, action)
         column = column_of(bool(round_.obey_mask >> set_of_codes(top, bottom) & 1))
-        round_.log.append({"event": "query", "seat": seat, "top": top, "bottom": bottom, "column": column})
-        events.append(Event("SetQueried", {"seat": seat, "top": top, "bottom": bottom, "column": column}))
-        round_.steps = [Step("place", seat, column, top, bottom, "query"), Step("deal", seat), Step("end_turn")]
-        self._run(state, events)
+        entry = {"event": Logged.QUERY.value, "seat": seat, "top": top, "bottom": bottom, "column": column}
+        events.append(Event(EventType.SET_QUERIED, {"seat": seat, "top": top, "bottom": bottom, "column": column}))
+        steps = (Step(StepKind.PLACE, seat, column, top, bottom, SetKind.QUERY), Step(StepKind.DEAL, seat),
+                 Step(StepKind.END_TURN))
+        return self._run(replace(state, round=replace(round_, log=(*round_.log, entry), steps=steps)), events)
 
-    def _play(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        round_ = self._require_phase(state, seat, "turn")
+    def _play(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
+        round_ = self._require_phase(state, seat, Phase.TURN)
         chosen = action.get("column")
         if chosen not in COLUMNS:
             raise self._illegal(state, seat, "play to the 'obey' or the 'break' column")
-        top, bottom = self._take_pair(state, seat, action)
+        top, bottom, round_ = self._take_pair(state, seat, action)
         column = column_of(bool(round_.obey_mask >> set_of_codes(top, bottom) & 1))
         correct = chosen == column
-        round_.log.append({"event": "play", "seat": seat, "top": top, "bottom": bottom, "column": column,
-                        "correct": correct})
-        events.append(Event("SetPlayed", {"seat": seat, "top": top, "bottom": bottom, "chosen": chosen,
-                                          "column": column, "correct": correct}))
+        entry = {"event": Logged.PLAY.value, "seat": seat, "top": top, "bottom": bottom, "column": column,
+                 "correct": correct}
+        events.append(Event(EventType.SET_PLAYED, {"seat": seat, "top": top, "bottom": bottom, "chosen": chosen,
+                                                   "column": column, "correct": correct}))
+        steps: tuple[Step, ...]
         if correct:
-            round_.steps = [Step("place", seat, column, top, bottom, "play"), Step("deal", seat),
-                         Step("may_guess", seat)]
+            steps = (Step(StepKind.PLACE, seat, column, top, bottom, SetKind.PLAY), Step(StepKind.DEAL, seat),
+                     Step(StepKind.MAY_GUESS, seat))
         else:
-            round_.steps = [Step("place", seat, column, top, bottom, "misplay"), Step("end_turn")]
-        self._run(state, events)
+            steps = (Step(StepKind.PLACE, seat, column, top, bottom, SetKind.MISPLAY), Step(StepKind.END_TURN))
+        return self._run(replace(state, round=replace(round_, log=(*round_.log, entry), steps=steps)), events)
 
-    def _draw(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        round_ = self._require_phase(state, seat, "turn")
+    def _draw(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
+        round_ = self._require_phase(state, seat, Phase.TURN)
         if not round_.deck or len(round_.hands[seat]) >= HAND:
             raise self._illegal(state, seat, "you may pass and draw only with fewer than 4 cards, while the "
                                 "deck lasts")
-        round_.log.append({"event": "draw", "seat": seat})
-        round_.steps = [Step("deal", seat), Step("end_turn")]
-        self._run(state, events)
+        round_ = replace(round_, log=(*round_.log, {"event": Logged.DRAW.value, "seat": seat}),
+                         steps=(Step(StepKind.DEAL, seat), Step(StepKind.END_TURN)))
+        return self._run(replace(state, round=round_), events)
 
-    def _guess(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        round_ = self._require_phase(state, seat, "guess", "final")
+    def _guess(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
+        round_ = self._require_phase(state, seat, Phase.GUESS, Phase.FINAL)
         text = action.get("rule")
         if not isinstance(text, str):
             raise self._illegal(state, seat, "a guess is a rule text")
@@ -299,159 +439,161 @@ class LudicEngine:
         except RuleError as error:
             raise FieldValidationError(str(error), errors={"rule": [str(error)]}, rule_error=error.as_json()) from None
         correct = guess.obey == round_.obey_mask
-        round_.log.append({"event": "guess", "seat": seat, "rule": text, "correct": correct})
-        events.append(Event("GuessMade", {"seat": seat, "rule": text, "correct": correct}))
+        round_ = replace(round_, log=(*round_.log, {"event": Logged.GUESS.value, "seat": seat, "rule": text,
+                                                    "correct": correct}))
+        events.append(Event(EventType.GUESS_MADE, {"seat": seat, "rule": text, "correct": correct}))
         if correct:
-            self._end_round(state, events, guesser=seat, guess=text)
-            return
-        hint = Step("hint", seat, guess=text, guess_obey=format(guess.obey, "x"))
-        round_.steps = [*self._last_phase_flips(state), hint, Step("end_turn")]
-        self._run(state, events)
+            return self._end_round(replace(state, round=round_), events, guesser=seat, guess=text)
+        hint = Step(StepKind.HINT, seat, guess=text, guess_obey=format(guess.obey, "x"))
+        round_ = replace(round_, steps=(*self._last_phase_flips(state), hint, Step(StepKind.END_TURN)))
+        return self._run(replace(state, round=round_), events)
 
-    def _pass(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        round_ = self._require_phase(state, seat, "guess", "final")
-        round_.log.append({"event": "pass", "seat": seat})
-        events.append(Event("GuessPassed", {"seat": seat}))
-        if state.phase == "final":
-            round_.steps = [*self._last_phase_flips(state), Step("hint", seat), Step("end_turn")]
+    def _pass(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
+        round_ = self._require_phase(state, seat, Phase.GUESS, Phase.FINAL)
+        events.append(Event(EventType.GUESS_PASSED, {"seat": seat}))
+        if state.phase is Phase.FINAL:
+            steps = (*self._last_phase_flips(state), Step(StepKind.HINT, seat), Step(StepKind.END_TURN))
         else:
-            round_.steps = [Step("end_turn")]
-        self._run(state, events)
+            steps = (Step(StepKind.END_TURN),)
+        round_ = replace(round_, log=(*round_.log, {"event": Logged.PASS.value, "seat": seat}), steps=steps)
+        return self._run(replace(state, round=round_), events)
 
     @staticmethod
-    def _last_phase_flips(state: LudicState) -> list[Step]:
-        return [Step("flip", column=c) for c in COLUMNS] if state.phase == "final" else []
+    def _last_phase_flips(state: LudicState) -> tuple[Step, ...]:
+        return tuple(Step(StepKind.FLIP, column=c) for c in COLUMNS) if state.phase is Phase.FINAL else ()
 
-    def _choose(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> None:
-        round_ = self._require_phase(state, seat, "choose")
-        options = self._step_options(state, round_.steps[0])
+    def _choose(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
+        round_ = self._require_phase(state, seat, Phase.CHOOSE)
+        options = self._step_options(round_, round_.steps[0])
         body = {k: action.get(k) for k in ("type", "column", "top", "bottom") if k in action}
-        picked = next((o for o in options if self._choice_body(round_, o) == body), None)
+        picked = next((o for o in options if self._choice_body(o) == body), None)
         if picked is None:
             raise self._illegal(state, seat, "choose one of the listed options")
-        self._run(state, events, picked)
+        return self._run(state, events, picked)
 
     # ---- the Vexer's work queue ----------------------------------------------------------------------
-    def _step_options(self, state: LudicState, step: Step) -> list[Any]:
+    @staticmethod
+    def _step_options(round_: Round, step: Step) -> list[Any]:
         """The choices a step offers (empty when it has none)."""
-        round_ = state.round
-        assert round_ is not None
-        if step.do in ("place", "flip"):
+        if step.do in (StepKind.PLACE, StepKind.FLIP):
             assert step.column is not None
             face_up = round_.face_up(step.column)
-            if step.do == "place" and len(face_up) < MAX_FACE_UP:
+            if step.do is StepKind.PLACE and len(face_up) < MAX_FACE_UP:
                 return []
             return [(step.column, s) for s in face_up if not s.is_initial]
-        if step.do == "hint":
+        if step.do is StepKind.HINT:
             return hint_options(round_, int(step.guess_obey, 16) if step.guess_obey else None)
         return []
 
     @staticmethod
-    def _choice_body(round_: Round, option: Any) -> JSON:
+    def _choice_body(option: Any) -> JSON:
         if isinstance(option, HintOption):
-            return {"type": "choose_hint", "top": option.top, "bottom": option.bottom}
+            return {"type": ActionType.CHOOSE_HINT, "top": option.top, "bottom": option.bottom}
         column, placed = option
-        return {"type": "choose_flip", "column": column, "top": placed.top, "bottom": placed.bottom}
+        return {"type": ActionType.CHOOSE_FLIP, "column": column, "top": placed.top, "bottom": placed.bottom}
 
-    def _run(self, state: LudicState, events: list[Event], chosen: Any = None) -> None:
-        """Do the queued steps in order, pausing for the Vexer when the option asks for it."""
-        round_ = state.round
-        assert round_ is not None
-        while round_.steps and state.round is round_:
+    def _run(self, state: LudicState, events: list[Event], chosen: Any = None) -> LudicState:
+        """Do the queued steps of this round in order, pausing for the Vexer when the option asks
+        for it (a step that ends the round leaves the rest undone)."""
+        assert state.round is not None
+        number = state.round.number
+        while state.round is not None and state.round.number == number and state.round.steps:
+            round_ = state.round
             step = round_.steps[0]
-            options = self._step_options(state, step)
+            options = self._step_options(round_, step)
             choice = chosen
             chosen = None
-            if choice is None and len(options) > 1 and state.options["vexer_choices"]:
-                state.phase = "choose"
-                events.append(Event("VexerChoosing", {"kind": "hint" if step.do == "hint" else "flip"}))
-                return
+            if choice is None and len(options) > 1 and state.options.vexer_choices:
+                events.append(Event(EventType.VEXER_CHOOSING, {"kind": _choice_kind(step).value}))
+                return replace(state, phase=Phase.CHOOSE)
             if choice is None and options:
-                choice = state.rng.choice(options) if step.do == "hint" else options[0]
-            round_.steps.pop(0)
-            self._do(state, step, choice, events)
+                choice = state.rng.choice(options) if step.do is StepKind.HINT else options[0]
+            state = self._do(state, replace(round_, steps=round_.steps[1:]), step, choice, events)
+        return state
 
-    def _do(self, state: LudicState, step: Step, choice: Any, events: list[Event]) -> None:
-        round_ = state.round
-        assert round_ is not None
-        if step.do == "place":
+    def _do(self, state: LudicState, round_: Round, step: Step, choice: Any, events: list[Event]) -> LudicState:
+        """``step`` done in ``round_`` (the state's round, the step taken off its queue)."""
+        if step.do is StepKind.PLACE:
             assert step.column and step.top and step.bottom and step.kind
             if choice is not None:
-                self._flip(round_, choice, events)
-            round_.columns[step.column].append(PlacedSet(step.top, step.bottom, step.kind, step.seat))
-        elif step.do == "flip":
+                round_ = self._flip(round_, choice, events)
+            placed = PlacedSet(step.top, step.bottom, step.kind, step.seat)
+            columns = {**round_.columns, step.column: (*round_.columns[step.column], placed)}
+            return replace(state, round=replace(round_, columns=columns))
+        if step.do is StepKind.FLIP:
             assert step.column is not None
             if choice is None:
-                self._flip(round_, (step.column, round_.initial(step.column)), events)
-                self._end_round(state, events)
-            else:
-                self._flip(round_, choice, events)
-        elif step.do == "deal":
+                round_ = self._flip(round_, (step.column, round_.initial(step.column)), events)
+                return self._end_round(replace(state, round=round_), events)
+            return replace(state, round=self._flip(round_, choice, events))
+        if step.do is StepKind.DEAL:
             assert step.seat is not None
-            cards = [round_.deck.pop(0) for _ in range(min(2, len(round_.deck)))]
-            round_.hands[step.seat].extend(cards)
+            count = min(2, len(round_.deck))
+            cards = list(round_.deck[:count])
+            hands = {**round_.hands, step.seat: (*round_.hands[step.seat], *cards)}
+            round_ = replace(round_, deck=round_.deck[count:], hands=hands)
             if cards:
-                events.append(Event("CardsDealt", {"seat": step.seat, "count": len(cards),
-                                                   "deck_count": len(round_.deck)}))
-                events.append(Event("CardsReceived", {"seat": step.seat, "cards": cards}, _audience(step.seat)))
-        elif step.do == "hint":
-            assert step.seat is not None
-            self._hint(round_, step, choice, events)
-        elif step.do == "may_guess":
-            state.phase = "guess"
-        else:
-            self._end_turn(state)
+                events.append(Event(EventType.CARDS_DEALT, {"seat": step.seat, "count": len(cards),
+                                                            "deck_count": len(round_.deck)}))
+                events.append(Event(EventType.CARDS_RECEIVED, {"seat": step.seat, "cards": cards},
+                                    _audience(step.seat)))
+            return replace(state, round=round_)
+        if step.do is StepKind.HINT:
+            return replace(state, round=self._hint(round_, step, choice, events))
+        if step.do is StepKind.MAY_GUESS:
+            return replace(state, round=round_, phase=Phase.GUESS)
+        return self._end_turn(state, round_)
 
     @staticmethod
-    def _flip(round_: Round, choice: tuple[str, PlacedSet], events: list[Event]) -> None:
+    def _flip(round_: Round, choice: tuple[str, PlacedSet], events: list[Event]) -> Round:
         column, placed = choice
-        target = next(s for s in round_.columns[column] if s.face_up and s.top == placed.top
-                      and s.bottom == placed.bottom)
-        target.face_up = False
-        round_.log.append({"event": "flip", "column": column, "top": target.top, "bottom": target.bottom})
-        events.append(Event("SetFlipped", {"column": column, "top": target.top, "bottom": target.bottom,
-                                           "initial": target.is_initial}))
+        sets = round_.columns[column]
+        at = next(i for i, s in enumerate(sets) if s.face_up and s.top == placed.top and s.bottom == placed.bottom)
+        target = sets[at]
+        columns = {**round_.columns, column: (*sets[:at], replace(target, face_up=False), *sets[at + 1:])}
+        entry = {"event": Logged.FLIP.value, "column": column, "top": target.top, "bottom": target.bottom}
+        events.append(Event(EventType.SET_FLIPPED, {"column": column, "top": target.top, "bottom": target.bottom,
+                                                    "initial": target.is_initial}))
+        return replace(round_, columns=columns, log=(*round_.log, entry))
 
     @staticmethod
-    def _hint(round_: Round, step: Step, option: HintOption, events: list[Event]) -> None:
+    def _hint(round_: Round, step: Step, option: HintOption, events: list[Event]) -> Round:
         assert step.seat is not None
         seat = step.seat
-        round_.hints.setdefault(seat, []).append(Hint(option.source, option.top, option.bottom, option.obeys,
-                                                   step.guess))
-        if option.source == "hintbook":
-            round_.hintbook.remove(option.top)
-            round_.hintbook.remove(option.bottom)
-        if option.source == "column":
-            round_.log.append({"event": "hint", "seat": seat, "source": "column", "column": option.column,
-                            "top": option.top, "bottom": option.bottom})
-            events.append(Event("HintPointed", {"seat": seat, "column": option.column, "top": option.top,
-                                                "bottom": option.bottom}))
-            return
-        round_.log.append({"event": "hint", "seat": seat, "source": option.source})
-        events.append(Event("HintGiven", {"seat": seat, "source": option.source}))
-        events.append(Event("HintReceived", {"seat": seat, "source": option.source, "top": option.top,
-                                             "bottom": option.bottom, "obeys": option.obeys}, _audience(seat)))
+        hint = Hint(option.source, option.top, option.bottom, option.obeys, step.guess)
+        hints = {**round_.hints, seat: (*round_.hints.get(seat, ()), hint)}
+        if option.source is HintSource.COLUMN:
+            entry: JSON = {"event": Logged.HINT.value, "seat": seat, "source": option.source.value,
+                           "column": option.column, "top": option.top, "bottom": option.bottom}
+            events.append(Event(EventType.HINT_POINTED, {"seat": seat, "column": option.column, "top": option.top,
+                                                         "bottom": option.bottom}))
+            return replace(round_, hints=hints, log=(*round_.log, entry))
+        hintbook = round_.hintbook
+        if option.source is HintSource.HINTBOOK:
+            hintbook = _without(hintbook, option.top, option.bottom)
+        entry = {"event": Logged.HINT.value, "seat": seat, "source": option.source.value}
+        events.append(Event(EventType.HINT_GIVEN, {"seat": seat, "source": option.source.value}))
+        events.append(Event(EventType.HINT_RECEIVED, {"seat": seat, "source": option.source.value, "top": option.top,
+                                                      "bottom": option.bottom, "obeys": option.obeys},
+                            _audience(seat)))
+        return replace(round_, hints=hints, hintbook=hintbook, log=(*round_.log, entry))
 
-    def _end_turn(self, state: LudicState) -> None:
-        round_ = state.round
-        assert round_ is not None and round_.turn is not None
+    @staticmethod
+    def _end_turn(state: LudicState, round_: Round) -> LudicState:
+        assert round_.turn is not None
         seekers = state.seekers()
         at = seekers.index(round_.turn)
         order = seekers[at + 1:] + seekers[: at + 1]
         if not round_.deck and not any(round_.hands[s] for s in seekers):
-            round_.last_phase = True
-            state.phase = "final"
-            round_.turn = order[0]
-        elif not round_.deck:
-            state.phase = "turn"
-            round_.turn = next(s for s in order if round_.hands[s])
-        else:
-            state.phase = "turn"
-            round_.turn = order[0]
+            return replace(state, phase=Phase.FINAL, round=replace(round_, last_phase=True, turn=order[0]))
+        if not round_.deck:
+            return replace(state, phase=Phase.TURN,
+                           round=replace(round_, turn=next(s for s in order if round_.hands[s])))
+        return replace(state, phase=Phase.TURN, round=replace(round_, turn=order[0]))
 
     # ---- end of a round ----------------------------------------------------------------------------------
     def _end_round(self, state: LudicState, events: list[Event], guesser: int | None = None,
-                   guess: str | None = None) -> None:
+                   guess: str | None = None) -> LudicState:
         round_ = state.round
         assert round_ is not None and state.vexer is not None
         vexer = state.vexer
@@ -461,117 +603,203 @@ class LudicEngine:
         elif any(len(round_.columns[c]) == 1 for c in COLUMNS):
             zero_reason = "a column holds nothing but its initial set"
         points = 0 if zero_reason else sum(len(round_.face_up(c)) for c in COLUMNS)
-        state.scores[vexer] += points
-        became_ludic = state.scores[vexer] >= state.target and vexer not in state.ludic
-        if became_ludic:
-            state.ludic.append(vexer)
+        scores = tuple(score + points if s == vexer else score for s, score in enumerate(state.scores))
+        became_ludic = scores[vexer] >= state.target and vexer not in state.ludic
+        ludic = (*state.ludic, vexer) if became_ludic else state.ludic
+        token = state.token
         if guesser is not None:
             new_vexer = guesser
-            if state.token == guesser:
-                state.token = (guesser + 1) % state.seats
+            if token == guesser:
+                token = (guesser + 1) % state.seats
         else:
-            assert state.token is not None
-            new_vexer = state.token
-            state.token = (new_vexer + 1) % state.seats
+            assert token is not None
+            new_vexer = token
+            token = (new_vexer + 1) % state.seats
         summary = {
-            "round": round_.number, "vexer": vexer, "rule": round_.rule, "ended_by": "guess" if guesser is not None
-            else "flip", "guesser": guesser, "guess": guess, "points": points, "zero_reason": zero_reason,
+            "round": round_.number, "vexer": vexer, "rule": round_.rule,
+            "ended_by": (EndedBy.FLIP if guesser is None else EndedBy.GUESS).value,
+            "guesser": guesser, "guess": guess, "points": points, "zero_reason": zero_reason,
             "columns": {c: [{"top": s.top, "bottom": s.bottom, "face_up": s.face_up, "initial": s.is_initial}
                             for s in round_.columns[c]] for c in COLUMNS},
             "next_vexer": new_vexer,
         }
-        state.rounds.append(summary)
-        round_.steps = []
-        events.append(Event("RoundEnded", summary))
+        events.append(Event(EventType.ROUND_ENDED, summary))
         if became_ludic:
-            events.append(Event("PlayerBecameLudic", {"seat": vexer, "score": state.scores[vexer]}))
-        state.vexer = new_vexer
-        limit = state.options["round_limit"]
+            events.append(Event(EventType.PLAYER_BECAME_LUDIC, {"seat": vexer, "score": scores[vexer]}))
+        state = replace(state, scores=scores, ludic=ludic, token=token, vexer=new_vexer,
+                        rounds=(*state.rounds, summary), round=replace(round_, steps=()))
+        limit = state.options.round_limit
         if new_vexer in state.ludic:
-            self._finish(state, [new_vexer], events)
-        elif (limit and len(state.rounds) >= limit) or len(state.rounds) >= MAX_ROUNDS:
+            return self._finish(state, [new_vexer], events)
+        if (limit and len(state.rounds) >= limit) or len(state.rounds) >= MAX_ROUNDS:
             best = max(state.scores)
-            self._finish(state, [s for s in range(state.seats) if state.scores[s] == best], events)
-        else:
-            self._start_round(state, events)
+            return self._finish(state, [s for s in range(state.seats) if state.scores[s] == best], events)
+        return self._start_round(state, events)
 
     @staticmethod
-    def _finish(state: LudicState, winners: list[int], events: list[Event]) -> None:
-        state.phase = "over"
-        state.winners = winners
-        state.round = None
-        events.append(Event("GameWon", {"winners": winners, "scores": list(state.scores)}))
+    def _finish(state: LudicState, winners: list[int], events: list[Event]) -> LudicState:
+        events.append(Event(EventType.GAME_WON, {"winners": winners, "scores": list(state.scores)}))
+        return replace(state, phase=Phase.OVER, winners=tuple(winners), round=None)
 
     # ---- views -------------------------------------------------------------------------------------------
     def view(self, state: LudicState, seat: int | None) -> JSON:
-        round_ = state.round
-        role = "spectator" if seat is None else ("vexer" if seat == state.vexer else "seeker")
-        view: JSON = {
-            "phase": state.phase, "you": seat, "role": role, "vexer": state.vexer, "token": state.token,
-            "round": round_.number if round_ else len(state.rounds), "target": state.target,
-            "scores": list(state.scores), "ludic": sorted(state.ludic), "winners": list(state.winners),
-            "cuts": [dict(c) for c in state.cuts], "turn": round_.turn if round_ else None,
-            "aces": {OBEY: OBEY_ACE, BREAK: BREAK_ACE},
-            "deck_count": len(round_.deck) if round_ else 0, "hintbook_count": len(round_.hintbook) if round_ else 0,
-            "hand": None, "hand_counts": [0] * state.seats, "columns": {OBEY: [], BREAK: []},
-            "hints": [], "hint_counts": [0] * state.seats, "log": [], "rule": None, "pending": None,
-            "last_phase": bool(round_ and round_.last_phase), "rounds": copy.deepcopy(state.rounds),
-        }
-        if round_ is None:
-            return view
-        for s, hand in round_.hands.items():
-            view["hand_counts"][s] = len(hand)
-        for s, hints in round_.hints.items():
-            view["hint_counts"][s] = len(hints)
-        if seat is not None and seat in round_.hands:
-            view["hand"] = list(round_.hands[seat])
-            view["hints"] = [{"source": h.source, "top": h.top, "bottom": h.bottom, "obeys": h.obeys,
-                              "guess": h.guess} for h in round_.hints.get(seat, [])]
-        view["columns"] = {c: [_placed_view(s) for s in round_.columns[c]] for c in COLUMNS}
-        view["log"] = [dict(e) for e in round_.log]
-        if seat is not None and seat == round_.vexer:
-            view["rule"] = round_.rule
-        if state.phase == "choose":
-            step = round_.steps[0]
-            pending: JSON = {"kind": "hint" if step.do == "hint" else "flip", "seat": step.seat,
-                             "options": None}
-            if seat == round_.vexer:
-                pending["options"] = [self._choice_body(round_, o) for o in self._step_options(state, step)]
-            view["pending"] = pending
-        return view
+        """Every part of :data:`VIEW`, as ``seat`` may see it (:data:`SECRETS`)."""
+        return view_of(VIEW, state, seat)
 
     # ---- result & codec -------------------------------------------------------------------------------
     def result(self, state: LudicState) -> GameResult | None:
-        if state.phase != "over":
+        if state.phase is not Phase.OVER:
             return None
         last = state.rounds[-1] if state.rounds else None
-        by_ludic = last is not None and last["next_vexer"] in state.ludic and state.winners == [last["next_vexer"]]
+        by_ludic = last is not None and last["next_vexer"] in state.ludic and state.winners == (last["next_vexer"],)
         bound: JSON | None = None
-        cap = self.max_actions(state.options, state.seats)
+        cap = self.bound(state)
         if state.actions >= cap:
-            bound = {"reached": "actions", "limit": cap}
+            bound = {"reached": Bound.ACTIONS.value, "limit": cap}
             won_by = f"the action bound ({cap} actions; the round in progress dropped): the highest score wins"
         elif by_ludic:
             won_by = "a ludic player became Vexer again (the text's win: scores only decide who is ludic)"
-        elif state.options["round_limit"] and len(state.rounds) >= state.options["round_limit"]:
+        elif state.options.round_limit and len(state.rounds) >= state.options.round_limit:
             won_by = "the round limit: the highest score wins"
         else:
-            bound = {"reached": "rounds", "limit": MAX_ROUNDS}
+            bound = {"reached": Bound.ROUNDS.value, "limit": MAX_ROUNDS}
             won_by = f"the round bound ({MAX_ROUNDS} rounds, nobody ludic made Vexer again): the highest score wins"
         return GameResult(tuple(state.winners), tuple(float(s) for s in state.scores),
                           {"scores": list(state.scores), "ludic": sorted(state.ludic),
                            "rounds": len(state.rounds), "won_by": won_by, "bound": bound})
 
     def dump(self, state: LudicState) -> JSON:
-        return dump_state(state)
+        """Every field of the state, by the shared codec (the stored shape of before it)."""
+        return codec.dump(state)
 
     def load(self, data: Mapping[str, Any]) -> LudicState:
-        return load_state(dict(data))
+        return codec.load(LudicState, data)
 
 
-def _placed_view(placed: PlacedSet) -> JSON:
-    if not placed.face_up:
+
+# ---- what each seat may see ----------------------------------------------------------------------
+RULE: Secret[LudicState] = Secret(
+    "the round's rule: its Vexer's (everyone reads it in the round's summary once the round is over)",
+    lambda state, viewer, owner: viewer == owner)
+HAND_CARDS: Secret[LudicState] = Secret(
+    "a Seeker's hand: its own (everyone sees how many cards it holds)",
+    lambda state, viewer, owner: viewer == owner)
+HINTS: Secret[LudicState] = Secret(
+    "the hints a Seeker was given: its own (everyone sees how many, and which sets were pointed to)",
+    lambda state, viewer, owner: viewer == owner)
+CHOICES: Secret[LudicState] = Secret(
+    "the choices the Vexer has when the game waits on it (the hints it may give tell of the rule): its own",
+    lambda state, viewer, owner: viewer == owner)
+FACE_DOWN: Secret[LudicState] = Secret(
+    "a set flipped face down: nobody's to see in the columns (the round's log still records it)",
+    lambda state, viewer, owner: False)
+SECRETS: tuple[Secret[LudicState], ...] = (RULE, HAND_CARDS, HINTS, CHOICES, FACE_DOWN)
+"""Everything private in Ludic that a view reads; the deck's order, the cut deck and the RNG are
+in no view at all (only the deck's and the hintbook's counts). The rest is public: the cut,
+scores, the token, the columns' face-up sets, the log, the round summaries."""
+
+
+def _role(state: LudicState, viewer: Viewer) -> str:
+    if viewer is None:
+        return Role.SPECTATOR.value
+    return (Role.VEXER if viewer == state.vexer else Role.SEEKER).value
+
+
+def _per_seat(state: LudicState, held: Callable[[Round], Mapping[int, tuple[Any, ...]]]) -> list[int]:
+    """How many things (cards, hints) each seat holds (0 for the Vexer, and when no round is on)."""
+    counts = [0] * state.seats
+    if state.round is not None:
+        for seat, things in held(state.round).items():
+            counts[seat] = len(things)
+    return counts
+
+
+def _own(state: LudicState, viewer: Viewer, secret: Secret[LudicState]) -> Round | None:
+    """The round in progress when ``viewer`` is one of its Seekers and may see its own ``secret``."""
+    rnd = state.round
+    if rnd is None or viewer is None or viewer not in rnd.hands or not secret.may_see(state, viewer, viewer):
+        return None
+    return rnd
+
+
+def _hand(state: LudicState, viewer: Viewer) -> list[str] | None:
+    """The viewer's own hand (:data:`HAND_CARDS`), ``None`` for the Vexer and spectators."""
+    rnd = _own(state, viewer, HAND_CARDS)
+    return None if rnd is None or viewer is None else list(rnd.hands[viewer])
+
+
+def _hints(state: LudicState, viewer: Viewer) -> list[JSON]:
+    """The viewer's own hints (:data:`HINTS`)."""
+    rnd = _own(state, viewer, HINTS)
+    if rnd is None or viewer is None:
+        return []
+    return [{"source": h.source.value, "top": h.top, "bottom": h.bottom, "obeys": h.obeys, "guess": h.guess}
+            for h in rnd.hints.get(viewer, ())]
+
+
+def _placed_view(state: LudicState, rnd: Round, placed: PlacedSet, viewer: Viewer) -> JSON:
+    if not placed.face_up and not FACE_DOWN.may_see(state, viewer, rnd.vexer):
         return {"face_up": False, "initial": placed.is_initial, "top": None, "bottom": None, "kind": None,
                 "seat": None}
-    return {"face_up": True, "initial": placed.is_initial, "top": placed.top, "bottom": placed.bottom,
-            "kind": placed.kind, "seat": placed.seat}
+    return {"face_up": placed.face_up, "initial": placed.is_initial, "top": placed.top, "bottom": placed.bottom,
+            "kind": placed.kind.value, "seat": placed.seat}
+
+
+def _columns(state: LudicState, viewer: Viewer) -> JSON:
+    rnd = state.round
+    if rnd is None:
+        return {c: [] for c in COLUMNS}
+    return {c: [_placed_view(state, rnd, s, viewer) for s in rnd.columns[c]] for c in COLUMNS}
+
+
+def _rule(state: LudicState, viewer: Viewer) -> str | None:
+    rnd = state.round
+    return rnd.rule if rnd is not None and RULE.may_see(state, viewer, rnd.vexer) else None
+
+
+def _pending(state: LudicState, viewer: Viewer) -> JSON | None:
+    """What the game waits on in the ``choose`` phase; the choices themselves are the Vexer's
+    (:data:`CHOICES`)."""
+    rnd = state.round
+    if state.phase is not Phase.CHOOSE or rnd is None:
+        return None
+    step = rnd.steps[0]
+    options = None
+    if CHOICES.may_see(state, viewer, rnd.vexer):
+        options = [LudicEngine._choice_body(o) for o in LudicEngine._step_options(rnd, step)]
+    return {"kind": _choice_kind(step).value, "seat": step.seat, "options": options}
+
+
+def _of_round(read: Callable[[Round], Any], otherwise: int | bool | None) -> Callable[[LudicState, Viewer], Any]:
+    """A public part read off the round in progress (``otherwise`` when none is)."""
+    return lambda state, viewer: otherwise if state.round is None else read(state.round)
+
+
+VIEW: tuple[Part[LudicState], ...] = (
+    Part("phase", lambda state, viewer: state.phase.value),
+    Part("you", lambda state, viewer: viewer),
+    Part("role", _role),
+    Part("vexer", lambda state, viewer: state.vexer),
+    Part("token", lambda state, viewer: state.token),
+    Part("round", lambda state, viewer: len(state.rounds) if state.round is None else state.round.number),
+    Part("target", lambda state, viewer: state.target),
+    Part("scores", lambda state, viewer: list(state.scores)),
+    Part("ludic", lambda state, viewer: sorted(state.ludic)),
+    Part("winners", lambda state, viewer: list(state.winners)),
+    Part("cuts", lambda state, viewer: [dict(c) for c in state.cuts]),
+    Part("turn", _of_round(lambda rnd: rnd.turn, None)),
+    Part("aces", lambda state, viewer: {OBEY: OBEY_ACE, BREAK: BREAK_ACE}),
+    Part("deck_count", _of_round(lambda rnd: len(rnd.deck), 0)),
+    Part("hintbook_count", _of_round(lambda rnd: len(rnd.hintbook), 0)),
+    Part("hand", _hand),
+    Part("hand_counts", lambda state, viewer: _per_seat(state, lambda rnd: rnd.hands)),
+    Part("columns", _columns),
+    Part("hints", _hints),
+    Part("hint_counts", lambda state, viewer: _per_seat(state, lambda rnd: rnd.hints)),
+    Part("log", lambda state, viewer: [] if state.round is None else [dict(e) for e in state.round.log]),
+    Part("rule", _rule),
+    Part("pending", _pending),
+    Part("last_phase", _of_round(lambda rnd: rnd.last_phase, False)),
+    Part("rounds", lambda state, viewer: [copy.deepcopy(r) for r in state.rounds]),
+)
+"""Every part of a Ludic view, in order; the private ones read through :data:`SECRETS`."""

@@ -10,20 +10,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ludic.state import Round
+from ludic.state import HintSource, Round
 from ludic.universe import ALL, COLUMNS, codes_for_set, members, set_of_codes
 
 
 @dataclass(frozen=True)
 class HintOption:
-    source: str
+    source: HintSource
     top: str
     bottom: str
     obeys: bool
     column: str | None = None
 
     def as_json(self) -> dict[str, object]:
-        return {"source": self.source, "top": self.top, "bottom": self.bottom}
+        return {"source": self.source.value, "top": self.top, "bottom": self.bottom}
 
 
 def hint_options(round_: Round, guess_obey: int | None) -> list[HintOption]:
@@ -32,13 +32,13 @@ def hint_options(round_: Round, guess_obey: int | None) -> list[HintOption]:
     rule = round_.obey_mask
     wrong = ALL if guess_obey is None else rule ^ guess_obey
     if guess_obey is not None:
-        visible = [HintOption("column", placed.top, placed.bottom, bool(rule >> placed.index & 1), column)
+        visible = [HintOption(HintSource.COLUMN, placed.top, placed.bottom, bool(rule >> placed.index & 1), column)
                    for column in COLUMNS for placed in round_.face_up(column) if wrong >> placed.index & 1]
         if visible:
             return visible
-    book = [HintOption("hintbook", top, bottom, bool(rule >> s & 1))
+    book = [HintOption(HintSource.HINTBOOK, top, bottom, bool(rule >> s & 1))
             for top in round_.hintbook for bottom in round_.hintbook
             if top != bottom and wrong >> (s := set_of_codes(top, bottom)) & 1]
     if book:
         return book
-    return [HintOption("slip", *codes_for_set(s), obeys=bool(rule >> s & 1)) for s in members(wrong)]
+    return [HintOption(HintSource.SLIP, *codes_for_set(s), obeys=bool(rule >> s & 1)) for s in members(wrong)]

@@ -6,16 +6,21 @@ are generated from it); the action schemas validate bodies before the engine jud
 
 from __future__ import annotations
 
+import dataclasses
+
 from ludoteca.hosting.schemas import StrictBoolean, strict_integer
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from ludic.engine import ActionType, Choice, EndedBy, Logged, Role
 from ludic.language import MAX_TEXT
+from ludic.state import HintSource, LudicOptions, Phase, SetKind
 from ludic.universe import BREAK, OBEY
 
 CARD_PATTERN = r"^(10|[2-9JQK])[CDHS]$"
 CARD = validate.Regexp(CARD_PATTERN, error="A card code such as 'QH' or '10C' (no Aces in Ludic).")
 COLUMN = validate.OneOf([OBEY, BREAK])
-PHASES = ["cut", "rule", "turn", "guess", "final", "choose", "over"]
+PHASES = [p.value for p in Phase]
+SOURCES = [s.value for s in HintSource]
 RULE_TEXT = validate.Length(min=1, max=MAX_TEXT)
 
 
@@ -33,32 +38,36 @@ def _type(name: str) -> fields.String:
 
 
 # ---- options ------------------------------------------------------------------------------------
+def _option(name: str) -> fields.Field:
+    """The schema field of one option, read off its declaration (:class:`LudicOptions`): a
+    boolean, or an integer in its declared range."""
+    declared = next(f for f in dataclasses.fields(LudicOptions) if f.name == name)
+    default, metadata = declared.default, {"description": declared.metadata["description"]}
+    if isinstance(default, bool):
+        return StrictBoolean(load_default=default, metadata=metadata)
+    assert isinstance(default, int)
+    low, high = declared.metadata["range"]
+    return strict_integer(load_default=default, validate=validate.Range(min=low, max=high), metadata=metadata)
+
+
 class OptionsSchema(_Strict):
-    short_game = StrictBoolean(load_default=False, metadata={
-        "description": "A short game: a player becomes ludic at 11 points instead of 15."})
-    round_limit = strict_integer(load_default=0, validate=validate.Range(min=0, max=100), metadata={
-        "description": "End after this many rounds (highest score wins); 0: play until a ludic player "
-        "becomes Vexer again, as the text says."})
-    vexer_choices = StrictBoolean(load_default=False, metadata={
-        "description": "The Vexer chooses which set to flip and which counterexample to give as a hint "
-        "(the game waits for a choose_flip / choose_hint action); otherwise the server chooses: the "
-        "oldest set after the initial one, a random counterexample."})
-    turn_initial_sets = StrictBoolean(load_default=True, metadata={
-        "description": "The Vexer may turn either initial set around (swap its top and bottom) when "
-        "writing the rule."})
+    short_game = _option("short_game")
+    round_limit = _option("round_limit")
+    vexer_choices = _option("vexer_choices")
+    turn_initial_sets = _option("turn_initial_sets")
 
 
 # ---- actions -------------------------------------------------------------------------------------
 class CutSchema(_Strict):
     """Cut the deck (before the first round): low card is the first Vexer."""
 
-    type = _type("cut")
+    type = _type(ActionType.CUT)
 
 
 class WriteRuleSchema(_Strict):
     """The Vexer writes the secret rule (refused if ambiguous, or if an initial set does not fit)."""
 
-    type = _type("write_rule")
+    type = _type(ActionType.WRITE_RULE)
     rule = fields.String(required=True, validate=RULE_TEXT, metadata={
         "description": "The rule in the rule language (LANGUAGE.md)", "example": "A red card outranks a black card"})
     turn_obey = StrictBoolean(load_default=False, metadata={"description": "Turn the 'obey' initial set around"})
@@ -69,7 +78,7 @@ class QuerySchema(_Strict):
     """Build a set from two cards of your hand and give it to the Vexer, who places it (while the
     deck lasts); you get two cards."""
 
-    type = _type("query")
+    type = _type(ActionType.QUERY)
     top = _card("Top card, from your hand", "QH")
     bottom = _card("Bottom card, from your hand", "4S")
 
@@ -77,33 +86,33 @@ class QuerySchema(_Strict):
 class PlaySchema(QuerySchema):
     """Play a set to a column: right, you get two cards and may guess; wrong, it is moved."""
 
-    type = _type("play")
+    type = _type(ActionType.PLAY)
     column = fields.String(required=True, validate=COLUMN)
 
 
 class DrawSchema(_Strict):
     """Pass and draw two cards (with fewer than 4 cards, while the deck lasts)."""
 
-    type = _type("draw")
+    type = _type(ActionType.DRAW)
 
 
 class GuessSchema(_Strict):
     """Guess the rule (after a correct play, or in the last phase); judged by logical equivalence."""
 
-    type = _type("guess")
+    type = _type(ActionType.GUESS)
     rule = fields.String(required=True, validate=RULE_TEXT, metadata={"example": "the top card is red"})
 
 
 class PassSchema(_Strict):
     """Do not guess now (after a correct play, or in the last phase)."""
 
-    type = _type("pass")
+    type = _type(ActionType.PASS)
 
 
 class ChooseHintSchema(_Strict):
     """The Vexer picks the counterexample given as a hint (option vexer_choices)."""
 
-    type = _type("choose_hint")
+    type = _type(ActionType.CHOOSE_HINT)
     top = _card("Top card of the hint", "7S")
     bottom = _card("Bottom card of the hint", "KH")
 
@@ -111,16 +120,16 @@ class ChooseHintSchema(_Strict):
 class ChooseFlipSchema(_Strict):
     """The Vexer picks the set to flip face down (option vexer_choices)."""
 
-    type = _type("choose_flip")
+    type = _type(ActionType.CHOOSE_FLIP)
     column = fields.String(required=True, validate=COLUMN)
     top = _card("Top card of the set", "5D")
     bottom = _card("Bottom card of the set", "2C")
 
 
 ACTION_SCHEMAS: dict[str, type[Schema]] = {
-    "cut": CutSchema, "write_rule": WriteRuleSchema, "query": QuerySchema, "play": PlaySchema,
-    "draw": DrawSchema, "guess": GuessSchema, "pass": PassSchema, "choose_hint": ChooseHintSchema,
-    "choose_flip": ChooseFlipSchema,
+    ActionType.CUT: CutSchema, ActionType.WRITE_RULE: WriteRuleSchema, ActionType.QUERY: QuerySchema,
+    ActionType.PLAY: PlaySchema, ActionType.DRAW: DrawSchema, ActionType.GUESS: GuessSchema,
+    ActionType.PASS: PassSchema, ActionType.CHOOSE_HINT: ChooseHintSchema, ActionType.CHOOSE_FLIP: ChooseFlipSchema,
 }
 
 
@@ -137,7 +146,7 @@ class PlacedSetView(Schema):
     top = fields.String(required=True, allow_none=True)
     bottom = fields.String(required=True, allow_none=True)
     kind = fields.String(required=True, allow_none=True,
-                         validate=validate.OneOf(["initial", "query", "play", "misplay"]))
+                         validate=validate.OneOf([k.value for k in SetKind]))
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "Who built it"})
 
 
@@ -154,7 +163,7 @@ class AcesView(Schema):
 
 
 class HintView(Schema):
-    source = fields.String(required=True, validate=validate.OneOf(["column", "hintbook", "slip"]))
+    source = fields.String(required=True, validate=validate.OneOf(SOURCES))
     top = fields.String(required=True)
     bottom = fields.String(required=True)
     obeys = fields.Boolean(required=True, metadata={"description": "Which column the set belongs in"})
@@ -163,20 +172,19 @@ class HintView(Schema):
 
 
 class LogEntryView(Schema):
-    event = fields.String(required=True, validate=validate.OneOf(
-        ["query", "play", "draw", "guess", "pass", "hint", "flip"]))
+    event = fields.String(required=True, validate=validate.OneOf([e.value for e in Logged]))
     seat = fields.Integer(metadata={"description": "Who acted (all but flip)"})
     top = fields.String(metadata={"description": "query, play, flip, hint pointed to a column"})
     bottom = fields.String()
     column = fields.String(validate=COLUMN, metadata={"description": "Where the set went"})
     correct = fields.Boolean(metadata={"description": "play: the chosen column was right; guess: equivalent"})
     rule = fields.String(metadata={"description": "guess: its text (said aloud)"})
-    source = fields.String(validate=validate.OneOf(["column", "hintbook", "slip"]),
+    source = fields.String(validate=validate.OneOf(SOURCES),
                            metadata={"description": "hint: where it came from (hintbook/slip hints are private)"})
 
 
 class PendingView(Schema):
-    kind = fields.String(required=True, validate=validate.OneOf(["hint", "flip"]))
+    kind = fields.String(required=True, validate=validate.OneOf([c.value for c in Choice]))
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "Seeker owed the hint"})
     options = fields.List(fields.Dict(), required=True, allow_none=True, metadata={
         "description": "The Vexer's choices (choose_hint / choose_flip bodies); null for everyone else"})
@@ -198,7 +206,7 @@ class RoundSummaryView(Schema):
     round = fields.Integer(required=True)
     vexer = fields.Integer(required=True)
     rule = fields.String(required=True, allow_none=True, metadata={"description": "Revealed at the end"})
-    ended_by = fields.String(required=True, validate=validate.OneOf(["guess", "flip"]))
+    ended_by = fields.String(required=True, validate=validate.OneOf([e.value for e in EndedBy]))
     guesser = fields.Integer(required=True, allow_none=True)
     guess = fields.String(required=True, allow_none=True)
     points = fields.Integer(required=True, metadata={"description": "The Vexer's score for the round"})
@@ -210,7 +218,7 @@ class RoundSummaryView(Schema):
 class ViewSchema(Schema):
     phase = fields.String(required=True, validate=validate.OneOf(PHASES))
     you = fields.Integer(required=True, allow_none=True, metadata={"description": "Your seat (null: spectator)"})
-    role = fields.String(required=True, validate=validate.OneOf(["vexer", "seeker", "spectator"]))
+    role = fields.String(required=True, validate=validate.OneOf([r.value for r in Role]))
     vexer = fields.Integer(required=True, allow_none=True)
     token = fields.Integer(required=True, allow_none=True, metadata={
         "description": "Who holds the token (the next Vexer if nobody guesses the rule)"})

@@ -1,30 +1,107 @@
-"""The state of a Ludic game: plain dataclasses with a JSON codec (the store's and the replay's).
+"""The state of a Ludic game: frozen dataclasses, changed with ``dataclasses.replace``, stored by
+the shared codec (:mod:`ludoteca.codec`: int-keyed dicts, enums, tuples), in the same JSON shape
+as the hand-written codec it replaced.
 
-The state holds every secret (the rule, hands, deck order, hintbook, the RNG); only
-:func:`ludic.engine.LudicEngine.view` decides what a seat may see of it.
+The state holds every secret (the rule, hands, deck order, hintbook, the RNG); only the view
+declared in :mod:`ludic.engine` (``VIEW``, ``SECRETS``) decides what a seat may see of it.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from ludoteca.rng import Rng
 
-from ludic.universe import COLUMNS, set_of_codes
+from ludic.universe import set_of_codes
 
 Json = dict[str, Any]
 
 
-@dataclass
+MAX_ROUNDS = 100
+"""The game ends after this round whatever the scores (normal games last 5 to 35 rounds; the
+``round_limit`` option may only ask for fewer)."""
+
+
+@dataclass(frozen=True)
+class LudicOptions:
+    """The options of one game, declared once: the options schema is built from these fields
+    (defaults, ranges, descriptions), and :data:`ludic.engine.DECLARATION` loads its output into
+    this value."""
+
+    short_game: bool = field(default=False, metadata={
+        "description": "A short game: a player becomes ludic at 11 points instead of 15."})
+    round_limit: int = field(default=0, metadata={
+        "description": "End after this many rounds (highest score wins); 0: play until a ludic player "
+        "becomes Vexer again, as the text says.", "range": (0, MAX_ROUNDS)})
+    vexer_choices: bool = field(default=False, metadata={
+        "description": "The Vexer chooses which set to flip and which counterexample to give as a hint "
+        "(the game waits for a choose_flip / choose_hint action); otherwise the server chooses: the "
+        "oldest set after the initial one, a random counterexample."})
+    turn_initial_sets: bool = field(default=True, metadata={
+        "description": "The Vexer may turn either initial set around (swap its top and bottom) when "
+        "writing the rule."})
+
+    @property
+    def target(self) -> int:
+        """The points that make a player ludic."""
+        return 11 if self.short_game else 15
+
+
+class Phase(StrEnum):
+    """Where the game is (see :mod:`ludic.engine`)."""
+
+    CUT = "cut"
+    RULE = "rule"
+    TURN = "turn"
+    GUESS = "guess"
+    FINAL = "final"
+    CHOOSE = "choose"
+    OVER = "over"
+
+
+class SetKind(StrEnum):
+    """How a set came to its column."""
+
+    INITIAL = "initial"
+    QUERY = "query"
+    """Placed by the Vexer after a query."""
+    PLAY = "play"
+    """A correct play."""
+    MISPLAY = "misplay"
+    """A wrong play, moved to the right column."""
+
+
+class HintSource(StrEnum):
+    """Where a hint comes from (see :mod:`ludic.hints`)."""
+
+    COLUMN = "column"
+    """A visible set pointed to."""
+    HINTBOOK = "hintbook"
+    """Built from the hintbook's cards, which the Seeker now keeps."""
+    SLIP = "slip"
+    """Written on paper."""
+
+
+class StepKind(StrEnum):
+    """A piece of work the Vexer owes after an action."""
+
+    PLACE = "place"
+    FLIP = "flip"
+    DEAL = "deal"
+    HINT = "hint"
+    MAY_GUESS = "may_guess"
+    END_TURN = "end_turn"
+
+
+@dataclass(frozen=True)
 class PlacedSet:
-    """A set in a column. ``kind``: ``initial``, ``query`` (placed by the Vexer), ``play`` (a
-    correct play) or ``misplay`` (a wrong play, moved to the right column)."""
+    """A set in a column, and how it came there (:class:`SetKind`)."""
 
     top: str
     bottom: str
-    kind: str
+    kind: SetKind
     seat: int | None
     face_up: bool = True
 
@@ -34,50 +111,49 @@ class PlacedSet:
 
     @property
     def is_initial(self) -> bool:
-        return self.kind == "initial"
+        return self.kind is SetKind.INITIAL
 
 
-@dataclass
+@dataclass(frozen=True)
 class Hint:
-    """A set proving a guess wrong (or, after a pass in the last phase, any set), with its column.
-    ``source``: ``column`` (a visible set pointed to), ``hintbook`` (built from the hintbook's
-    cards, which the Seeker now keeps) or ``slip`` (written on paper)."""
+    """A set proving a guess wrong (or, after a pass in the last phase, any set), with its column
+    and where it came from (:class:`HintSource`)."""
 
-    source: str
+    source: HintSource
     top: str
     bottom: str
     obeys: bool
     guess: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Step:
     """One piece of work the Vexer owes (place a set, flip, deal, hint ...), done in order; a step
     that offers the Vexer a choice pauses the game (option ``vexer_choices``)."""
 
-    do: str
+    do: StepKind
     seat: int | None = None
     column: str | None = None
     top: str | None = None
     bottom: str | None = None
-    kind: str | None = None
+    kind: SetKind | None = None
     guess: str | None = None
     guess_obey: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Round:
     number: int
     vexer: int
-    deck: list[str]
-    hintbook: list[str]
-    hands: dict[int, list[str]]
-    columns: dict[str, list[PlacedSet]]
+    deck: tuple[str, ...]
+    hintbook: tuple[str, ...]
+    hands: dict[int, tuple[str, ...]]
+    columns: dict[str, tuple[PlacedSet, ...]]
     rule: str | None = None
     rule_obey: str | None = None
-    hints: dict[int, list[Hint]] = field(default_factory=dict)
-    log: list[Json] = field(default_factory=list)
-    steps: list[Step] = field(default_factory=list)
+    hints: dict[int, tuple[Hint, ...]] = field(default_factory=dict)
+    log: tuple[Json, ...] = ()
+    steps: tuple[Step, ...] = ()
     turn: int | None = None
     last_phase: bool = False
 
@@ -92,23 +168,27 @@ class Round:
         return self.columns[column][0]
 
 
-@dataclass
+@dataclass(frozen=True)
 class LudicState:
-    players: list[str]
-    options: Json
+    """A whole game. The dicts (a round's hands, columns, hints) are never changed in place either:
+    a change is a new dict in a new value."""
+
+    players: tuple[str, ...]
+    options: LudicOptions
     rng: Rng
-    phase: str = "cut"
-    scores: list[int] = field(default_factory=list)
-    ludic: list[int] = field(default_factory=list)
+    """Drawn from only by the engine's ``apply``, on its own copy (the input state keeps its own)."""
+    phase: Phase = Phase.CUT
+    scores: tuple[int, ...] = ()
+    ludic: tuple[int, ...] = ()
     token: int | None = None
     vexer: int | None = None
-    cut_pending: list[int] = field(default_factory=list)
+    cut_pending: tuple[int, ...] = ()
     cut_attempt: int = 1
-    cuts: list[Json] = field(default_factory=list)
-    cut_deck: list[str] = field(default_factory=list)
+    cuts: tuple[Json, ...] = ()
+    cut_deck: tuple[str, ...] = ()
     round: Round | None = None
-    rounds: list[Json] = field(default_factory=list)
-    winners: list[int] = field(default_factory=list)
+    rounds: tuple[Json, ...] = ()
+    winners: tuple[int, ...] = ()
     actions: int = 0
     """Actions applied so far: the engine's action bound counts them."""
 
@@ -118,54 +198,9 @@ class LudicState:
 
     @property
     def target(self) -> int:
-        return 11 if self.options.get("short_game") else 15
+        return self.options.target
 
     def seekers(self) -> list[int]:
         """The Seekers in turn order: from the Vexer's left, around the table."""
         assert self.vexer is not None
         return [(self.vexer + k) % self.seats for k in range(1, self.seats)]
-
-
-# ---- codec -------------------------------------------------------------------------------------------
-def _encode(value: object) -> object:
-    if isinstance(value, Rng):
-        return value.dump()
-    return vars(value)
-
-
-def dump_state(state: LudicState) -> Json:
-    """The state as fresh JSON data (dataclasses as dicts, int keys as strings, the RNG dumped)."""
-    data: Json = json.loads(json.dumps(state, default=_encode))
-    return data
-
-
-def copy_state(state: LudicState) -> LudicState:
-    """An independent copy (faster than ``copy.deepcopy`` for this tree)."""
-    return load_state(dump_state(state))
-
-
-def _load_round(data: Json) -> Round:
-    return Round(
-        number=int(data["number"]), vexer=int(data["vexer"]), deck=list(data["deck"]),
-        hintbook=list(data["hintbook"]),
-        hands={int(k): list(v) for k, v in data["hands"].items()},
-        columns={c: [PlacedSet(**s) for s in data["columns"][c]] for c in COLUMNS},
-        rule=data.get("rule"), rule_obey=data.get("rule_obey"),
-        hints={int(k): [Hint(**h) for h in v] for k, v in data.get("hints", {}).items()},
-        log=[dict(e) for e in data.get("log", [])],
-        steps=[Step(**s) for s in data.get("steps", [])],
-        turn=data.get("turn"), last_phase=bool(data.get("last_phase", False)),
-    )
-
-
-def load_state(data: Json) -> LudicState:
-    return LudicState(
-        players=list(data["players"]), options=dict(data["options"]), rng=Rng.load(data["rng"]),
-        phase=str(data["phase"]), scores=list(data["scores"]), ludic=list(data["ludic"]),
-        token=data.get("token"), vexer=data.get("vexer"), cut_pending=list(data["cut_pending"]),
-        cut_attempt=int(data["cut_attempt"]),
-        cuts=[dict(c) for c in data["cuts"]], cut_deck=list(data["cut_deck"]),
-        round=_load_round(data["round"]) if data.get("round") else None,
-        rounds=[dict(r) for r in data["rounds"]], winners=list(data["winners"]),
-        actions=int(data.get("actions", 0)),
-    )
