@@ -9,7 +9,6 @@ its own perturbation here. This is the only per-game knowledge of ``tests/contra
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Callable
 from dataclasses import replace

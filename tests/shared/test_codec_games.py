@@ -14,7 +14,7 @@ import pytest
 from golden.corpus import read
 from ludoteca import registry
 
-GAMES = ["ludix", "ludor", "speculation"]
+GAMES = ["ludic", "ludix", "ludor", "speculation"]
 
 
 @pytest.mark.parametrize("game", GAMES)
