@@ -152,7 +152,8 @@ def _is_prime(values: Ints) -> Bools:
 
 def _is_square(values: Ints) -> Bools:
     roots = np.sqrt(np.clip(values, 0, None)).round().astype(np.int64)
-    return (values >= 0) & (roots * roots == values)
+    square: Bools = (values >= 0) & (roots * roots == values)
+    return square
 
 
 NUMBER_TESTS: dict[str, Callable[[Ints], Bools]] = {
