@@ -38,6 +38,7 @@ test-fast: install
 lint: install
 	$(BIN)/ruff check shared services tests
 	$(BIN)/mypy shared/ludoteca services/ludix/ludix services/ludic/ludic services/speculation/speculation services/ludor/ludor
+	$(BIN)/vulture shared/ludoteca services tests deploy --min-confidence 100 --ignore-names frame,signum,memo,isolated_tables
 
 openapi: install
 	$(BIN)/python -m ludoteca.openapi openapi

@@ -13,7 +13,7 @@ should use ``noeviction`` too (an evicted task is a stalled game until the sweep
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -43,7 +43,6 @@ class Settings:
     game_ttl_seconds: int = 7 * 24 * 3600
     idempotency_ttl_seconds: int = 24 * 3600
     max_long_poll_seconds: float = 30.0
-    enqueue_bots: bool = True
     # Rate limits, requests a minute (see ludoteca.hosting.ratelimit); 0 turns every limit off.
     # Unset (None) ones derive from rate_limit_per_minute: reads 2x, new seats /20, failures /60.
     rate_limit_per_minute: int = 600  # seat writes per seat; anonymous writes per address
@@ -51,11 +50,9 @@ class Settings:
     rate_limit_create_per_minute: int | None = None  # POST /games and joins, per address
     rate_limit_failures_per_minute: int | None = None  # bad or unknown tokens, per address
     trusted_proxies: int = 0  # X-Forwarded-For hops to trust for the client address (0: ignore it)
-    lobby_page_size: int = 20
     max_body_bytes: int = 64 * 1024
     leaderboard_players: int = 10_000  # the names a leaderboard keeps (the fewest wins go first)
     redis_max_connections: int = 2000  # per process: above gunicorn's worker_connections (1000)
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.broker_url:
@@ -71,7 +68,6 @@ class Settings:
             game_ttl_seconds=int(env.get("LUDOTECA_GAME_TTL", cls.game_ttl_seconds)),
             idempotency_ttl_seconds=int(env.get("LUDOTECA_IDEMPOTENCY_TTL", cls.idempotency_ttl_seconds)),
             max_long_poll_seconds=float(env.get("LUDOTECA_MAX_WAIT", cls.max_long_poll_seconds)),
-            enqueue_bots=env.get("LUDOTECA_ENQUEUE_BOTS", "1") != "0",
             rate_limit_per_minute=int(env.get("LUDOTECA_RATE_LIMIT", cls.rate_limit_per_minute)),
             rate_limit_reads_per_minute=_optional_int(env.get("LUDOTECA_RATE_LIMIT_READS")),
             rate_limit_create_per_minute=_optional_int(env.get("LUDOTECA_RATE_LIMIT_CREATE")),

@@ -46,14 +46,6 @@ class AuthenticationError(LudotecaError):
     title = "Missing or invalid seat token"
 
 
-class ForbiddenError(LudotecaError):
-    """A valid token asking for something its seat may not do."""
-
-    status = 403
-    slug = "forbidden"
-    title = "Forbidden"
-
-
 class NotFoundError(LudotecaError):
     status = 404
     slug = "not-found"
@@ -111,12 +103,6 @@ class IdempotencyConflictError(LudotecaError):
     title = "Idempotency-Key reused with a different request"
 
 
-class RateLimitError(LudotecaError):
-    status = 429
-    slug = "rate-limited"
-    title = "Too many requests"
-
-
 class UnavailableError(LudotecaError):
     status = 503
     slug = "unavailable"
@@ -131,8 +117,12 @@ class StoreUnavailableError(UnavailableError):
     title = "The game store is unavailable"
 
 
-class RateLimitedError(RateLimitError):
+class RateLimitedError(LudotecaError):
     """Over a rate limit; ``retry_after`` (whole seconds) is sent as the ``Retry-After`` header."""
+
+    status = 429
+    slug = "rate-limited"
+    title = "Too many requests"
 
     def __init__(self, detail: str, retry_after: int, **extra: Any) -> None:
         super().__init__(detail, **extra)

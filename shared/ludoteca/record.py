@@ -70,10 +70,6 @@ class GameRecord:
         """Every human seat is claimed (bots always are)."""
         return all(kind != "human" or h is not None for kind, h in zip(self.players, self.token_hashes, strict=True))
 
-    def bot_level(self, seat: int) -> str | None:
-        kind = self.players[seat]
-        return None if kind == "human" else kind[4:]
-
     def with_seat_claimed(self, seat: int, token_hash: str, name: str) -> GameRecord:
         hashes = list(self.token_hashes)
         hashes[seat] = token_hash

@@ -40,6 +40,7 @@ from celery.signals import after_setup_logger, after_setup_task_logger, worker_i
 from celery.worker.worker import WorkController
 from ludoteca import observe, registry
 from ludoteca.config import Settings
+from ludoteca.metricsdir import metrics_port
 from ludoteca.service import GameService
 from ludoteca.store import GameStore
 
@@ -188,7 +189,7 @@ def _preload_games(**_: Any) -> None:
 
 worker_init.connect(_preload_games, weak=False)
 
-_exporting = observe.metrics_port() is not None
+_exporting = metrics_port() is not None
 
 
 def _export_metrics(**_: Any) -> None:

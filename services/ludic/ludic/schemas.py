@@ -7,6 +7,7 @@ are generated from it); the action schemas validate bodies before the engine jud
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from ludoteca.hosting.schemas import StrictBoolean, strict_integer
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
@@ -38,7 +39,7 @@ def _type(name: str) -> fields.String:
 
 
 # ---- options ------------------------------------------------------------------------------------
-def _option(name: str) -> fields.Field:
+def _option(name: str) -> fields.Field[Any]:
     """The schema field of one option, read off its declaration (:class:`LudicOptions`): a
     boolean, or an integer in its declared range."""
     declared = next(f for f in dataclasses.fields(LudicOptions) if f.name == name)

@@ -42,10 +42,6 @@ class Table:
     undefined: int = 0
 
     @property
-    def breaks(self) -> int:
-        return ALL & ~(self.obey | self.undefined)
-
-    @property
     def is_ambiguous(self) -> bool:
         return self.undefined != 0
 
@@ -59,10 +55,6 @@ class Table:
 
     def is_equivalent(self, other: Table) -> bool:
         return self.obey == other.obey and not self.undefined and not other.undefined
-
-    def counterexamples(self, other: Table) -> int:
-        """The sets on which the two rules disagree (a hint against a guess is one of them)."""
-        return self.obey ^ other.obey
 
     def first_undefined(self) -> int | None:
         return members(self.undefined & -self.undefined)[0] if self.undefined else None
@@ -160,7 +152,8 @@ def _is_prime(values: Ints) -> Bools:
 
 def _is_square(values: Ints) -> Bools:
     roots = np.sqrt(np.clip(values, 0, None)).round().astype(np.int64)
-    return (values >= 0) & (roots * roots == values)
+    square: Bools = (values >= 0) & (roots * roots == values)
+    return square
 
 
 NUMBER_TESTS: dict[str, Callable[[Ints], Bools]] = {
@@ -352,10 +345,6 @@ def compile_rule(rule: L.Rule) -> Table:
 def table_of(text: str) -> Table:
     """The truth table of a rule's text (parse + compile, cached)."""
     return compile_rule(L.parse(text))
-
-
-def table_from_truth(value: Truth) -> Table:
-    return Table(mask_from_array(value.true), mask_from_array(value.unknown))
 
 
 __all__ = ["ALL", "Table", "Truth", "compile_rule", "table_of", "truth"]

@@ -160,11 +160,6 @@ def mask_from_array(array: npt.NDArray[np.bool_]) -> int:
     return int.from_bytes(np.packbits(array, bitorder="little").tobytes(), "little")
 
 
-def array_from_mask(mask: int) -> npt.NDArray[np.bool_]:
-    raw = np.frombuffer(mask.to_bytes(SETS // 8, "little"), dtype=np.uint8)
-    return np.unpackbits(raw, bitorder="little").astype(bool)
-
-
 # Per-set arrays for vectorised evaluation: position 0 = top, 1 = bottom.
 _S = np.arange(SETS)
 TYPE_AT = (_S // TYPES, _S % TYPES)

@@ -102,10 +102,6 @@ POWER_OF, _SORT_KEY = _build_tables()
 """``POWER_OF[code]``: the power of every card code of the full deck (the short deck is a subset)."""
 
 
-def is_card(code: object) -> bool:
-    return isinstance(code, str) and code in POWER_OF
-
-
 def sort_key(code: str) -> tuple[int, int]:
     """Weakest first: by power, then by suit (Oros, Copas, Espadas, Bastos; JK1 before JK2)."""
     return _SORT_KEY[code]

@@ -36,7 +36,7 @@ def _seat(**kwargs: Any) -> fields.Integer:
     return fields.Integer(validate=SEAT, **kwargs)
 
 
-def _seats(description: str) -> fields.List:
+def _seats(description: str) -> fields.List[Any]:
     return fields.List(_seat(), required=True, metadata={"description": description})
 
 
@@ -46,7 +46,7 @@ class _Strict(Schema):
 
 
 # -- options --------------------------------------------------------------------------------
-def _option(name: str) -> fields.Field:
+def _option(name: str) -> fields.Field[Any]:
     """The schema field of one option, read off its declaration (:class:`LudorOptions`)."""
     declared = next(f for f in dataclasses.fields(LudorOptions) if f.name == name)
     default, meta = declared.default, declared.metadata

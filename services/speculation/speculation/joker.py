@@ -57,4 +57,5 @@ def counts(hands: Sequence[Hand]) -> npt.NDArray[np.int8]:
 def score_table() -> npt.NDArray[np.int8]:
     """``score_table()[g, h]`` = score of ``ALL_GUESSES[g]`` against ``ALL_GUESSES[h]`` (715 x 715)."""
     c = counts(ALL_GUESSES)
-    return np.minimum(c[:, None, :], c[None, :, :]).sum(axis=2, dtype=np.int8)
+    table: npt.NDArray[np.int8] = np.minimum(c[:, None, :], c[None, :, :]).sum(axis=2, dtype=np.int8)
+    return table

@@ -93,7 +93,8 @@ class JokerSolver:
         return plan
 
     def answers(self, guess: int, cands: IntArray) -> npt.NDArray[np.int8]:
-        return self._table[guess, cands]
+        row: npt.NDArray[np.int8] = self._table[guess, cands]
+        return row
 
     # -- search -------------------------------------------------------------------------------
     def _ranked(self, cands: IntArray, w: FloatArray) -> list[int]:

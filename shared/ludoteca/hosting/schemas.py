@@ -60,7 +60,7 @@ class ActionRef(fields.Raw):
         self.component = component
 
 
-def action_ref_to_property(self: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
+def action_ref_to_property(self: Any, field: fields.Field[Any], **kwargs: Any) -> dict[str, Any]:
     if isinstance(field, ActionRef):
         return {"$ref": f"#/components/schemas/{field.component}"}
     return {}

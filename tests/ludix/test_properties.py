@@ -1,5 +1,8 @@
-"""Properties of whole games from random seeds: never stuck, bounded, totals consistent with the
-events, codec round trip, replay identical, no leak, and only Ludoteca errors for any input."""
+"""Ludix's own properties (the generic ones, never stuck, bounded, codec, replay, views and twins,
+are the contract suite's, tests/contract): a game ends on a completed round with someone at the
+target and the highest totals winning, the totals are the sum of the banks the events report,
+nothing is secret and every seat sees the spectator's view, and any input at all gives a
+Ludoteca error or is a legal move."""
 
 from __future__ import annotations
 
@@ -23,40 +26,28 @@ tables = st.lists(st.sampled_from(["human", "bot:random", "bot:steady"]), min_si
 targets = st.sampled_from([50, 120, 300])
 
 
-def play(
-    seed: str, players: list[str], target: int, chooser: int
-) -> tuple[LudixState, list[tuple[int, Any]], list[Event]]:
+def play(seed: str, players: list[str], target: int, chooser: int) -> tuple[LudixState, list[Event]]:
     """A whole game, each action drawn from the legal ones by a seeded chooser that holds a third
     of the time it may."""
     pick = random.Random(chooser)
     state = ENGINE.new_game(players, {"target": target}, Rng(seed))
-    log: list[tuple[int, Any]] = []
     events: list[Event] = []
     for _ in range(MAX_ACTIONS):
         if ENGINE.result(state) is not None:
-            return state, log, events
-        to_act = sorted(ENGINE.to_act(state))
-        assert to_act, "stuck: nobody to act in an unfinished game"
-        seat = pick.choice(to_act)
+            return state, events
+        seat = pick.choice(sorted(ENGINE.to_act(state)))
         legal = ENGINE.legal_actions(state, seat)
-        assert legal, "stuck: a seat to act has no legal action"
         holds = [a for a in legal if a["type"] == "hold"]
         action = pick.choice(holds) if holds and pick.random() < 1 / 3 else pick.choice(legal)
-        before = json.dumps(ENGINE.dump(state))
         state, new = ENGINE.apply(state, seat, action)
-        assert json.dumps(ENGINE.dump(ENGINE.load(json.loads(json.dumps(ENGINE.dump(state)))))) == json.dumps(
-            ENGINE.dump(state)
-        )
-        assert before != json.dumps(ENGINE.dump(state))
-        log.append((seat, action))
         events.extend(new)
     raise AssertionError("no end within the bound")
 
 
 @settings(max_examples=25, deadline=None)
 @given(seed=seeds, players=tables, target=targets, chooser=st.integers(0, 2**32))
-def test_playouts(seed: str, players: list[str], target: int, chooser: int) -> None:
-    state, log, events = play(seed, players, target, chooser)
+def test_the_end_and_the_totals(seed: str, players: list[str], target: int, chooser: int) -> None:
+    state, events = play(seed, players, target, chooser)
     n = len(players)
     # the end: a completed round, someone at the target, the highest totals win
     result = ENGINE.result(state)
@@ -85,29 +76,8 @@ def test_playouts(seed: str, players: list[str], target: int, chooser: int) -> N
         assert event.audience is None  # nothing in Ludix is secret
     assert tuple(banked) == state.totals
     assert [e.type for e in events].count("TurnStarted") == sum(state.turns)
-    # replay from the seed and the actions: byte-identical dump
-    again = ENGINE.new_game(players, {"target": target}, Rng(seed))
-    for seat, action in log:
-        again, _ = ENGINE.apply(again, seat, action)
-    assert json.dumps(ENGINE.dump(again)) == json.dumps(ENGINE.dump(state))
-
-
-@settings(max_examples=25, deadline=None)
-@given(seed=seeds, other=seeds, players=tables, chooser=st.integers(0, 2**32), steps=st.integers(0, 60))
-def test_views_never_leak_the_rng(seed: str, other: str, players: list[str], chooser: int, steps: int) -> None:
-    state = ENGINE.new_game(players, {"target": 120}, Rng(seed))
-    pick = random.Random(chooser)
-    for _ in range(steps):
-        if ENGINE.result(state):
-            break
-        seat = min(ENGINE.to_act(state))
-        state, _ = ENGINE.apply(state, seat, pick.choice(ENGINE.legal_actions(state, seat)))
-    twin = replace(state, rng=Rng(other, pick.randrange(10_000)))
-    for seat in [None, *range(len(players))]:
-        view = ENGINE.view(state, seat)
-        assert json.dumps(view) == json.dumps(ENGINE.view(twin, seat))
-        assert seed not in json.dumps(view) and "rng" not in view and "counter" not in json.dumps(view)
-        assert {**view, "seat": None} == ENGINE.view(state, None)
+    for seat in range(n):
+        assert {**ENGINE.view(state, seat), "seat": None} == ENGINE.view(state, None)
 
 
 json_values = st.recursive(

@@ -1,5 +1,8 @@
-"""Properties of whole games from random seeds: never stuck, ending, conserving cards, round-tripping
-through the codec, replaying identically, and never leaking a hidden card."""
+"""Speculation's own properties of whole games from random seeds (the generic ones, never stuck,
+the declared bound, codec, replay and view twins, are the contract suite's, tests/contract):
+cards conserved and found cards staying found, no hidden card in an event, bot games ending well
+within what a guesser that never repeats a hopeless guess needs, and an opponent's next move
+telling a seat nothing about its own hidden cards."""
 
 from __future__ import annotations
 
@@ -28,10 +31,6 @@ GAME_BOUND = 2 + 2 + 2 * (TIER_BOUND + 615)
 CARD = re.compile(r'"((?:10|[2-9A])[CS])"')
 
 
-def dumped(state: State) -> str:
-    return json.dumps(ENGINE.dump(state), sort_keys=True)
-
-
 def found_cards(state: State) -> set[str]:
     return {b.cards[i][p] for b in state.boards for i, face in enumerate(b.found) for p, f in enumerate(face) if f}
 
@@ -43,7 +42,6 @@ def check_step(before: State, after: State, events: list[Event]) -> None:
         assert all(o <= n for of, nf in zip(old.found, new.found, strict=True)
                    for o, n in zip(of, nf, strict=True))  # found cards stay found
     assert len(after.history) - len(before.history) in (0, 1)
-    assert ENGINE.load(json.loads(json.dumps(ENGINE.dump(after)))) == after  # codec round trip
     shown = found_cards(after)
     for e in events:
         assert e.audience is None  # nothing in Speculation is for one seat only
@@ -63,7 +61,6 @@ def playout(seed: str, levels: Sequence[str], rnd: random.Random, limit: int) ->
             break
         seat = rnd.choice(waiting)
         legal = ENGINE.legal_actions(state, seat)
-        assert legal  # never stuck
         action = bots[seat](ENGINE.view(state, seat), legal, rnd)
         new, events = ENGINE.apply(state, seat, action)
         check_step(state, new, events)
@@ -72,18 +69,10 @@ def playout(seed: str, levels: Sequence[str], rnd: random.Random, limit: int) ->
     return state, moves
 
 
-def replay(seed: str, levels: Sequence[str], moves: list[tuple[int, dict]]) -> State:
-    state = ENGINE.new_game([f"bot:{lvl}" for lvl in levels], {}, Rng(seed))
-    for seat, action in moves:
-        state, _ = ENGINE.apply(state, seat, action)
-    return state
-
-
 @settings(max_examples=25, deadline=None)
 @given(seeds, st.randoms(use_true_random=False), st.integers(20, 250))
-def test_random_play_is_never_stuck_conserves_cards_and_replays(seed: str, rnd: random.Random, limit: int) -> None:
-    state, moves = playout(seed, ["random", "random"], rnd, limit)
-    assert dumped(replay(seed, ["random", "random"], moves)) == dumped(state)
+def test_random_play_conserves_cards_and_shows_no_hidden_card(seed: str, rnd: random.Random, limit: int) -> None:
+    playout(seed, ["random", "random"], rnd, limit)
 
 
 @settings(max_examples=12, deadline=None)
@@ -95,7 +84,6 @@ def test_bot_games_end_within_the_bound(seed: str, rnd: random.Random, levels: l
     assert result.winners == (state.winner,)
     winner_target = state.boards[1 - result.winners[0]]
     assert all(all(face) for face in winner_target.found)
-    assert dumped(replay(seed, levels, moves)) == dumped(state)
 
 
 def seen_by(state: State, seat: int | None) -> str:

@@ -1,6 +1,8 @@
-"""Hypothesis playouts from random seeds: never stuck, bounded, cards conserved, codec round trip,
-inputs never mutated, replay identical, and no leaks (a seat's view is the same for two games that
-differ only in the rule or in other seats' hands)."""
+"""Ludic's own properties of random games (the generic ones, never stuck, the bound, codec, apply
+never mutating, replay, every listed action accepted, are the contract suite's, tests/contract):
+the 48 cards of a round conserved, a round limit obeyed, and no leaks (a seat's view, and the
+events it is told, are the same for two games that differ only in the rule or in other seats'
+hands and the deck order)."""
 
 from __future__ import annotations
 
@@ -26,29 +28,20 @@ Policy = Callable[[LudicEngine, LudicState, random.Random], tuple[int, dict[str,
 
 
 def playout(engine: LudicEngine, seed: int, seats: int, options: dict[str, Any], cards_in_play: Conserved,
-            choose: Policy, check: bool = True) -> tuple[LudicState, list[tuple[int, dict[str, Any]]]]:
+            choose: Policy) -> tuple[LudicState, list[tuple[int, dict[str, Any]]]]:
     rng = random.Random(seed)
     state = engine.new_game(["human"] * seats, options, Rng(f"{seed:064x}"))
     played: list[tuple[int, dict[str, Any]]] = []
     for _ in range(600):
         if state.phase == "over":
             break
-        to_act = engine.to_act(state)
-        assert to_act, "stuck: nobody to act"
-        assert all(engine.legal_actions(state, s) or engine.action_templates(state, s) for s in to_act)
         seat, action = choose(engine, state, rng)
-        before = json.dumps(engine.dump(state), sort_keys=True)
         try:
             new, _ = engine.apply(state, seat, action)
         except LudotecaError:
-            assert json.dumps(engine.dump(state), sort_keys=True) == before
             continue
-        if check:
-            assert json.dumps(engine.dump(state), sort_keys=True) == before, "apply mutated its input"
-            data = json.loads(json.dumps(engine.dump(new)))
-            assert engine.dump(engine.load(data)) == engine.dump(new)
-            if new.round is not None:
-                assert cards_in_play(new) == sorted(all_cards())
+        if new.round is not None:
+            assert cards_in_play(new) == sorted(all_cards())
         played.append((seat, action))
         state = new
     assert state.phase == "over", "the game did not end within the bound"
@@ -58,7 +51,7 @@ def playout(engine: LudicEngine, seed: int, seats: int, options: dict[str, Any],
 class TestPlayouts:
     @SETTINGS
     @given(seed=st.integers(0, 2**32), seats=st.integers(3, 5), choices=st.booleans(), short=st.booleans())
-    def test_random_games_end_conserve_cards_and_round_trip(self, engine: LudicEngine, cards_in_play: Conserved,
+    def test_random_games_conserve_cards_and_obey_the_round_limit(self, engine: LudicEngine, cards_in_play: Conserved,
                                                             policy: Policy,
                                                             seed: int, seats: int, choices: bool,
                                                             short: bool) -> None:
@@ -67,18 +60,6 @@ class TestPlayouts:
         result = engine.result(state)
         assert result is not None and set(result.winners) <= set(range(seats))
         assert len(state.rounds) <= 2
-
-    @SETTINGS
-    @given(seed=st.integers(0, 2**32), seats=st.integers(3, 5))
-    def test_replay_from_seed_and_actions_is_byte_identical(self, engine: LudicEngine, cards_in_play: Conserved,
-                                                           policy: Policy,
-                                                           seed: int, seats: int) -> None:
-        options = {"round_limit": 1}
-        state, played = playout(engine, seed, seats, options, cards_in_play, policy, check=False)
-        again = engine.new_game(["human"] * seats, options, Rng(f"{seed:064x}"))
-        for seat, action in played:
-            again, _ = engine.apply(again, seat, action)
-        assert json.dumps(engine.dump(again), sort_keys=True) == json.dumps(engine.dump(state), sort_keys=True)
 
 
 def _game_in_turn_phase(engine: LudicEngine, seed: int, seats: int) -> LudicState:
@@ -136,24 +117,3 @@ class TestNoLeak:
                     assert engine.view(state, seat) == engine.view(other, seat)
                     assert engine.legal_actions(state, seat) == engine.legal_actions(other, seat) if seat is not None \
                         else True
-
-
-class TestLegalActions:
-    @SETTINGS
-    @given(seed=st.integers(0, 2**32), seats=st.integers(3, 5), moves=st.integers(0, 40), choices=st.booleans())
-    def test_every_listed_action_is_accepted(self, engine: LudicEngine, policy: Policy, seed: int, seats: int,
-                                             moves: int, choices: bool) -> None:
-        rng = random.Random(seed)
-        state = engine.new_game(["human"] * seats, {"vexer_choices": choices}, Rng(f"{seed:064x}"))
-        for _ in range(moves):
-            if state.phase == "over":
-                return
-            seat, action = policy(engine, state, rng)
-            with contextlib.suppress(LudotecaError):
-                state, _ = engine.apply(state, seat, action)
-        for seat in range(seats):
-            legal = engine.legal_actions(state, seat)
-            if seat not in engine.to_act(state):
-                assert legal == [] and engine.action_templates(state, seat) == []
-            for action in legal:
-                engine.apply(state, seat, action)
