@@ -196,6 +196,11 @@ class Secret(Generic[S]):
     may_see: Callable[[S, Viewer, int], bool]
 
 
+def owner_only(state: Any, viewer: Viewer, owner: int) -> bool:
+    """The usual :attr:`Secret.may_see`: what belongs to a seat is that seat's alone."""
+    return viewer == owner
+
+
 @dataclass(frozen=True)
 class Part(Generic[S]):
     """One part of a view: its name and how it reads off the state for a viewer (a public part

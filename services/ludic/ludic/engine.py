@@ -27,7 +27,19 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from ludoteca import codec
-from ludoteca.engine import JSON, Chance, Declaration, Event, GameResult, Information, Part, Secret, Viewer, view_of
+from ludoteca.engine import (
+    JSON,
+    Chance,
+    Declaration,
+    Event,
+    GameResult,
+    Information,
+    Part,
+    Secret,
+    Viewer,
+    owner_only,
+    view_of,
+)
 from ludoteca.errors import (
     FieldValidationError,
     GameOverError,
@@ -680,16 +692,16 @@ class LudicEngine:
 # ---- what each seat may see ----------------------------------------------------------------------
 RULE: Secret[LudicState] = Secret(
     "the round's rule: its Vexer's (everyone reads it in the round's summary once the round is over)",
-    lambda state, viewer, owner: viewer == owner)
+    owner_only)
 HAND_CARDS: Secret[LudicState] = Secret(
     "a Seeker's hand: its own (everyone sees how many cards it holds)",
-    lambda state, viewer, owner: viewer == owner)
+    owner_only)
 HINTS: Secret[LudicState] = Secret(
     "the hints a Seeker was given: its own (everyone sees how many, and which sets were pointed to)",
-    lambda state, viewer, owner: viewer == owner)
+    owner_only)
 CHOICES: Secret[LudicState] = Secret(
     "the choices the Vexer has when the game waits on it (the hints it may give tell of the rule): its own",
-    lambda state, viewer, owner: viewer == owner)
+    owner_only)
 FACE_DOWN: Secret[LudicState] = Secret(
     "a set flipped face down: nobody's to see in the columns (the round's log still records it)",
     lambda state, viewer, owner: False)

@@ -48,6 +48,7 @@ from ludoteca.engine import (
     Part,
     Secret,
     Viewer,
+    owner_only,
     view_of,
 )
 from ludoteca.errors import (
@@ -660,10 +661,10 @@ class LudorEngine:
 # -- what each seat may see ----------------------------------------------------------------------
 HAND: Secret[LudorState] = Secret(
     "a seat's hand: its holder's alone (the others see how many cards it holds)",
-    lambda state, viewer, owner: viewer == owner)
+    owner_only)
 EXCHANGED_CARDS: Secret[LudorState] = Secret(
     "the cards of an exchange's transfer: its giver's and its receiver's (the others see how many)",
-    lambda state, viewer, owner: viewer == owner)
+    owner_only)
 SECRETS: tuple[Secret[LudorState], ...] = (HAND, EXCHANGED_CARDS)
 """Everything private in Ludor that a view shows in part. The RNG, the deck order and the cards
 the last seat still held when the round ended (``leftover``) are in no view; the rest is public:

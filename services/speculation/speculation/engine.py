@@ -39,7 +39,18 @@ from enum import StrEnum
 from typing import Any
 
 from ludoteca import codec
-from ludoteca.engine import JSON, Chance, Declaration, Event, GameResult, Information, Part, Secret, Viewer, view_of
+from ludoteca.engine import (
+    JSON,
+    Chance,
+    Declaration,
+    Event,
+    GameResult,
+    Information,
+    Part,
+    Secret,
+    Viewer,
+    view_of,
+)
 from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
 from ludoteca.rng import Rng
 
