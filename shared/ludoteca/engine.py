@@ -230,7 +230,9 @@ class GameDefinition:
     request body as a ``oneOf`` with a discriminator. ``view_schema`` documents ``view``'s
     output; ``options_schema`` loads the ``options`` of ``POST /games`` (with defaults).
     ``extras`` returns a flask-smorest Blueprint of game-specific routes (``/numerals``,
-    ``/rules/check``), mounted beside the standard ones.
+    ``/rules/check``), mounted beside the standard ones. ``warm_up`` prepares what the bots
+    need before their first turn (compiled code, tables loaded into memory): the worker calls it
+    once in its main process, before its pool forks, so no bot's first decision pays for it.
     """
 
     name: str
@@ -242,3 +244,4 @@ class GameDefinition:
     bots: Mapping[str, Bot]
     extras: Callable[[], Blueprint] | None = None
     description: str = ""
+    warm_up: Callable[[], object] | None = None

@@ -178,11 +178,16 @@ def record_result(game: str, game_id: str) -> bool:
 
 
 def _preload_games(**_: Any) -> None:
-    """Import every game in the worker's main process, before the pool forks: a child that
-    replaces a killed one starts warm instead of importing the games again."""
+    """Import every game in the worker's main process and warm its bots up
+    (``GameDefinition.warm_up``), before the pool forks: a child, and one that replaces a killed
+    one, starts warm instead of importing the games (or compiling a bot's code) again."""
     for name in registry.names():
         try:
-            registry.game(name)
+            definition = registry.game(name)
+            if definition.warm_up is not None:
+                start = time.perf_counter()
+                definition.warm_up()
+                log.info("%s's bots warmed up in %.2f s", name, time.perf_counter() - start)
         except Exception:  # a game being written must not stop the others' bots
             log.warning("could not load game %s", name, exc_info=True)
 

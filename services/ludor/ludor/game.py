@@ -26,6 +26,18 @@ After each round everyone votes (`vote`); a majority ends the game.
 Options: straights, a 40-card deck, a round limit, choosing the cards given back, the reading of
 the Autoplim's PLIM. Bots: `random`, `greedy`, `expert` (determinized Monte Carlo)."""
 
+
+
+def warm_up() -> float:
+    """The expert's compiled rollouts, loaded (numba's disk cache, ``make policy``) and run once:
+    a cold process spent ~300 ms of its first decision there, past the search's time cap, and
+    decided from a handful of deals (imported here, not at module level: the game services never
+    run a bot)."""
+    from ludor.simulation import warm_up as warm
+
+    return warm()
+
+
 definition = GameDefinition(
     name="ludor",
     title="Ludor",
@@ -36,4 +48,5 @@ definition = GameDefinition(
     bots=BOTS,
     extras=None,
     description=DESCRIPTION,
+    warm_up=warm_up,
 )
