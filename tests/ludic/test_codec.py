@@ -1,5 +1,6 @@
 """The state's codec (the shared one, :mod:`ludoteca.codec`) keeps the stored shape of the
-hand-written codec it replaced, and the state is frozen."""
+hand-written codec it replaced (every golden final state: tests/shared/test_codec_games.py, for
+every game; here a state in mid-round), and the state is frozen."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-from golden.corpus import read
 from ludic.engine import LudicEngine
 from ludic.state import HintSource, LudicState, Phase, PlacedSet, StepKind
 
@@ -27,12 +27,6 @@ def test_a_state_stored_by_the_former_codec_loads_and_dumps_back_unchanged(engin
     assert all(isinstance(k, int) for k in (*rnd.hands, *rnd.hints))
     assert rnd.steps[0].do in StepKind and any(not s.face_up for c in rnd.columns.values() for s in c)
     assert all(h.source in HintSource for hints in rnd.hints.values() for h in hints)
-
-
-def test_every_golden_final_state_loads_and_dumps_back_unchanged(engine: LudicEngine) -> None:
-    for recorded in read("ludic"):
-        stored = json.loads(json.dumps(recorded["dump"]))
-        assert engine.dump(engine.load(stored)) == stored, recorded["label"]
 
 
 def test_a_state_stored_without_its_action_count_counts_from_zero(engine: LudicEngine) -> None:
