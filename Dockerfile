@@ -21,7 +21,7 @@
 # Probes: the image serves several roles, so it declares no HEALTHCHECK (it would mark a worker
 # unhealthy); each role's probe is in docker-compose.yml and deploy/k8s: a game service answers
 # GET /healthz (alive) and GET /readyz (Redis answers) on its port, `python deploy/probe.py URL`
-# checks one without curl; a worker answers `celery -A ludoteca.worker inspect ping`; the
+# checks one without curl; a worker answers `celery -A ludoteca.adapters.worker inspect ping`; the
 # sweeper's probe is `python deploy/probe.py --redis` (see docs/operations.md).
 
 # Pinned by version (python 3.11, as the project's venv; Debian 12). Pin the digest as well
@@ -77,4 +77,4 @@ USER 10001:10001
 EXPOSE 8001 8002 8003 8004
 HEALTHCHECK NONE
 ENTRYPOINT ["/app/deploy/entrypoint.sh"]
-CMD ["gunicorn", "-c", "deploy/gunicorn.conf.py", "-b", "0.0.0.0:8004", "ludoteca.wsgi:make_app()"]
+CMD ["gunicorn", "-c", "deploy/gunicorn.conf.py", "-b", "0.0.0.0:8004", "ludoteca.entrypoints.wsgi:make_app()"]

@@ -27,7 +27,7 @@ policy: install
 	$(BIN)/python -m ludor.simulation build
 
 run: install policy
-	$(BIN)/python -m ludoteca.devstack --root .
+	$(BIN)/python -m ludoteca.entrypoints.devstack --root .
 
 test: install policy
 	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile --durations=20 $(PYTEST_ARGS)
@@ -41,7 +41,7 @@ lint: install
 	$(BIN)/vulture shared/ludoteca services tests deploy --min-confidence 100 --ignore-names frame,signum,memo,isolated_tables
 
 openapi: install
-	$(BIN)/python -m ludoteca.openapi openapi
+	$(BIN)/python -m ludoteca.entrypoints.openapi openapi
 
 # Record the golden corpus again (tests/golden): only for an intended change of the rules, the views
 # or the events; the commit says why. `make golden GAMES=ludix` records one game.

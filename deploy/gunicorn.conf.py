@@ -1,7 +1,7 @@
 """gunicorn settings shared by the game services (the front door before them is Caddy, configured
-by ``ludoteca.frontdoor``; it closes idle upstream connections before ``keepalive`` below does).
+by ``ludoteca.entrypoints.frontdoor``; it closes idle upstream connections before ``keepalive`` below does).
 
-gevent workers (``ludoteca.gunicorn_workers.GeventWorker``): one greenlet per connection, so a
+gevent workers (``ludoteca.entrypoints.gunicorn_workers.GeventWorker``): one greenlet per connection, so a
 long-poll (``GET .../events?wait=S``) waiting on Redis costs a few kilobytes and no thread that a
 move needs; up to GUNICORN_WORKER_CONNECTIONS connections per worker process.
 Chosen by measurement (``make bench``; figures in the module docstring of
@@ -10,7 +10,7 @@ Chosen by measurement (``make bench``; figures in the module docstring of
 Overrides: GUNICORN_WORKERS, GUNICORN_WORKER_CLASS (``gthread`` selects the threaded worker
 with problem+json errors, GUNICORN_THREADS threads each), GUNICORN_WORKER_CONNECTIONS.
 
-Metrics (``GET /metrics``, :mod:`ludoteca.observe`): prometheus-client in multiprocess mode, so
+Metrics (``GET /metrics``, :mod:`ludoteca.adapters.observe`): prometheus-client in multiprocess mode, so
 a scrape that reaches any worker reads the sum over all of them. The master prepares
 ``PROMETHEUS_MULTIPROC_DIR`` here, when this file is read and before any worker forks or the
 app (and prometheus-client) is imported: unset, a fresh directory of this master's own under
@@ -20,7 +20,7 @@ worker that exited dead (its counters stay in the totals, its live gauges go).
 
 Logs: gunicorn's own lines and the app's say which service and pid they come from
 (``ludix[4242]``; JSON with ``LUDOTECA_LOG_FORMAT=json``); the app writes one access-log line per
-request with its request id (:mod:`ludoteca.hosting.accesslog`), so gunicorn's access log
+request with its request id (:mod:`ludoteca.adapters.hosting.accesslog`), so gunicorn's access log
 (``GUNICORN_ACCESSLOG``) stays off by default.
 """
 
@@ -30,12 +30,12 @@ from gunicorn.glogging import Logger
 
 _owner = os.environ.get("LUDOTECA_METRICS_MASTER")
 if _owner != str(os.getpid()):  # read once per master (a reload on HUP keeps the directory)
-    from ludoteca.metricsdir import prepare_multiprocess
+    from ludoteca.adapters.metricsdir import prepare_multiprocess
 
     prepare_multiprocess(os.environ.get("LUDOTECA_GAME") or "gunicorn")
     os.environ["LUDOTECA_METRICS_MASTER"] = str(os.getpid())
 
-from ludoteca.observe import ProcessFormatter, process_dead  # noqa: E402 - after the directory is set
+from ludoteca.adapters.observe import ProcessFormatter, process_dead  # noqa: E402 - after the directory is set
 
 
 def child_exit(server, worker):
@@ -56,8 +56,8 @@ class ProcessLogger(Logger):
 logger_class = ProcessLogger
 
 WORKER_CLASSES = {
-    "gevent": "ludoteca.gunicorn_workers.GeventWorker",
-    "gthread": "ludoteca.gunicorn_workers.ThreadWorker",
+    "gevent": "ludoteca.entrypoints.gunicorn_workers.GeventWorker",
+    "gthread": "ludoteca.entrypoints.gunicorn_workers.ThreadWorker",
 }
 _choice = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
 worker_class = WORKER_CLASSES.get(_choice, _choice)
@@ -66,7 +66,7 @@ threads = int(os.environ.get("GUNICORN_THREADS", "16"))  # gthread only
 worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "1000"))
 timeout = 90  # above the longest long-poll (30 s) with room to spare
 graceful_timeout = 10
-keepalive = 15  # above the front door's idle upstream timeout (ludoteca.frontdoor.UPSTREAM_IDLE, 10 s)
+keepalive = 15  # above the front door's idle upstream timeout (ludoteca.entrypoints.frontdoor.UPSTREAM_IDLE, 10 s)
 accesslog = os.environ.get("GUNICORN_ACCESSLOG") or None
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOGLEVEL", "warning")

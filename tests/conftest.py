@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 import redis
 from flask.testing import FlaskClient
-from ludoteca import registry
+from ludoteca.adapters.hosting import create_app
 from ludoteca.config import Settings
-from ludoteca.devstack import Supervisor, embedded_redis
-from ludoteca.hosting import create_app
+from ludoteca.entrypoints.devstack import Supervisor, embedded_redis
+from ludoteca.service_layer import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 # the suite creates games and posts far faster than a player: services it starts under gunicorn
@@ -85,8 +85,9 @@ def start_worker(supervisor: Supervisor, name: str, env: dict[str, str], log: Pa
     """A real Celery worker process consuming every game's queue, as the Procfile runs it; returns
     once it is ready. ``env`` names the sessions (``REDIS_URL``) and the broker (``BROKER_URL``,
     by default the sessions' database 1)."""
-    argv = [sys.executable, "-m", "celery", "-A", "ludoteca.worker", "worker", "-Q", ",".join(registry.names()),
-            "--concurrency", "2", "--loglevel", "INFO", *extra, "-n", f"{name}-{os.getpid()}@%h"]
+    argv = [sys.executable, "-m", "celery", "-A", "ludoteca.adapters.worker", "worker",
+            "-Q", ",".join(registry.names()), "--concurrency", "2", "--loglevel", "INFO",
+            *extra, "-n", f"{name}-{os.getpid()}@%h"]
     offset = log.stat().st_size if log.exists() else 0
     proc = supervisor.start(name, argv, env={"LUDOTECA_VISIBILITY_TIMEOUT": "10", **env}, cwd=ROOT, log=log)
     deadline = time.monotonic() + 120
@@ -99,8 +100,8 @@ def start_worker(supervisor: Supervisor, name: str, env: dict[str, str], log: Pa
 
 def start_sweeper(supervisor: Supervisor, env: dict[str, str], log: Path, grace: float,
                   interval: float = 0.5) -> subprocess.Popen[bytes]:
-    """The sweeper process (``python -m ludoteca.sweeper``) with a short grace."""
-    argv = [sys.executable, "-m", "ludoteca.sweeper", "--interval", str(interval), "--grace", str(grace)]
+    """The sweeper process (``python -m ludoteca.adapters.sweeper``) with a short grace."""
+    argv = [sys.executable, "-m", "ludoteca.adapters.sweeper", "--interval", str(interval), "--grace", str(grace)]
     return supervisor.start("sweeper", argv, env=env, cwd=ROOT, log=log)
 
 

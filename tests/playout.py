@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import requests
-from ludoteca import registry
+from ludoteca.service_layer import registry
 
 RANDOM_MOVES = 150
 """Random listed actions first (wide coverage), then a real bot's choices so the game ends

@@ -4,7 +4,7 @@
 Celery broker, kept apart from the sessions: by default the same server's database 1
 (``redis://h:p/0`` -> ``redis://h:p/1``; database 2 when the sessions already use 1). In
 production point it at a plain Redis of its own (the broker's transport has no Cluster support:
-with ``REDIS_URL=redis+cluster://...`` (:mod:`ludoteca.cluster`) ``BROKER_URL`` is required).
+with ``REDIS_URL=redis+cluster://...`` (:mod:`ludoteca.adapters.cluster`) ``BROKER_URL`` is required).
 Sharing one server, both live under its ``maxmemory-policy noeviction`` (``deploy/redis.conf``):
 a full server refuses writes rather than evicting either's data; a broker server of its own
 should use ``noeviction`` too (an evicted task is a stalled game until the sweeper notices).
@@ -43,7 +43,7 @@ class Settings:
     game_ttl_seconds: int = 7 * 24 * 3600
     idempotency_ttl_seconds: int = 24 * 3600
     max_long_poll_seconds: float = 30.0
-    # Rate limits, requests a minute (see ludoteca.hosting.ratelimit); 0 turns every limit off.
+    # Rate limits, requests a minute (see ludoteca.adapters.hosting.ratelimit); 0 turns every limit off.
     # Unset (None) ones derive from rate_limit_per_minute: reads 2x, new seats /20, failures /60.
     rate_limit_per_minute: int = 600  # seat writes per seat; anonymous writes per address
     rate_limit_reads_per_minute: int | None = None  # per seat, or per address without a token

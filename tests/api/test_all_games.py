@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from api_client import Api
-from ludoteca import registry
-from ludoteca.rng import Rng, commitment
+from ludoteca.core.rng import Rng, commitment
+from ludoteca.service_layer import registry
 from playout import choose
 
 MAX_MOVES = 3000

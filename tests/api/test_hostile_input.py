@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 import redis
 from flask.json.provider import DefaultJSONProvider
-from ludoteca import registry
-from ludoteca.hosting import bodies
-from ludoteca.hosting.bodies import MAX_BODY_BYTES, MAX_DEPTH, MAX_SAFE_INTEGER
+from ludoteca.adapters.hosting import bodies
+from ludoteca.adapters.hosting.bodies import MAX_BODY_BYTES, MAX_DEPTH, MAX_SAFE_INTEGER
+from ludoteca.service_layer import registry
 
 PROBLEM = "application/problem+json"
 BIG = MAX_BODY_BYTES + 1024

@@ -10,8 +10,8 @@ from dataclasses import replace
 from typing import Any
 
 from api_client import Api
-from ludoteca import registry
-from ludoteca.hosting import create_app
+from ludoteca.adapters.hosting import create_app
+from ludoteca.service_layer import registry
 
 
 def fresh_api(settings: Any, **limits: Any) -> Api:

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from api_client import Api
-from ludoteca import registry
-from ludoteca.rng import Rng, commitment
+from ludoteca.core.rng import Rng, commitment
+from ludoteca.service_layer import registry
 
 
 def two_humans(api: Api, target: int = 300) -> tuple[str, str, str]:
@@ -321,7 +321,7 @@ class TestOps:
 def test_writes_over_the_limit_get_429_and_change_nothing(settings: Any) -> None:
     from dataclasses import replace
 
-    from ludoteca.hosting import create_app
+    from ludoteca.adapters.hosting import create_app
 
     app = create_app(registry.game("ludix"), replace(settings, rate_limit_per_minute=3, rate_limit_create_per_minute=2))
     client = app.test_client()

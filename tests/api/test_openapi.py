@@ -26,10 +26,10 @@ from typing import Any
 
 import pytest
 import schemathesis
-from ludoteca import registry
+from ludoteca.adapters.hosting import create_app
 from ludoteca.config import Settings
-from ludoteca.hosting import create_app
-from ludoteca.openapi import render
+from ludoteca.entrypoints.openapi import render
+from ludoteca.service_layer import registry
 from openapi_spec_validator import validate
 from schemathesis.config import SchemathesisConfig
 from schemathesis.engine import Status, events, from_schema

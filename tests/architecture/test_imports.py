@@ -1,17 +1,24 @@
-"""Import rules over the source tree (issue 12, item 4), read from the code itself (``ast``).
+"""Import rules over the source tree (issue 12, items 4 and 5), read from the code itself (``ast``).
 
 1. No import cycle among the modules of ``services/*/<package>`` and ``shared/ludoteca``. Every
    import counts, the deferred ones inside functions too (a deferred import hides a cycle from the
    interpreter, not from a reader); only ``if TYPE_CHECKING:`` imports are left out (they never
    run). Importing ``a.b.c`` also imports the packages ``a`` and ``a.b`` (their ``__init__``).
-   Cycles in the shared library that were there before this test are listed in
-   :data:`KNOWN_CYCLES`; the list may only shrink: a listed cycle that is gone fails the test until
-   its entry is removed.
-2. The cores never import the web, the store, the queue or the schemas: no module of
-   ``services/*/<package>`` other than ``schemas.py``, ``game.py`` and ``routes.py``, and none of
-   the shared library's pure modules (:data:`SHARED_CORE`), imports ``flask`` (or a ``flask_*``
-   package), ``werkzeug``, ``redis``, ``celery`` or ``marshmallow``, directly or through the
-   project's modules it imports.
+2. The shared library's folders are its layers (:data:`LAYERS`, innermost first): the pure core
+   (``ludoteca.core``: cards, dice, rng, the engine contract, the codec, the errors), the service
+   layer (``ludoteca.service_layer``: the use cases, the repository interface, the registry), the
+   adapters (``ludoteca.adapters``: the Redis store, the Celery worker and sweeper, the HTTP
+   hosting, metrics) and the process entry points and development tools
+   (``ludoteca.entrypoints``: wsgi, the devstack, the front door's and the manifests' writers, the
+   OpenAPI exporter). A module imports only its own layer and the layers inside it; the settings
+   (``ludoteca.config``) sit beside the layers, for every layer but the core. Every module of the
+   library lives in a layer.
+3. The cores never import the web, the store, the queue or the schemas: no module of
+   ``services/*/<package>`` other than ``schemas.py``, ``game.py`` and ``routes.py`` (the game's
+   shell), and no module of ``ludoteca.core``, imports ``flask`` (or a ``flask_*`` package),
+   ``werkzeug``, ``redis``, ``celery`` or ``marshmallow``, directly or through the project's
+   modules it imports; a game's core imports nothing of the shared library but its core, and a
+   game's shell nothing of the entry points.
 """
 
 from __future__ import annotations
@@ -28,18 +35,11 @@ SHARED = ROOT / "shared"
 SERVICES = ROOT / "services"
 SHELL_MODULES = {"schemas", "game", "routes"}
 """The modules of a game service that may use the web stack (its shell)."""
-SHARED_CORE = {"ludoteca.cards", "ludoteca.codec", "ludoteca.dice", "ludoteca.rng", "ludoteca.engine",
-               "ludoteca.errors"}
+LAYERS = ("core", "service_layer", "adapters", "entrypoints")
+"""The shared library's layer folders, innermost first."""
+BESIDE_THE_LAYERS = {"ludoteca", "ludoteca.config"}
+"""The package itself and the settings: the only modules of the library outside a layer."""
 FORBIDDEN = ("flask", "flask_", "werkzeug", "redis", "celery", "marshmallow")
-
-KNOWN_CYCLES: list[frozenset[str]] = [
-    # hosting builds the Celery dispatcher (lazily); the worker borrows hosting's Redis client.
-    frozenset({"ludoteca.hosting", "ludoteca.worker"}),
-    # routes takes the rate limiter's loaded game; the limiter parses the game id with routes'.
-    frozenset({"ludoteca.hosting.ratelimit", "ludoteca.hosting.routes"}),
-]
-"""Cycles of the shared library that predate this test (issue 12 names hosting/worker); to be
-removed by whoever breaks them. Nothing under ``services/`` may be listed here."""
 
 
 def source_roots() -> list[tuple[Path, str]]:
@@ -170,33 +170,82 @@ def is_forbidden(package: str) -> bool:
     return any(package == f or (f.endswith("_") and package.startswith(f)) for f in FORBIDDEN)
 
 
-def core_modules() -> list[str]:
+def layer_of(module: str) -> int | None:
+    """The index in :data:`LAYERS` of a shared module's layer (None: beside the layers)."""
+    parts = module.split(".")
+    if parts[0] != "ludoteca" or len(parts) < 2 or parts[1] not in LAYERS:
+        return None
+    return LAYERS.index(parts[1])
+
+
+def game_modules() -> list[str]:
     services = {p for _, p in source_roots()} - {"ludoteca"}
-    return sorted([m for m in modules() if m.split(".")[0] in services and m.split(".")[-1] not in SHELL_MODULES]
-                  + sorted(SHARED_CORE))
+    return sorted(m for m in modules() if m.split(".")[0] in services)
+
+
+def core_modules() -> list[str]:
+    return sorted([m for m in game_modules() if m.split(".")[-1] not in SHELL_MODULES]
+                  + [m for m in modules() if layer_of(m) == 0])
 
 
 # -- the rules -----------------------------------------------------------------------------------
 def test_the_graph_sees_the_whole_tree() -> None:
     internal, _ = graph()
-    assert {"ludoteca.store", "ludix.engine", "ludic.engine", "ludor.engine", "speculation.engine"} <= set(internal)
-    assert "ludoteca.rng" in internal["ludix.engine"], "ludix.engine imports the shared Rng"
-    assert {"ludoteca.hosting", "ludoteca.worker"} in cycles(internal) or not any(
-        "ludoteca.worker" in c for c in KNOWN_CYCLES), "a deferred import counts"
+    assert {"ludoteca.adapters.store", "ludix.engine", "ludic.engine", "ludor.engine",
+            "speculation.engine"} <= set(internal)
+    assert "ludoteca.core.rng" in internal["ludix.engine"], "ludix.engine imports the shared Rng"
+    assert "ludoteca.adapters.worker" in internal["ludoteca.adapters.hosting"], "a deferred import counts"
 
 
-def test_no_import_cycle_in_the_services() -> None:
+def test_deferred_imports_count_and_type_checking_ones_do_not(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import a.hidden\n"
+                    "def f():\n    from b.c import d\n    import e\n")
+    names = set(imported_names("m", path))
+    assert {"b.c", "b.c.d", "e"} <= names
+    assert "a.hidden" not in names
+    assert cycles({"x": {"y"}, "y": {"x"}, "z": set()}) == [frozenset({"x", "y"})]
+
+
+def test_no_import_cycle_anywhere() -> None:
     internal, _ = graph()
-    found = [c for c in cycles(internal) if c not in KNOWN_CYCLES]
+    found = cycles(internal)
     assert not found, "import cycles: " + "; ".join(" <-> ".join(sorted(c)) for c in found)
 
 
-def test_the_known_cycles_of_the_shared_library_only_shrink() -> None:
+def test_every_shared_module_lives_in_a_layer() -> None:
+    stray = [m for m in modules() if m.startswith("ludoteca") and layer_of(m) is None
+             and m not in BESIDE_THE_LAYERS and m.split(".")[-1] not in LAYERS]
+    assert not stray, f"modules outside the layer folders {LAYERS}: {stray}"
+
+
+def test_a_layer_imports_only_itself_and_the_layers_inside_it() -> None:
     internal, _ = graph()
-    found = cycles(internal)
-    for known in KNOWN_CYCLES:
-        assert all(m.startswith("ludoteca.") or m == "ludoteca" for m in known), "only shared/ may be listed"
-        assert known in found, f"the cycle {sorted(known)} is gone: remove it from KNOWN_CYCLES"
+    wrong = []
+    for module, targets in internal.items():
+        own = layer_of(module)
+        if own is None:
+            continue
+        for target in targets:
+            theirs = layer_of(target)
+            if (theirs is not None and theirs > own) or (target == "ludoteca.config" and own == 0):
+                wrong.append(f"{module} -> {target}")
+    assert not wrong, "imports outward across the layers: " + "; ".join(sorted(wrong))
+
+
+def test_a_games_core_uses_the_shared_core_only_and_its_shell_no_entry_point() -> None:
+    internal, _ = graph()
+    wrong = []
+    for module in game_modules():
+        shell = module.split(".")[-1] in SHELL_MODULES
+        for target in internal[module]:
+            theirs = layer_of(target)
+            if theirs is None and target not in BESIDE_THE_LAYERS:
+                continue
+            if (not shell and (theirs or 0) > 0) or (not shell and target == "ludoteca.config") or (
+                    shell and theirs == LAYERS.index("entrypoints")):
+                wrong.append(f"{module} -> {target}")
+    assert not wrong, "a game reaches past its room: " + "; ".join(sorted(wrong))
 
 
 @pytest.mark.parametrize("module", core_modules())

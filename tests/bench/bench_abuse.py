@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from abuse import describe, ms, p50, percentile, run_scenario  # noqa: E402
 from ludoteca.config import Settings  # noqa: E402
-from ludoteca.devstack import Supervisor, embedded_redis, free_port, gunicorn_argv, wait_http  # noqa: E402
+from ludoteca.entrypoints.devstack import Supervisor, embedded_redis, free_port, gunicorn_argv, wait_http  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 from stack import start_door  # noqa: E402  (the front door, or the older gateway)
@@ -59,7 +59,7 @@ def main() -> int:
             env = {"LUDOTECA_GAME": "ludix", "REDIS_URL": redis_url, "LUDOTECA_TRUSTED_PROXIES": "1",
                    "LUDOTECA_RATE_LIMIT": str(Settings.rate_limit_per_minute), "LUDOTECA_RATE_LIMIT_READS": "",
                    "LUDOTECA_RATE_LIMIT_CREATE": "", "LUDOTECA_RATE_LIMIT_FAILURES": ""}
-            sup.start("ludix", gunicorn_argv("ludoteca.wsgi:make_app()", svc, ROOT), env=env, cwd=ROOT,
+            sup.start("ludix", gunicorn_argv("ludoteca.entrypoints.wsgi:make_app()", svc, ROOT), env=env, cwd=ROOT,
                       log=Path(tmp) / "svc.log")
             if not wait_http(f"http://127.0.0.1:{svc}/readyz", 60):
                 print("the ludix service did not start:\n" + (Path(tmp) / "svc.log").read_text())

@@ -73,7 +73,7 @@ sys.path.insert(0, str(HERE))
 import redis  # noqa: E402
 import requests  # noqa: E402
 from driver import SHAPES, Counters, Table, play, run  # noqa: E402
-from ludoteca.devstack import Supervisor, embedded_redis  # noqa: E402
+from ludoteca.entrypoints.devstack import Supervisor, embedded_redis  # noqa: E402
 from stack import (  # noqa: E402
     ROOT,
     Stack,

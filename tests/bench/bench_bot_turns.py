@@ -4,11 +4,11 @@
     python tests/bench/bench_bot_turns.py               # 1 and then 8 tables a game, 30 s measured each
     python tests/bench/bench_bot_turns.py --games ludix,ludor --tables 4 --seconds 20
 
-The stack is the one ``make run`` starts for bots: an embedded Redis (``ludoteca.devstack``,
+The stack is the one ``make run`` starts for bots: an embedded Redis (``ludoteca.entrypoints.devstack``,
 sessions in database 0, the Celery broker in database 1) and one real Celery worker process,
-``celery -A ludoteca.worker worker -Q <every game's queue> --concurrency 2`` as in
+``celery -A ludoteca.adapters.worker worker -Q <every game's queue> --concurrency 2`` as in
 ``deploy/Procfile``. No game service runs: the tables are created through the service layer
-(``ludoteca.worker.service_for(game).create``), which dispatches the first turn to the worker
+(``ludoteca.adapters.worker.service_for(game).create``), which dispatches the first turn to the worker
 exactly as a POST /games does; from then on the worker plays every turn (it commits the move,
 then dispatches the next turn). No sweeper: no task is lost here (none is killed).
 
@@ -19,7 +19,7 @@ children fill their lazy caches), then ``--seconds`` are.
 
 The times come from Redis itself: a MONITOR connection sees every commit's write of ``due`` /
 ``due_at`` into the game hash (``HSET <game>:{<id>}:game due bot:<v> due_at <server ms>``, see
-``ludoteca.store``), stamped by the server to the microsecond. A turn falls due at the commit
+``ludoteca.adapters.store``), stamped by the server to the microsecond. A turn falls due at the commit
 that made version ``v`` due (``bot:v``) and is applied at the commit of version ``v + 1``: the
 figure is the difference, per turn, p50/p90/p99/max, with the number of turns (a turn due in the
 window and not applied by its end is counted apart). It includes the dispatch (the broker
@@ -48,8 +48,8 @@ from pathlib import Path
 
 import redis
 from bot_timing import PROGRESS_SECONDS, percentile
-from ludoteca import registry
-from ludoteca.devstack import EmbeddedRedis, Supervisor
+from ludoteca.entrypoints.devstack import EmbeddedRedis, Supervisor
+from ludoteca.service_layer import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 TICK = os.sysconf("SC_CLK_TCK")
@@ -164,8 +164,9 @@ def analyse(commits: dict[tuple[str, str], list[Commit]], game: str, start: floa
 def start_worker(sup: Supervisor, url: str, log: Path) -> int:
     """The worker as the Procfile runs it (and as tests/conftest.py's ``start_worker``); returns
     its pid once it says ready."""
-    argv = [sys.executable, "-m", "celery", "-A", "ludoteca.worker", "worker", "-Q", ",".join(registry.names()),
-            "--concurrency", "2", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
+    argv = [sys.executable, "-m", "celery", "-A", "ludoteca.adapters.worker", "worker",
+            "-Q", ",".join(registry.names()), "--concurrency", "2", "--loglevel", "INFO",
+            "--without-gossip", "--without-mingle",
             "--without-heartbeat", "-n", f"botbench-{os.getpid()}@%h"]
     proc = sup.start("worker", argv, env={"REDIS_URL": url}, cwd=ROOT, log=log)
     deadline = time.monotonic() + 120
@@ -190,7 +191,7 @@ def seating(game: str, table: int) -> list[str]:
 
 def run_game(game: str, tables: int, warmup: float, seconds: float, monitor: Monitor, r: redis.Redis,
              worker_pid: int) -> Measure:
-    from ludoteca.worker import service_for
+    from ludoteca.adapters.worker import service_for
 
     service = service_for(game)
     out = Measure(game, tables, [seating(game, t) for t in range(tables)])

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ludix.engine import LudixEngine, LudixState
-from ludoteca.rng import Rng
+from ludoteca.core.rng import Rng
 from speculation.engine import SpeculationEngine
 
 SEED = "ab" * 32

@@ -31,8 +31,8 @@ from ludic.catalogue import DIFFICULTIES, vexer_rules
 from ludic.drill import DrillResult, drill
 from ludic.engine import LudicEngine
 from ludic.space import space
-from ludoteca.engine import JSON
-from ludoteca.rng import Rng
+from ludoteca.core.engine import JSON
+from ludoteca.core.rng import Rng
 
 MAX_ACTIONS = 80
 

@@ -37,7 +37,7 @@ from ludix.engine import LudixEngine, LudixState
 from ludix.numerals import FACES, canonical, numerals_of
 from ludix.table import Policy, table_path
 from ludix.table_build import evaluate, table, versus_threshold
-from ludoteca.rng import Rng
+from ludoteca.core.rng import Rng
 from numba import njit
 
 TARGET = 300

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from bot_timing import Decisions, mean_se, percentile, progress, proportion_se, sizes
 from ludor.bots import BOTS, EXPERT_ROLLOUTS, EXPERT_SECONDS, make_expert
 from ludor.engine import LudorEngine
-from ludoteca.engine import Bot
-from ludoteca.rng import Rng
+from ludoteca.core.engine import Bot
+from ludoteca.core.rng import Rng
 
 TABLES: dict[str, tuple[str, ...]] = {
     "greedy-vs-random": ("greedy", "random", "random", "random"),

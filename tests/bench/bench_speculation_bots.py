@@ -36,8 +36,8 @@ from math import comb
 from typing import Any
 
 from bot_timing import Decisions, mean_se, progress, proportion_se, sizes
-from ludoteca.engine import Bot
-from ludoteca.rng import Rng
+from ludoteca.core.engine import Bot
+from ludoteca.core.rng import Rng
 from speculation import book
 from speculation.board import COPIES, Tier
 from speculation.bots import BOTS

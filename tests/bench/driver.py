@@ -243,7 +243,7 @@ class Table:
         # nothing listed, only templates (Ludic's Vexer writes a rule that must fit the initial
         # sets): the game's own random bot fills one in from that seat's view
         _, view = await self.conn.request("GET", f"/games/{self.gid}", token=self.tokens[seat])
-        from ludoteca import registry
+        from ludoteca.service_layer import registry
 
         bot = registry.game(self.shape.game).bots["random"]
         filled: dict[str, Any] = bot(view["state"], listed["templates"], self.rnd)
@@ -390,7 +390,7 @@ def main() -> None:
     import tempfile
     from pathlib import Path
 
-    from ludoteca.devstack import Supervisor, embedded_redis, free_port
+    from ludoteca.entrypoints.devstack import Supervisor, embedded_redis, free_port
     from stack import start_null
 
     sup = Supervisor()

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ludoteca import devstack
-from ludoteca.devstack import Supervisor, free_port, gunicorn_argv, wait_http
+from ludoteca.entrypoints import devstack
+from ludoteca.entrypoints.devstack import Supervisor, free_port, gunicorn_argv, wait_http
 
 ROOT = Path(__file__).resolve().parents[2]
 TICK = os.sysconf("SC_CLK_TCK")
@@ -66,7 +66,7 @@ def start_servers(sup: Supervisor, specs: Mapping[str, tuple[str, dict[str, str]
         proc = sup.start(name, gunicorn_argv(target, port, ROOT), env=env, cwd=ROOT, log=logs / f"{name}.log")
         servers[name] = Server(name, f"http://127.0.0.1:{port}", frozenset({proc.pid}))
     for name, server in servers.items():
-        probe = "/healthz" if specs[name][0].startswith("ludoteca.hosting.null") else "/readyz"
+        probe = "/healthz" if specs[name][0].startswith("ludoteca.adapters.hosting.null") else "/readyz"
         if not wait_http(server.url + probe, 120):
             raise RuntimeError(f"{name} did not become ready; see {logs / f'{name}.log'}:\n"
                                + (logs / f"{name}.log").read_text()[-2000:])
@@ -77,14 +77,14 @@ def service_spec(game: str, redis_url: str, workers: int | None = None) -> tuple
     env = {"LUDOTECA_GAME": game, "REDIS_URL": redis_url}
     if workers:
         env["GUNICORN_WORKERS"] = str(workers)
-    return "ludoteca.wsgi:make_app()", env
+    return "ludoteca.entrypoints.wsgi:make_app()", env
 
 
 def null_spec(redis_url: str, workers: int | None = None) -> tuple[str, dict[str, str]]:
     env = {"REDIS_URL": redis_url}
     if workers:
         env["GUNICORN_WORKERS"] = str(workers)
-    return "ludoteca.hosting.null:make_app()", env
+    return "ludoteca.adapters.hosting.null:make_app()", env
 
 
 def start_null(sup: Supervisor, port: int, redis_url: str, log: Path) -> None:

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 from contract.twins import twin
-from ludoteca import registry
-from ludoteca.engine import JSON, GameDefinition
-from ludoteca.errors import LudotecaError
-from ludoteca.rng import Rng
+from ludoteca.core.engine import JSON, GameDefinition
+from ludoteca.core.errors import LudotecaError
+from ludoteca.core.rng import Rng
+from ludoteca.service_layer import registry
 from marshmallow import ValidationError
 
 GAMES = registry.names()

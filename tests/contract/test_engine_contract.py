@@ -1,4 +1,4 @@
-"""The engine contract, for every registered game (``ludoteca.registry.names()``).
+"""The engine contract, for every registered game (``ludoteca.service_layer.registry.names()``).
 
 Random legal playouts from random seeds: the game is never stuck (someone is to act, with an
 action or a template) and ends within the bound its engine declares (``max_actions``); every
@@ -34,9 +34,9 @@ from contract.playing import (
     random_action,
 )
 from contract.twins import PRIVATE_EVENTS
-from ludoteca import registry
-from ludoteca.engine import JSON, Event, GameDefinition
-from ludoteca.errors import GameOverError, IllegalActionError, LudotecaError
+from ludoteca.core.engine import JSON, Event, GameDefinition
+from ludoteca.core.errors import GameOverError, IllegalActionError, LudotecaError
+from ludoteca.service_layer import registry
 
 BASE_SEED = os.environ.get("LUDOTECA_CONTRACT_SEED", "contract-1")
 STRICT_STEPS = 100

@@ -28,7 +28,7 @@ import pytest
 from api_client import Api
 from contract.playing import GAMES, canonical, check_views, random_action
 from contract.twins import PRIVATE_EVENTS
-from ludoteca import registry
+from ludoteca.service_layer import registry
 
 STEPS = 40
 LONG_POLL_EVERY = 6

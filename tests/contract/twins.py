@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ludoteca.engine import GameDefinition
-from ludoteca.rng import Rng
+from ludoteca.core.engine import GameDefinition
+from ludoteca.core.rng import Rng
 
 Twin = Callable[[Any, int | None, random.Random], Any]
 

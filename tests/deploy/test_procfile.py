@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 import requests
 from conftest import wait_until
-from ludoteca import registry
-from ludoteca.devstack import free_port, port_open, wait_http
-from ludoteca.frontdoor import FRONT_DOOR, read_procfile
-from ludoteca.manifests import objects
+from ludoteca.entrypoints.devstack import free_port, port_open, wait_http
+from ludoteca.entrypoints.frontdoor import FRONT_DOOR, read_procfile
+from ludoteca.entrypoints.manifests import objects
+from ludoteca.service_layer import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 PROCFILE = ROOT / "deploy" / "Procfile"
@@ -41,12 +41,12 @@ def test_every_line_is_a_valid_shell_command() -> None:
         done = subprocess.run(["sh", "-n", "-c", line], capture_output=True, text=True, timeout=30)
         assert done.returncode == 0, (name, done.stderr)
     # the check can fail: the line as it was before it was quoted
-    broken = "gunicorn -c deploy/gunicorn.conf.py -b 127.0.0.1:8004 ludoteca.wsgi:make_app()"
+    broken = "gunicorn -c deploy/gunicorn.conf.py -b 127.0.0.1:8004 ludoteca.entrypoints.wsgi:make_app()"
     assert subprocess.run(["sh", "-n", "-c", broken], capture_output=True, timeout=30).returncode != 0
 
 
 def test_the_shell_and_make_run_read_the_same_command_lines() -> None:
-    """honcho runs a line through /bin/sh, ``make run`` (ludoteca.devstack) splits it with shlex
+    """honcho runs a line through /bin/sh, ``make run`` (ludoteca.entrypoints.devstack) splits it with shlex
     after spelling out ``$QUEUES``: both give each process the same argv."""
     queues = ",".join(registry.names())
     for name, line in read_procfile(PROCFILE).items():

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import requests
 from conftest import wait_until
-from ludoteca.devstack import free_port, port_open, wait_http
+from ludoteca.entrypoints.devstack import free_port, port_open, wait_http
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,8 +61,9 @@ def test_a_service_and_a_worker_run_on_a_read_only_root(tmp_path: Path, redis_ur
     port = free_port()
     commands = {
         "ludix": [str(BIN / "gunicorn"), "-c", "deploy/gunicorn.conf.py", "-b", f"127.0.0.1:{port}",
-                  "ludoteca.wsgi:make_app()"],
-        "worker": [str(BIN / "celery"), "-A", "ludoteca.worker", "worker", "-Q", "ludix", "--concurrency", "2"],
+                  "ludoteca.entrypoints.wsgi:make_app()"],
+        "worker": [str(BIN / "celery"), "-A", "ludoteca.adapters.worker", "worker", "-Q", "ludix",
+                   "--concurrency", "2"],
     }
     procs: dict[str, subprocess.Popen[bytes]] = {}
     logs = {name: tmp_path / f"{name}.log" for name in commands}

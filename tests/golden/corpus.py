@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ludoteca import registry
-from ludoteca.engine import JSON, Event, GameDefinition
-from ludoteca.rng import Rng
+from ludoteca.core.engine import JSON, Event, GameDefinition
+from ludoteca.core.rng import Rng
+from ludoteca.service_layer import registry
 
 DATA = Path(__file__).with_name("data")
 FORMAT = 1

@@ -14,7 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from golden.corpus import path_of, record, seed_of, tables, write
-from ludoteca import registry
+from ludoteca.service_layer import registry
 
 
 def main(argv: list[str]) -> int:

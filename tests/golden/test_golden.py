@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from golden.corpus import FIGURES, canonical, path_of, read, replay
-from ludoteca import registry
+from ludoteca.service_layer import registry
 from marshmallow import validate
 
 GAMES = [g for g in registry.names() if path_of(g).exists()]

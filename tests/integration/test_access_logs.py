@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import requests
 from conftest import wait_until
-from ludoteca.devstack import Supervisor, free_port, start_front_door, start_service
+from ludoteca.entrypoints.devstack import Supervisor, free_port, start_front_door, start_service
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from ludoteca import registry
+from ludoteca.adapters.hosting import create_app
 from ludoteca.config import Settings
-from ludoteca.hosting import create_app
-from ludoteca.rng import Rng
-from ludoteca.service import bot_random
+from ludoteca.core.rng import Rng
+from ludoteca.service_layer import registry
+from ludoteca.service_layer.service import bot_random
 
 pytestmark = pytest.mark.integration
 

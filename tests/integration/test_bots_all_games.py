@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from api_client import Api
 from conftest import wait_until
-from ludoteca import registry
-from ludoteca.worker import service_for
+from ludoteca.adapters.worker import service_for
+from ludoteca.service_layer import registry
 
 pytestmark = pytest.mark.integration
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from api_client import Api
 from conftest import wait_until
-from ludoteca import registry
+from ludoteca.service_layer import registry
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -33,13 +33,13 @@ import pytest
 import redis
 from api_client import Api
 from conftest import start_sweeper, start_worker, wait_until
-from ludoteca import registry
-from ludoteca.cluster import is_cluster_url
+from ludoteca.adapters.cluster import is_cluster_url
+from ludoteca.adapters.hosting import create_app, redis_client
+from ludoteca.adapters.store import GameStore
 from ludoteca.config import Settings, default_broker_url
-from ludoteca.devstack import EmbeddedRedis, EmbeddedRedisCluster, Supervisor, free_port, start_service
-from ludoteca.hosting import create_app, redis_client
-from ludoteca.service import GameService
-from ludoteca.store import GameStore
+from ludoteca.entrypoints.devstack import EmbeddedRedis, EmbeddedRedisCluster, Supervisor, free_port, start_service
+from ludoteca.service_layer import registry
+from ludoteca.service_layer.service import GameService
 from playout import HttpTable, choose, idempotency_races, if_match_races
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
@@ -67,7 +67,7 @@ class ClusterStack:
     cluster: EmbeddedRedisCluster
     broker: EmbeddedRedis
     settings: Settings
-    r: Any  # the services' own cluster client (ludoteca.hosting.redis_client)
+    r: Any  # the services' own cluster client (ludoteca.adapters.connect.redis_client)
     logs: Path
     bases: dict[str, str] = field(default_factory=dict)  # gunicorn services
     apps: dict[str, Any] = field(default_factory=dict)

@@ -1,4 +1,4 @@
-"""``make run``'s supervisor (``python -m ludoteca.devstack``) on a Procfile of its own: the Ludix
+"""``make run``'s supervisor (``python -m ludoteca.entrypoints.devstack``) on a Procfile of its own: the Ludix
 service and the front door, on free ports (the embedded Redis too). The front door comes up once
 the service answers and routes only the games the Procfile serves; killed, it is started again
 (``RESTARTED``); Ctrl-C (SIGINT) stops everything and frees every port.
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import requests
 from conftest import wait_until
-from ludoteca.devstack import free_port, port_open, wait_http
+from ludoteca.entrypoints.devstack import free_port, port_open, wait_http
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,10 +42,10 @@ def test_make_run_starts_restarts_and_stops_the_front_door(tmp_path: Path) -> No
     shutil.copy(ROOT / "deploy" / "gunicorn.conf.py", tmp_path / "deploy")
     (tmp_path / "deploy" / "Procfile").write_text(
         f"ludix: env LUDOTECA_GAME=ludix LUDOTECA_TRUSTED_PROXIES=1 gunicorn -c deploy/gunicorn.conf.py "
-        f"-b 127.0.0.1:{ludix} ludoteca.wsgi:make_app()\n"
-        f"front-door: python -m ludoteca.frontdoor --serve 127.0.0.1:{door}\n")
+        f"-b 127.0.0.1:{ludix} ludoteca.entrypoints.wsgi:make_app()\n"
+        f"front-door: python -m ludoteca.entrypoints.frontdoor --serve 127.0.0.1:{door}\n")
     log = open(tmp_path / "devstack.log", "wb")  # noqa: SIM115 - closed below
-    stack = subprocess.Popen([sys.executable, "-m", "ludoteca.devstack", "--root", str(tmp_path)],
+    stack = subprocess.Popen([sys.executable, "-m", "ludoteca.entrypoints.devstack", "--root", str(tmp_path)],
                              env={**os.environ, "LUDOTECA_REDIS_PORT": str(redis_port)}, cwd=tmp_path,
                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:

@@ -1,8 +1,8 @@
 """Durability: redis-server killed (SIGKILL) under a running load of every game, then restarted
 on the same directory and port: every acknowledged move is still there and every game goes on.
 
-Every game's service runs under gunicorn (``ludoteca.devstack.start_service``) over an embedded
-redis-server with its append-only file (``ludoteca.devstack.EmbeddedRedis``, the one ``make run``
+Every game's service runs under gunicorn (``ludoteca.entrypoints.devstack.start_service``) over an embedded
+redis-server with its append-only file (``ludoteca.entrypoints.devstack.EmbeddedRedis``, the one ``make run``
 starts). Clients play every game (all seats human, listed legal actions, a bot's choice where
 only templates are listed); a move counts as acknowledged when its answer was 200.
 
@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 import redis
 import requests
-from ludoteca import registry
-from ludoteca.devstack import EmbeddedRedis, Supervisor, free_port, start_service
-from ludoteca.store import GameMissing, GameStore
+from ludoteca.adapters.store import GameMissing, GameStore
+from ludoteca.entrypoints.devstack import EmbeddedRedis, Supervisor, free_port, start_service
+from ludoteca.service_layer import registry
 from playout import HttpTable
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]

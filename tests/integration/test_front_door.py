@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 import requests
-from ludoteca.devstack import Supervisor, free_port, port_open, start_front_door, start_service, wait_http
-from ludoteca.frontdoor import FRONT_DOOR
+from ludoteca.entrypoints.devstack import Supervisor, free_port, port_open, start_front_door, start_service, wait_http
+from ludoteca.entrypoints.frontdoor import FRONT_DOOR
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ service (its 414 and 431 problems come back as they are) or is a problem of the 
 own (a malformed chunked body: 502, the body could not be passed on); what Go's parser refuses
 before any handler runs (the request line, the HTTP version, a header line, the transfer coding)
 gets Go's short plain-text 400/501/505, and no service ever sees it (a limit of the proxy,
-written in ``ludoteca.frontdoor``).
+written in ``ludoteca.entrypoints.frontdoor``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ludoteca.devstack import Supervisor, free_port, start_front_door, start_service
+from ludoteca.entrypoints.devstack import Supervisor, free_port, start_front_door, start_service
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 ROOT = Path(__file__).resolve().parents[2]

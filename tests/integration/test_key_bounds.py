@@ -1,4 +1,4 @@
-"""No key without an expiry or a documented bound (see the list in :mod:`ludoteca.store`).
+"""No key without an expiry or a documented bound (see the list in :mod:`ludoteca.adapters.store`).
 
 A random workload over every route of every game (creation, joins, views, actions, moves with
 and without ``If-Match``, idempotent posts replayed and misused, long-polls, the lobby, replays,
@@ -28,10 +28,10 @@ import pytest
 import redis
 from api_client import Api
 from conftest import start_sweeper, start_worker, wait_until
-from ludoteca import registry
+from ludoteca.adapters.hosting import create_app
 from ludoteca.config import Settings
-from ludoteca.devstack import Supervisor, embedded_redis, free_port
-from ludoteca.hosting import create_app
+from ludoteca.entrypoints.devstack import Supervisor, embedded_redis, free_port
+from ludoteca.service_layer import registry
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(400)]
 
@@ -288,7 +288,7 @@ if __name__ == "__main__":  # pragma: no cover
 def test_the_trims_keep_their_bounds(redis_client: redis.Redis) -> None:
     """The lobby and the recorded set are trimmed to one TTL while writes keep their key alive;
     the leaderboard keeps its top ``max_players`` names."""
-    from ludoteca.store import GameStore
+    from ludoteca.adapters.store import GameStore
 
     store = GameStore(redis_client, f"trim{secrets.token_hex(3)}", 3, 3, max_players=3)
     now = time.time()

@@ -29,12 +29,12 @@ from typing import Any
 import pytest
 import redis
 from conftest import start_sweeper, start_worker, wait_until
-from ludoteca import registry
-from ludoteca.devstack import Supervisor, embedded_redis, free_port
-from ludoteca.errors import StaleVersionError
-from ludoteca.service import GameService
-from ludoteca.store import GameStore
-from ludoteca.worker import CeleryDispatcher, app_for
+from ludoteca.adapters.store import GameStore
+from ludoteca.adapters.worker import CeleryDispatcher, app_for
+from ludoteca.core.errors import StaleVersionError
+from ludoteca.entrypoints.devstack import Supervisor, embedded_redis, free_port
+from ludoteca.service_layer import registry
+from ludoteca.service_layer.service import GameService
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(420)]
 

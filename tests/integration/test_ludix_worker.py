@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from api_client import Api
 from conftest import wait_until
-from ludoteca.worker import service_for
+from ludoteca.adapters.worker import service_for
 
 pytestmark = pytest.mark.integration
 
@@ -73,9 +73,9 @@ class _Recorder:
 def test_a_redelivered_bot_turn_is_applied_once(redis_client: Any, settings: Any) -> None:
     """What a killed worker's redelivered task (late ack) does: the second run finds the game
     moved on and does nothing."""
-    from ludoteca import registry
-    from ludoteca.service import GameService
-    from ludoteca.store import GameStore
+    from ludoteca.adapters.store import GameStore
+    from ludoteca.service_layer import registry
+    from ludoteca.service_layer.service import GameService
 
     recorder = _Recorder()
     store = GameStore(redis_client, "ludix", 60, 60)

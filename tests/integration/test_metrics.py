@@ -1,5 +1,5 @@
 """Metrics across processes: a real gunicorn service with two workers, a real Celery worker and
-the sweeper, each exporting ``ludoteca.observe``'s families in multiprocess mode.
+the sweeper, each exporting ``ludoteca.adapters.observe``'s families in multiprocess mode.
 
 A scrape reaches one gunicorn worker; its totals must be every worker's (the per-process
 counters this replaces read 10, 30, 10, 30). The stack runs on databases of its own (sessions 6,
@@ -20,8 +20,8 @@ import pytest
 import redis
 import requests
 from conftest import wait_until
-from ludoteca import registry
-from ludoteca.devstack import Supervisor, free_port, start_service
+from ludoteca.entrypoints.devstack import Supervisor, free_port, start_service
+from ludoteca.service_layer import registry
 from prometheus_client.parser import text_string_to_metric_families
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
@@ -72,14 +72,14 @@ def stack(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
                       env={**env, "GUNICORN_WORKERS": "2", "PROMETHEUS_MULTIPROC_DIR": str(mp)})
         queues = ",".join(q for q in registry.names() if q != UNCONSUMED)
         wlog = logs / "worker.log"
-        proc = sup.start("worker", [sys.executable, "-m", "celery", "-A", "ludoteca.worker", "worker", "-Q", queues,
-                                    "--concurrency", "2", "--loglevel", "INFO", "--without-gossip",
+        proc = sup.start("worker", [sys.executable, "-m", "celery", "-A", "ludoteca.adapters.worker", "worker",
+                                    "-Q", queues, "--concurrency", "2", "--loglevel", "INFO", "--without-gossip",
                                     "--without-mingle", "--without-heartbeat", "-n", f"metrics-{os.getpid()}@%h"],
                          env={**env, "LUDOTECA_METRICS_PORT": str(wport)}, cwd=ROOT, log=wlog)
         assert wait_until(lambda: "ready." in (wlog.read_text() if wlog.exists() else "") or proc.poll() is not None,
                           timeout=120)
         assert proc.poll() is None, wlog.read_text()[-3000:]
-        sup.start("sweeper", [sys.executable, "-m", "ludoteca.sweeper", "--interval", "0.3", "--grace", "1"],
+        sup.start("sweeper", [sys.executable, "-m", "ludoteca.adapters.sweeper", "--interval", "0.3", "--grace", "1"],
                   env={**env, "LUDOTECA_METRICS_PORT": str(sport)}, cwd=ROOT, log=logs / "sweeper.log")
         yield Stack(f"http://127.0.0.1:{port}", f"http://127.0.0.1:{wport}/metrics",
                     f"http://127.0.0.1:{sport}/metrics", mp, redis.Redis.from_url(broker), logs, sup.procs["ludix"].pid)
@@ -224,8 +224,8 @@ def test_a_store_error_is_counted_by_operation(settings: Any) -> None:
     no multiprocess directory, the default registry)."""
     from dataclasses import replace
 
-    from ludoteca import observe
-    from ludoteca.hosting import create_app
+    from ludoteca.adapters import observe
+    from ludoteca.adapters.hosting import create_app
 
     dead = f"redis://127.0.0.1:{free_port()}/0"
     app = create_app(registry.game("ludix"), replace(settings, redis_url=dead, broker_url=dead))

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ludoteca import registry
-from ludoteca.devstack import Supervisor, free_port, start_service
+from ludoteca.entrypoints.devstack import Supervisor, free_port, start_service
+from ludoteca.service_layer import registry
 from playout import idempotency_races, if_match_races
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]

@@ -17,11 +17,18 @@ import pytest
 import redis
 from abuse import KINDS, describe, ms, p50, percentile, run_scenario
 from api_client import PROBLEM, Api
-from ludoteca import registry
+from ludoteca.adapters.hosting import create_app
+from ludoteca.adapters.hosting.ratelimit import Limits, client_address
 from ludoteca.config import Settings
-from ludoteca.devstack import Supervisor, embedded_redis, free_port, gunicorn_argv, start_front_door, wait_http
-from ludoteca.hosting import create_app
-from ludoteca.hosting.ratelimit import Limits, client_address
+from ludoteca.entrypoints.devstack import (
+    Supervisor,
+    embedded_redis,
+    free_port,
+    gunicorn_argv,
+    start_front_door,
+    wait_http,
+)
+from ludoteca.service_layer import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = "ludix:ratelimit:"
@@ -218,7 +225,7 @@ def test_an_abusive_client_is_limited_and_never_starves_another(
               "LUDOTECA_RATE_LIMIT_FAILURES": "20"}
     try:
         svc, door = free_port(), free_port()
-        sup.start("ludix", gunicorn_argv("ludoteca.wsgi:make_app()", svc, ROOT),
+        sup.start("ludix", gunicorn_argv("ludoteca.entrypoints.wsgi:make_app()", svc, ROOT),
                   env={"LUDOTECA_GAME": "ludix", "REDIS_URL": rl_url, "LUDOTECA_TRUSTED_PROXIES": "1", **limits},
                   cwd=ROOT, log=tmp_path / "ludix.log")
         assert wait_http(f"http://127.0.0.1:{svc}/readyz", 60), (tmp_path / "ludix.log").read_text()

@@ -30,9 +30,9 @@ import pytest
 import redis
 import requests
 from conftest import wait_until
-from ludoteca import registry
-from ludoteca.devstack import RESTARTED, EmbeddedRedis, Supervisor, free_port, start_service
-from ludoteca.store import GameMissing, GameStore
+from ludoteca.adapters.store import GameMissing, GameStore
+from ludoteca.entrypoints.devstack import RESTARTED, EmbeddedRedis, Supervisor, free_port, start_service
+from ludoteca.service_layer import registry
 from playout import PROBLEM, HttpTable, choose
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
@@ -396,16 +396,17 @@ def test_redis_killed_and_restarted_gives_503_fast_and_everything_recovers(stack
 def start_bot_processes(sup: Supervisor, env: dict[str, str], logs: Path) -> bool:
     """The Procfile's bot side over the faulty Redis: the Celery worker and, where the code has
     one, the sweeper that re-dispatches due turns nobody played. Returns whether a sweeper runs."""
-    argv = [sys.executable, "-m", "celery", "-A", "ludoteca.worker", "worker", "-Q", ",".join(registry.names()),
-            "--concurrency", "2", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
+    argv = [sys.executable, "-m", "celery", "-A", "ludoteca.adapters.worker", "worker",
+            "-Q", ",".join(registry.names()), "--concurrency", "2", "--loglevel", "INFO",
+            "--without-gossip", "--without-mingle",
             "--without-heartbeat", "-n", f"faults-{os.getpid()}@%h"]
     log = logs / "worker.log"
     proc = sup.start("worker", argv, env={"LUDOTECA_VISIBILITY_TIMEOUT": "10", **env}, cwd=ROOT, log=log)
     assert wait_until(lambda: "ready." in (log.read_text() if log.exists() else "") or proc.poll() is not None,
                       timeout=120) and proc.poll() is None, log.read_text()[-3000:]
-    if importlib.util.find_spec("ludoteca.sweeper") is None:
+    if importlib.util.find_spec("ludoteca.adapters.sweeper") is None:
         return False
-    sup.start("sweeper", [sys.executable, "-m", "ludoteca.sweeper", "--interval", "0.5", "--grace", "2"],
+    sup.start("sweeper", [sys.executable, "-m", "ludoteca.adapters.sweeper", "--interval", "0.5", "--grace", "2"],
               env=env, cwd=ROOT, log=logs / "sweeper.log")
     return True
 
@@ -417,7 +418,7 @@ def test_the_worker_resumes_bot_games_after_redis_comes_back(stack: Stack, tmp_p
     or dispatch the fault broke is otherwise lost: the sweeper's job, not a timeout's). The worker
     rides out a freeze; a broker connection lost while it holds unacked messages can make
     celery 5.7.0's worker exit (an AttributeError closing the channel), and then it is started
-    again as ``make run`` does (``ludoteca.devstack.RESTARTED``); the figures say whether it did."""
+    again as ``make run`` does (``ludoteca.entrypoints.devstack.RESTARTED``); the figures say whether it did."""
     server, base = stack.server, stack.bases["ludix"]
     sup = Supervisor()
     store = GameStore(redis.Redis.from_url(server.url), "ludix", 3600, 3600)
@@ -481,7 +482,7 @@ def test_the_worker_resumes_bot_games_after_redis_comes_back(stack: Stack, tmp_p
     restarts: list[str] = []
     keeper_stop = threading.Event()
 
-    def keep() -> None:  # what `make run` does (ludoteca.devstack.RESTARTED)
+    def keep() -> None:  # what `make run` does (ludoteca.entrypoints.devstack.RESTARTED)
         while not keeper_stop.wait(0.5):
             restarts.extend(sup.restart_dead(RESTARTED))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import requests
-from ludoteca.devstack import Supervisor, free_port, start_front_door, start_service
+from ludoteca.entrypoints.devstack import Supervisor, free_port, start_front_door, start_service
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]

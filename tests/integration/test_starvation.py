@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 import requests
 from longpolls import LongPollCrowd
-from ludoteca import registry
-from ludoteca.devstack import Supervisor, free_port, start_front_door, start_service
+from ludoteca.entrypoints.devstack import Supervisor, free_port, start_front_door, start_service
+from ludoteca.service_layer import registry
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ from ludic.rules import InitialSets, illegality
 from ludic.state import HintSource, LudicState, Phase, PlacedSet, SetKind, StepKind
 from ludic.tables import table_of
 from ludic.universe import BREAK, OBEY, all_cards, card_type, deck_pile, set_of_codes
-from ludoteca.rng import Rng
+from ludoteca.core.rng import Rng
 
 SEED = "1dc0" * 16
 

@@ -18,8 +18,8 @@ from ludic.rules import accept_rule, illegality
 from ludic.space import space
 from ludic.tables import Table, table_of
 from ludic.universe import OBEY, set_of_codes
-from ludoteca.engine import JSON
-from ludoteca.rng import Rng
+from ludoteca.core.engine import JSON
+from ludoteca.core.rng import Rng
 
 Bot = Any
 

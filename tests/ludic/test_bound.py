@@ -11,8 +11,8 @@ from ludic import engine as ludic_engine
 from ludic.bots import BOTS
 from ludic.engine import MAX_ACTIONS, MAX_ROUNDS, LudicEngine
 from ludic.state import LudicState
-from ludoteca.errors import GameOverError
-from ludoteca.rng import Rng
+from ludoteca.core.errors import GameOverError
+from ludoteca.core.rng import Rng
 
 SEED = "b0d5" * 16
 

@@ -1,4 +1,4 @@
-"""The state's codec (the shared one, :mod:`ludoteca.codec`) keeps the stored shape of the
+"""The state's codec (the shared one, :mod:`ludoteca.core.codec`) keeps the stored shape of the
 hand-written codec it replaced (every golden final state: tests/shared/test_codec_games.py, for
 every game; here a state in mid-round), and the state is frozen."""
 

@@ -14,8 +14,8 @@ import pytest
 from ludic.engine import LudicEngine
 from ludic.state import LudicState, Phase, PlacedSet, SetKind
 from ludic.universe import BREAK, OBEY, CardType, all_cards, card_type, deck_pile, hintbook_pile
-from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
-from ludoteca.rng import Rng
+from ludoteca.core.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
+from ludoteca.core.rng import Rng
 
 SEED = "1dc0" * 16
 Start = Callable[..., LudicState]

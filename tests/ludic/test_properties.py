@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from ludic.engine import LudicEngine
 from ludic.state import LudicState
 from ludic.universe import all_cards
-from ludoteca.errors import LudotecaError
-from ludoteca.rng import Rng
+from ludoteca.core.errors import LudotecaError
+from ludoteca.core.rng import Rng
 
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

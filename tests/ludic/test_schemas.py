@@ -11,7 +11,7 @@ from ludic.engine import DECLARATION, SECRETS, VIEW, LudicEngine
 from ludic.routes import check_json
 from ludic.schemas import ACTION_SCHEMAS, OptionsSchema, RuleCheckRequestSchema, RuleCheckSchema, ViewSchema
 from ludic.state import LudicOptions
-from ludoteca.rng import Rng
+from ludoteca.core.rng import Rng
 from marshmallow import ValidationError
 
 

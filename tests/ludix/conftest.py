@@ -11,8 +11,8 @@ import pytest
 from ludix import bots, policy
 from ludix.engine import LudixEngine, LudixState
 from ludix.numerals import DICE, canonical
-from ludoteca.dice import roll_all
-from ludoteca.rng import Rng
+from ludoteca.core.dice import roll_all
+from ludoteca.core.rng import Rng
 
 SEED = "5eed" * 16
 

@@ -19,7 +19,7 @@ from ludix.bots import BOTS, expected_turn_points, expert_rolls, expert_table, s
 from ludix.engine import LudixEngine, LudixState
 from ludix.numerals import odds
 from ludix.table_build import versus_threshold
-from ludoteca.rng import Rng
+from ludoteca.core.rng import Rng
 
 ENGINE = LudixEngine()
 

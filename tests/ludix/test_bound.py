@@ -7,8 +7,8 @@ from dataclasses import replace
 import pytest
 from ludix import engine as ludix_engine
 from ludix.engine import CALL, MAX_ROUNDS, ROLL, LudixEngine
-from ludoteca.errors import GameOverError
-from ludoteca.rng import Rng
+from ludoteca.core.errors import GameOverError
+from ludoteca.core.rng import Rng
 
 SEED = "5eed" * 16
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from ludix.engine import LudixEngine, LudixState
-from ludoteca.engine import Event
-from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
-from ludoteca.rng import Rng
+from ludoteca.core.engine import Event
+from ludoteca.core.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
+from ludoteca.core.rng import Rng
 
 SEED = "5eed" * 16
 Start = Callable[..., LudixState]

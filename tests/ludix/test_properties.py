@@ -14,9 +14,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ludix.engine import LudixEngine, LudixState
-from ludoteca.engine import Event
-from ludoteca.errors import LudotecaError
-from ludoteca.rng import Rng
+from ludoteca.core.engine import Event
+from ludoteca.core.errors import LudotecaError
+from ludoteca.core.rng import Rng
 
 ENGINE = LudixEngine()
 MAX_ACTIONS = 20_000

@@ -10,8 +10,8 @@ import pytest
 from ludor.engine import LudorEngine, LudorState, Title
 from ludor.hierarchy import sorted_cards
 from ludor.trick import Trick
-from ludoteca.engine import JSON, Event
-from ludoteca.rng import Rng
+from ludoteca.core.engine import JSON, Event
+from ludoteca.core.rng import Rng
 
 SEED = "1d0f" * 16
 

@@ -19,7 +19,7 @@ from ludor.greedy import AUTOPLIM_MOVE, PASS, Choice
 from ludor.greedy import PLAY as PLAY_MOVE
 from ludor.hierarchy import POWER_OF, counts_of
 from ludor.knowledge import Knowledge
-from ludoteca.rng import Rng
+from ludoteca.core.rng import Rng
 
 Table = Callable[..., LudorState]
 Run = Callable[..., Any]

@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 from ludor import engine as ludor_engine
 from ludor.engine import MAX_ACTIONS, MAX_ROUNDS, OVER, PLAY, VOTE, LudorEngine, LudorState
-from ludoteca.errors import GameOverError
-from ludoteca.rng import Rng
+from ludoteca.core.errors import GameOverError
+from ludoteca.core.rng import Rng
 
 SEED = "1d0e" * 16
 

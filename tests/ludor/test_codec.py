@@ -1,4 +1,4 @@
-"""Ludor's state through the shared codec (:mod:`ludoteca.codec`) keeps its stored shape.
+"""Ludor's state through the shared codec (:mod:`ludoteca.core.codec`) keeps its stored shape.
 
 Every recorded final state loads and dumps back unchanged (tests/shared/test_codec_games.py, for
 every game); here: a state in play round-trips, and a state stored before the action counter
@@ -12,7 +12,7 @@ import json
 from golden.corpus import read
 from ludor.engine import LudorEngine, Move, Transfer
 from ludor.trick import Trick
-from ludoteca.rng import Rng
+from ludoteca.core.rng import Rng
 
 
 def test_a_state_in_play_round_trips_with_its_trick_moves_and_exchange(engine: LudorEngine) -> None:

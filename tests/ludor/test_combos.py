@@ -38,7 +38,7 @@ from ludor.hierarchy import (
     sorted_cards,
     worst,
 )
-from ludoteca.errors import IllegalActionError
+from ludoteca.core.errors import IllegalActionError
 
 Table = Callable[..., Any]
 

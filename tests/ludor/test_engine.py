@@ -28,9 +28,9 @@ from ludor.engine import (
 from ludor.hierarchy import best, build_deck, worst
 from ludor.options import Deck, LudorOptions
 from ludor.schemas import OptionsSchema, ViewSchema
-from ludoteca import codec
-from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
-from ludoteca.rng import Rng
+from ludoteca.core import codec
+from ludoteca.core.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
+from ludoteca.core.rng import Rng
 from marshmallow import ValidationError
 
 Table = Callable[..., LudorState]

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ludor.engine import OVER, PLAY, LudorEngine, LudorState
 from ludor.hierarchy import build_deck
-from ludoteca.rng import Rng
+from ludoteca.core.rng import Rng
 
 ENGINE = LudorEngine()
 MAX_ACTIONS_PER_ROUND = 1_500

@@ -11,7 +11,7 @@ import sys
 SCRIPT = """
 from ludor import rollouts
 assert not rollouts.evaluate.signatures, "compiled before the worker's preload"
-from ludoteca import worker
+from ludoteca.adapters import worker
 worker._preload_games()
 assert rollouts.evaluate.signatures, "the preload did not compile the rollouts"
 print("warm")

@@ -1,10 +1,10 @@
-"""The cluster URL (``ludoteca.cluster``): which URLs name a cluster, their startup nodes and
+"""The cluster URL (``ludoteca.adapters.cluster``): which URLs name a cluster, their startup nodes and
 credentials, and the broker never derived from one. The cluster itself: tests/integration/test_cluster.py."""
 
 from __future__ import annotations
 
 import pytest
-from ludoteca.cluster import connection_options, is_cluster_url, startup_nodes
+from ludoteca.adapters.cluster import connection_options, is_cluster_url, startup_nodes
 from ludoteca.config import Settings
 from redis.backoff import NoBackoff
 

@@ -1,4 +1,4 @@
-"""The shared state codec (:mod:`ludoteca.codec`): derived from the state's type, it round-trips.
+"""The shared state codec (:mod:`ludoteca.core.codec`): derived from the state's type, it round-trips.
 
 Properties over random values of a state type that uses every supported form (enums, nested
 dataclasses, tuples, frozensets, dicts with int and enum keys, optionals, the RNG), through real
@@ -15,8 +15,8 @@ from typing import Any, Literal
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ludoteca import codec
-from ludoteca.rng import Rng
+from ludoteca.core import codec
+from ludoteca.core.rng import Rng
 
 
 class Colour(StrEnum):

@@ -1,4 +1,4 @@
-"""The games stored through the shared codec (:mod:`ludoteca.codec`) keep their stored shape.
+"""The games stored through the shared codec (:mod:`ludoteca.core.codec`) keep their stored shape.
 
 The golden corpus holds each recorded game's final state as the game's hand-written codec dumped
 it before the shared one (Ludix's options flattened in, Speculation's guesses with their
@@ -12,7 +12,7 @@ import json
 
 import pytest
 from golden.corpus import read
-from ludoteca import registry
+from ludoteca.service_layer import registry
 
 GAMES = ["ludic", "ludix", "ludor", "speculation"]
 

@@ -9,8 +9,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ludoteca import tokens
-from ludoteca.cards import (
+from ludoteca.core import tokens
+from ludoteca.core.cards import (
     CardParseError,
     Color,
     FrenchCard,
@@ -24,8 +24,8 @@ from ludoteca.cards import (
     parse_spanish_deck_card,
     spanish_deck,
 )
-from ludoteca.dice import Die, multiset_distribution, roll_all
-from ludoteca.rng import Rng, commitment, new_seed
+from ludoteca.core.dice import Die, multiset_distribution, roll_all
+from ludoteca.core.rng import Rng, commitment, new_seed
 
 seeds = st.binary(min_size=32, max_size=32).map(bytes.hex)
 

@@ -1,4 +1,4 @@
-"""The front door's configuration (ludoteca.frontdoor): every installed game is mounted, Caddy
+"""The front door's configuration (ludoteca.entrypoints.frontdoor): every installed game is mounted, Caddy
 itself accepts what is written (``caddy adapt --validate``, and ``caddy fmt`` changes nothing),
 and the committed copies for docker-compose and Kubernetes are what the module writes now."""
 
@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ludoteca import registry
-from ludoteca.frontdoor import (
+from ludoteca.entrypoints.frontdoor import (
     caddy_binary,
     caddyfile,
     compose_caddyfile,
@@ -21,6 +20,7 @@ from ludoteca.frontdoor import (
     procfile_services,
     read_procfile,
 )
+from ludoteca.service_layer import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -80,7 +80,7 @@ def test_what_is_not_a_route_or_an_address_is_refused(routes: dict[str, str], li
 
 
 def test_the_committed_copies_are_what_the_module_writes(tmp_path: Path) -> None:
-    """deploy/Caddyfile and deploy/k8s/ingress.yaml: run `python -m ludoteca.frontdoor --compose`
+    """deploy/Caddyfile and deploy/k8s/ingress.yaml: run `python -m ludoteca.entrypoints.frontdoor --compose`
     (`--ingress`) again when this fails."""
     committed = (ROOT / "deploy" / "Caddyfile").read_text()
     assert committed == compose_caddyfile(ROOT)

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 import redis
-from ludoteca import registry
-from ludoteca.errors import (
+from ludoteca.adapters.store import GameStore
+from ludoteca.core.errors import (
     GameNotStartedError,
     IdempotencyConflictError,
     IllegalActionError,
@@ -20,10 +20,10 @@ from ludoteca.errors import (
     RateLimitedError,
     StaleVersionError,
 )
-from ludoteca.record import GameRecord, Status
-from ludoteca.repository import GameRepository, MemoryStore, WriteQuota
-from ludoteca.service import GameService
-from ludoteca.store import GameStore
+from ludoteca.service_layer import registry
+from ludoteca.service_layer.record import GameRecord, Status
+from ludoteca.service_layer.repository import GameRepository, MemoryStore, WriteQuota
+from ludoteca.service_layer.service import GameService
 
 
 class Recorder:

@@ -7,7 +7,7 @@ import threading
 import time
 
 import redis
-from ludoteca.store import GameStore
+from ludoteca.adapters.store import GameStore
 
 
 def make_store(client: redis.Redis) -> GameStore:

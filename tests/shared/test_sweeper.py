@@ -8,10 +8,10 @@ import time
 from typing import Any
 
 import redis
-from ludoteca import registry
-from ludoteca.service import GameService
-from ludoteca.store import GameStore
-from ludoteca.sweeper import Sweeper
+from ludoteca.adapters.store import GameStore
+from ludoteca.adapters.sweeper import Sweeper
+from ludoteca.service_layer import registry
+from ludoteca.service_layer.service import GameService
 
 
 class Recorder:

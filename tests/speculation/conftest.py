@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from ludoteca.rng import Rng
+from ludoteca.core.rng import Rng
 from speculation.board import FACES, Board, Tier, value_of
 from speculation.engine import DecidedBy, Phase, SpeculationEngine, State
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ludoteca.rng import Rng
+from ludoteca.core.rng import Rng
 from speculation.board import Tier
 from speculation.bots import BOTS, basic_bot, expert_bot
 from speculation.engine import SpeculationEngine, State

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
+from ludoteca.core.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
 from speculation.board import FACES, TIER_SIZE, VALUE_CARDS, Board, Tier, value_of
 from speculation.engine import MAX_ITEMS, Phase, SpeculationEngine, State
 from speculation.joker import ALL_GUESSES, HANDS, score

@@ -15,9 +15,9 @@ from dataclasses import replace
 from contract.twins import shuffle_hidden
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ludoteca.engine import Bot, Event
-from ludoteca.errors import IllegalActionError
-from ludoteca.rng import Rng
+from ludoteca.core.engine import Bot, Event
+from ludoteca.core.errors import IllegalActionError
+from ludoteca.core.rng import Rng
 from speculation.board import VALUE_CARDS, Tier
 from speculation.bots import BOTS
 from speculation.engine import SEATS, SpeculationEngine, State

@@ -18,7 +18,7 @@ import random
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from ludoteca.engine import JSON, Bot
+from ludoteca.core.engine import JSON, Bot
 
 from ludic.catalogue import DIFFICULTIES, vexer_rules
 from ludic.rules import InitialSets, illegality

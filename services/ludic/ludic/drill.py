@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ludoteca.engine import Bot
+from ludoteca.core.engine import Bot
 
 from ludic.rules import accept_guess
 from ludic.universe import BREAK, OBEY, codes_for_set, deck_pile, members, set_of_codes

@@ -15,7 +15,7 @@ Declared as data, as Speculation is: :data:`DECLARATION` (seats, chance, informa
 type :class:`~ludic.state.LudicOptions`, the bound), :data:`SECRETS` (the rule, a hand, a
 Seeker's hints, the Vexer's pending choices, face-down sets) and :data:`VIEW` (every part of a
 view, in order, each private one read through those secrets). The state is frozen, changed with
-``replace``, and stored by the shared codec (:mod:`ludoteca.codec`) in the shape of before it.
+``replace``, and stored by the shared codec (:mod:`ludoteca.core.codec`) in the shape of before it.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from dataclasses import replace
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from ludoteca import codec
-from ludoteca.engine import (
+from ludoteca.core import codec
+from ludoteca.core.engine import (
     JSON,
     Chance,
     Declaration,
@@ -40,13 +40,13 @@ from ludoteca.engine import (
     owner_only,
     view_of,
 )
-from ludoteca.errors import (
+from ludoteca.core.errors import (
     FieldValidationError,
     GameOverError,
     IllegalActionError,
     NotYourTurnError,
 )
-from ludoteca.rng import Rng
+from ludoteca.core.rng import Rng
 
 from ludic.hints import HintOption, hint_options
 from ludic.language import RuleError

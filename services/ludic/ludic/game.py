@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ludoteca.engine import GameDefinition
+from ludoteca.core.engine import GameDefinition
 
 from ludic.bots import BOTS
 from ludic.engine import LudicEngine

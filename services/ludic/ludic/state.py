@@ -1,5 +1,5 @@
 """The state of a Ludic game: frozen dataclasses, changed with ``dataclasses.replace``, stored by
-the shared codec (:mod:`ludoteca.codec`: int-keyed dicts, enums, tuples), in the same JSON shape
+the shared codec (:mod:`ludoteca.core.codec`: int-keyed dicts, enums, tuples), in the same JSON shape
 as the hand-written codec it replaced.
 
 The state holds every secret (the rule, hands, deck order, hintbook, the RNG); only the view
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from ludoteca.rng import Rng
+from ludoteca.core.rng import Rng
 
 from ludic.universe import set_of_codes
 

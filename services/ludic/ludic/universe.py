@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from ludoteca.cards import CardParseError, Color, FrenchCard, FrenchSuit
+from ludoteca.core.cards import CardParseError, Color, FrenchCard, FrenchSuit
 
 RANKS = tuple(range(2, 14))
 """Ranks in play: 2..10, J=11, Q=12, K=13 (a card's value is its rank)."""

@@ -20,7 +20,7 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
-from ludoteca.engine import JSON, Bot
+from ludoteca.core.engine import JSON, Bot
 
 from ludix.engine import CALL, DEFAULT_TARGET, HOLD, ROLL
 from ludix.numerals import odds

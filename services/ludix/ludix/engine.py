@@ -29,11 +29,11 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from ludoteca import codec
-from ludoteca.dice import roll_all
-from ludoteca.engine import JSON, Chance, Declaration, Event, GameResult, Information, Part, view_of
-from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
-from ludoteca.rng import Rng
+from ludoteca.core import codec
+from ludoteca.core.dice import roll_all
+from ludoteca.core.engine import JSON, Chance, Declaration, Event, GameResult, Information, Part, view_of
+from ludoteca.core.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
+from ludoteca.core.rng import Rng
 
 from ludix.numerals import DICE, Numeral, canonical, numerals_of
 
@@ -179,7 +179,7 @@ class LudixState:
 
 
 class LudixEngine:
-    """Implements :class:`ludoteca.engine.Engine` for Ludix."""
+    """Implements :class:`ludoteca.core.engine.Engine` for Ludix."""
 
     declaration = DECLARATION
     min_seats = DECLARATION.min_seats

@@ -26,7 +26,7 @@ from functools import cache
 from itertools import combinations_with_replacement, permutations
 from typing import Any
 
-from ludoteca.dice import Die, multiset_distribution
+from ludoteca.core.dice import Die, multiset_distribution
 
 FACES: tuple[str, ...] = ("L", "X", "X", "V", "I", "I")
 DIE: Die[str] = Die(FACES)

@@ -10,7 +10,7 @@ from typing import Any
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
-from ludoteca.errors import FieldValidationError
+from ludoteca.core.errors import FieldValidationError
 from marshmallow import RAISE
 
 from ludix.numerals import odds, parse_throw

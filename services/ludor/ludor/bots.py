@@ -22,7 +22,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ludoteca.engine import JSON, Bot
+from ludoteca.core.engine import JSON, Bot
 
 from ludor.engine import HUMAN, ActionType
 from ludor.greedy import AUTOPLIM_MOVE, PASS, Choice, greedy

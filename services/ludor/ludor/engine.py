@@ -25,7 +25,7 @@ both ways, and the result's summary names the bound (``"bound"``).
 What each seat may see is declared as data: :data:`SECRETS` (a seat's hand, the cards of an
 exchange) and :data:`VIEW` (every part of a view, in order, each read through those secrets).
 The state is a frozen dataclass (:class:`LudorState`): every handler builds the next one with
-``dataclasses.replace``, and it is stored by the shared codec (:mod:`ludoteca.codec`) in the
+``dataclasses.replace``, and it is stored by the shared codec (:mod:`ludoteca.core.codec`) in the
 same shape as before it.
 """
 
@@ -37,8 +37,8 @@ from enum import StrEnum
 from itertools import chain, combinations, product
 from typing import Any
 
-from ludoteca import codec
-from ludoteca.engine import (
+from ludoteca.core import codec
+from ludoteca.core.engine import (
     JSON,
     Chance,
     Declaration,
@@ -51,13 +51,13 @@ from ludoteca.engine import (
     owner_only,
     view_of,
 )
-from ludoteca.errors import (
+from ludoteca.core.errors import (
     FieldValidationError,
     GameOverError,
     IllegalActionError,
     NotYourTurnError,
 )
-from ludoteca.rng import Rng
+from ludoteca.core.rng import Rng
 
 from ludor import trick as flow
 from ludor.combos import AUTOPLIM_COMBO, KIND_NAMES, Combo, answers, can_match, classify, is_plim, plays
@@ -278,7 +278,7 @@ Handler = Callable[["LudorState", int, Mapping[str, Any], list[Event]], "LudorSt
 
 
 class LudorEngine:
-    """The :class:`ludoteca.engine.Engine` of Ludor."""
+    """The :class:`ludoteca.core.engine.Engine` of Ludor."""
 
     declaration = DECLARATION
     min_seats = DECLARATION.min_seats

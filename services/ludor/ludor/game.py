@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ludoteca.engine import GameDefinition
+from ludoteca.core.engine import GameDefinition
 
 from ludor.bots import BOTS
 from ludor.engine import LudorEngine

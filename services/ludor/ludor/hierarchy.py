@@ -12,14 +12,14 @@ are picked for the exchange (Oros, Copas, Espadas, Bastos, low to high), and the
 names the first leader.
 
 Cards travel as their codes (``"7C"``, ``"12B"``, ``"JK1"``, ``"Autoplim"``), parsed with
-:func:`ludoteca.cards.parse_spanish_deck_card`.
+:func:`ludoteca.core.cards.parse_spanish_deck_card`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ludoteca.cards import (
+from ludoteca.core.cards import (
     Card,
     CardParseError,
     Joker,

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ludoteca import codec
+from ludoteca.core import codec
 
 from ludor.combos import KIND_NAMES, Combo, Ruleset
 from ludor.hierarchy import POWER_OF, POWERS, RANK_NAMES, counts_of, deck_counts

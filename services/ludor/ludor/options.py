@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from ludoteca.errors import FieldValidationError
+from ludoteca.core.errors import FieldValidationError
 
 from ludor.combos import Ruleset, ruleset
 

@@ -74,7 +74,7 @@ def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float) -> C
 def warm_up() -> float:
     """Compile the rollouts (or load them from numba's disk cache) with one small search; returns
     the seconds it took. ``python -m ludor.simulation build`` does it ahead of the first game."""
-    from ludoteca.rng import Rng
+    from ludoteca.core.rng import Rng
 
     from ludor.engine import LudorEngine
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from ludoteca import codec
+from ludoteca.core import codec
 
 from ludor.combos import AUTOPLIM_COMBO, TWO_OF_OROS_PLAY, Combo, is_plim
 

@@ -13,7 +13,7 @@ joker ``JK1``; the red ones (hearts and diamonds, ``JK2``) make the owner's reco
 opponent's board (see :mod:`speculation.record`).
 
 A :class:`Board` is an immutable value: ``reveal`` returns a new board. It is stored by the
-shared codec (:mod:`ludoteca.codec`) as ``{"cards", "found", "set_aside"}``.
+shared codec (:mod:`ludoteca.core.codec`) as ``{"cards", "found", "set_aside"}``.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ludoteca.cards import FrenchCard, FrenchSuit, Joker
-from ludoteca.rng import Rng
+from ludoteca.core.cards import FrenchCard, FrenchSuit, Joker
+from ludoteca.core.rng import Rng
 
 VALUES: tuple[int, ...] = tuple(range(1, 11))
 """Card values: Ace = 1 up to 10."""

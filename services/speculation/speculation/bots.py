@@ -20,7 +20,7 @@ import random
 from collections.abc import Sequence
 from functools import cache
 
-from ludoteca.engine import JSON, Bot
+from ludoteca.core.engine import JSON, Bot
 
 from speculation.board import Tier
 from speculation.book import allowed_guesses, book_guess

@@ -28,7 +28,7 @@ See ``services/speculation/RULES.md`` for every call made where the text is open
 What each seat may see is declared as data: :data:`SECRETS` (the sealed clothing reports, the
 unfound cards of a board, the cards set aside) and :data:`VIEW` (every part of a view, in order,
 each read through those secrets). The state is stored by the shared codec
-(:mod:`ludoteca.codec`), in the same shape as before it.
+(:mod:`ludoteca.core.codec`), in the same shape as before it.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from ludoteca import codec
-from ludoteca.engine import (
+from ludoteca.core import codec
+from ludoteca.core.engine import (
     JSON,
     Chance,
     Declaration,
@@ -51,8 +51,8 @@ from ludoteca.engine import (
     Viewer,
     view_of,
 )
-from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
-from ludoteca.rng import Rng
+from ludoteca.core.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
+from ludoteca.core.rng import Rng
 
 from speculation.board import FACES, RECORD_FACES, VALUES, Board, Tier, value_of
 from speculation.joker import ALL_GUESSES, JOKER_SIZE, is_hand, normalize, score
@@ -218,7 +218,7 @@ def _int(action: Mapping[str, Any], key: str, lo: int, hi: int) -> int | None:
 
 
 class SpeculationEngine:
-    """The :class:`ludoteca.engine.Engine` of Speculation."""
+    """The :class:`ludoteca.core.engine.Engine` of Speculation."""
 
     declaration = DECLARATION
     min_seats = DECLARATION.min_seats

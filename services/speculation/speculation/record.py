@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ludoteca.cards import FrenchCard
+from ludoteca.core.cards import FrenchCard
 
 from speculation.board import FACES, RED, RED_VALUE_CARDS, Board, value_of
 

@@ -1,0 +1,100 @@
+"""The generic hosting layer: any :class:`~ludoteca.core.engine.GameDefinition` becomes a Flask
+service with the whole REST surface of DESIGN.md and a typed OpenAPI document.
+
+``create_app(definition, settings)`` is the only entry point; tests inject their settings and
+dispatcher. The web layer parses, calls :class:`~ludoteca.service_layer.service.GameService`, renders.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import redis
+from flask import Flask
+from ludoteca.adapters import observe
+from ludoteca.adapters.connect import redis_client
+from ludoteca.adapters.hosting.bodies import LIMITS_DOC, install_body_bounds
+from ludoteca.adapters.hosting.ops import ops_blueprint
+from ludoteca.adapters.hosting.problems import ProblemApi
+from ludoteca.adapters.hosting.ratelimit import document_rate_limits, install_rate_limit
+from ludoteca.adapters.hosting.routes import games_blueprint, results_blueprint
+from ludoteca.adapters.hosting.schemas import action_ref_to_property, game_schemas
+from ludoteca.adapters.store import GameStore
+from ludoteca.config import Settings
+from ludoteca.core.engine import GameDefinition
+from ludoteca.service_layer.service import Dispatcher, GameService
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+API_VERSION = "1.0.0"
+
+
+def create_app(definition: GameDefinition, settings: Settings | None = None,
+               dispatcher: Dispatcher | None = None, client: redis.Redis | None = None) -> Flask:
+    settings = settings or Settings.from_env()
+    client = client or redis_client(settings.redis_url, settings.redis_timeout_seconds,
+                                    settings.redis_max_connections)
+    if dispatcher is None:  # tests and tools; the process entry points (wsgi.py) pass theirs
+        from ludoteca.adapters.worker import CeleryDispatcher
+        dispatcher = CeleryDispatcher.for_url(settings.broker_url)
+    store = GameStore(client, definition.name, settings.game_ttl_seconds, settings.idempotency_ttl_seconds,
+                      settings.leaderboard_players)
+    service = GameService(definition, store, dispatcher, observer=observe.GAMES)
+
+    app = Flask(f"ludoteca.{definition.name}")
+    # the client address (rate limits) comes from X-Forwarded-For only behind trusted proxies
+    app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies,  # type: ignore[method-assign]
+                            x_proto=1, x_host=1, x_prefix=1)
+    app.config.update(
+        LUDOTECA=settings,
+        API_TITLE=f"Ludoteca {definition.title}",
+        API_VERSION=API_VERSION,
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        JSON_SORT_KEYS=False,
+        API_SPEC_OPTIONS={
+            "info": {"description": (definition.description or f"The {definition.title} game service.") + LIMITS_DOC},
+            "components": {"securitySchemes": {"bearerAuth": {
+                "type": "http", "scheme": "bearer",
+                "description": "The seat token returned once by POST /games or POST /games/{id}/players"}}},
+        },
+    )
+    api = ProblemApi(app)
+    document_rate_limits(api)
+    app.extensions["ludoteca"] = {"service": service, "definition": definition, "api": api}
+    api.ma_plugin.converter.add_attribute_function(action_ref_to_property)
+    schemas = game_schemas(definition)
+    _register_actions(api, definition, schemas.action_component)
+    api.register_blueprint(games_blueprint(service, schemas))
+    _undecorate_move(app)
+    api.register_blueprint(results_blueprint(service))
+    if definition.extras is not None:
+        api.register_blueprint(definition.extras())
+    app.register_blueprint(ops_blueprint(app, definition.name, definition.title, client, definition.action_schemas))
+    install_rate_limit(app, client, definition.name, settings)
+    install_body_bounds(app, settings.max_body_bytes)
+    return app
+
+
+def _undecorate_move(app: Flask) -> None:
+    """Serve ``POST /games/{id}/actions`` with the route function itself. flask-smorest's
+    decorators document it (the document is built when the blueprint is registered, just
+    before this) and at run time only pass the Response through, nine wrappers deep, each
+    looking up the app and asking whether the function is a coroutine: a few percent of a move."""
+    view_class: Any = getattr(app.view_functions["games.Actions"], "view_class")  # noqa: B009 - typed as a plain view
+    view_class.post = inspect.unwrap(view_class.post)
+
+
+def _register_actions(api: Any, d: GameDefinition, component: str) -> None:
+    """Document the action body as a ``oneOf`` over the game's action schemas."""
+    refs: dict[str, str] = {}
+    prefix = component
+    for kind, schema_cls in d.action_schemas.items():
+        name = prefix + "".join(p.capitalize() for p in kind.split("_"))
+        api.spec.components.schema(name, schema=schema_cls)
+        refs[kind] = f"#/components/schemas/{name}"
+    api.spec.components.schema(component, {
+        "oneOf": [{"$ref": r} for r in refs.values()],
+        "discriminator": {"propertyName": "type", "mapping": refs},
+    })

@@ -1,0 +1,281 @@
+"""Rate limits: flask-limiter over the sessions' Redis, keyed on who the caller really is.
+
+Every request to a game route falls in exactly one bucket (``/healthz``, ``/readyz``,
+``/metrics``, ``/docs`` and ``/openapi.json`` are exempt). Limits are requests a minute:
+
+================  ==============================================  ==============  =======  ============================
+bucket            what counts                                     keyed on        default  setting (env)
+================  ==============================================  ==============  =======  ============================
+seat writes       POSTs whose token maps to a seat of the game    game id + seat  600      LUDOTECA_RATE_LIMIT
+seat reads        GETs whose token maps to a seat                 game id + seat  1200     LUDOTECA_RATE_LIMIT_READS
+new seats         ``POST /games``, ``POST /games/{id}/players``   client address  30       LUDOTECA_RATE_LIMIT_CREATE
+token failures    a malformed ``Authorization`` header, or a      client address  10       LUDOTECA_RATE_LIMIT_FAILURES
+                  token that maps to no seat (or to no live game)
+anonymous writes  other POSTs without a token (Ludic's rules)     client address  600      LUDOTECA_RATE_LIMIT
+anonymous reads   GETs without a token (spectators, the lobby)    client address  1200     LUDOTECA_RATE_LIMIT_READS
+================  ==============================================  ==============  =======  ============================
+
+Unset, the reads, new-seat and failure limits derive from ``LUDOTECA_RATE_LIMIT`` (x2, /20, /60),
+so that one knob scales them all; ``LUDOTECA_RATE_LIMIT=0`` turns every limit off (load tests
+from one address); a specific limit set to 0 lifts that bucket only.
+
+* The seat key is the seat the token *verifies to* (the token is checked here, once, against the
+  game's stored hashes; the route reuses the game read for it, :func:`loaded_game`). The
+  header's spelling (``bearer``, ``BEARER``, extra spaces) cannot change it, and a token that
+  verifies to nothing writes nothing of its own: it counts in its address's failure bucket.
+* The client address is ``request.remote_addr`` after ``ProxyFix(x_for=trusted_proxies)``
+  (an IPv6 address counts by its /64 network, :func:`client_address`):
+  ``X-Forwarded-For`` is read only behind ``LUDOTECA_TRUSTED_PROXIES`` proxies, each of which
+  must append its peer (the last hop decides); the default 0 ignores the header, so a spoofed one
+  sent straight to a service changes nothing. The local stack (gateway in front) sets 1.
+* Fixed one-minute windows (flask-limiter's ``fixed-window``): one Redis key per bucket and
+  window, ``<game>:ratelimit:LIMITER/<bucket>/...``, expiring with its window.
+* Seat writes (``POST .../actions`` with a verified token) are counted by the move's own commit
+  script, not by flask-limiter: one round trip for the whole move. Their key,
+  ``<game>:ratelimit:LIMITER/seat/<id>/<seat>/w/{<id>}/<limit>/1/minute``, carries the game's
+  hash tag so the script touches one Redis Cluster slot. A write refused before its commit
+  (400, 409, 412, 422 ...) is counted after it, by :func:`install_rate_limit`'s response hook
+  or the service's refusal path; over the limit, the refusal becomes the 429.
+* Over a limit: :class:`~ludoteca.core.errors.RateLimitedError`, a 429 problem with ``Retry-After``
+  (seconds until the window ends), rendered by the one problem renderer; nothing is changed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, cast
+
+import redis
+from apispec import BasePlugin
+from flask import Flask, Response, g, request
+from flask_limiter import ApplicationLimit, Limiter, RequestLimit
+from flask_smorest import Api
+from flask_smorest.utils import prepare_response
+from ludoteca.adapters.cluster import limiter_options
+from ludoteca.adapters.hosting.identity import GAME_ID, bearer_token
+from ludoteca.adapters.hosting.problems import PROBLEM_JSON, ProblemSchema, render_ludoteca_error
+from ludoteca.config import Settings
+from ludoteca.core.errors import AuthenticationError, NotFoundError, RateLimitedError
+from ludoteca.service_layer.repository import Stored, WriteQuota
+
+#: Routes that read the caller's seat from the bearer token (routes.py's ``caller``).
+SEATED_ENDPOINTS = frozenset({"games.Game", "games.Actions", "games.Events"})
+#: Routes whose POST creates a seat: creating a game, joining one.
+NEW_SEAT_ENDPOINTS = frozenset({"games.Games", "games.Players"})
+EXEMPT_BLUEPRINTS = frozenset({"ops", "api-docs"})
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+RESPONSE = "RATE_LIMITED"
+log = logging.getLogger("ludoteca.ratelimit")
+
+@dataclass(frozen=True)
+class Limits:
+    """The resolved limits, requests a minute (0: that bucket is unlimited)."""
+
+    writes: int
+    reads: int
+    create: int
+    failures: int
+
+    @classmethod
+    def from_settings(cls, s: Settings) -> Limits:
+        base = s.rate_limit_per_minute
+
+        def pick(value: int | None, default: int) -> int:
+            return default if value is None else value
+
+        return cls(writes=base,
+                   reads=pick(s.rate_limit_reads_per_minute, 2 * base),
+                   create=pick(s.rate_limit_create_per_minute, max(1, base // 20)),
+                   failures=pick(s.rate_limit_failures_per_minute, max(1, base // 60)))
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """Where one request counts: ``key`` names the caller and the kind, ``what`` reads in a 429."""
+
+    key: str
+    per_minute: int
+    what: str
+
+
+def client_address(raw: str | None) -> str:
+    """The bucket of a client address: an IPv4 address as is, an IPv6 one by its /64 network
+    (one subscriber's allocation: rotating addresses within it does not give new buckets)."""
+    if not raw:
+        return "unknown"
+    try:
+        ip = ipaddress.ip_address(raw)
+    except ValueError:
+        return raw[:64]
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False).network_address) + "/64"
+    return str(ip)
+
+
+def loaded_game(game_id: str) -> Stored | None:
+    """The game the limiter read to verify this request's token (None: it read none)."""
+    loaded = g.get("ludoteca_loaded")
+    if loaded is not None and loaded[0] == game_id:
+        return cast(Stored, loaded[1])
+    return None
+
+
+def write_quota() -> WriteQuota | None:
+    """The seat-write quota this request spends in its commit (None: not a seat write)."""
+    return cast(WriteQuota | None, g.get("ludoteca_quota"))
+
+
+def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Settings) -> Limiter | None:
+    """Install the limits on ``app`` (after the routes and the ops hooks); None when turned off."""
+    if settings.rate_limit_per_minute <= 0:
+        return None
+    limits = Limits.from_settings(settings)
+    service = app.extensions["ludoteca"]["service"]
+
+    def verified_seat(game_id: str) -> int | None:
+        """The seat the request's token maps to; None for a malformed or unknown token."""
+        try:
+            token = bearer_token()
+        except AuthenticationError:
+            return None
+        if token is None or not GAME_ID.match(game_id):
+            return None
+        move = request.endpoint == "games.Actions" and request.method == "POST"
+        try:
+            if move:  # a move may start from this process's memory of the game (GameService.play)
+                stored, seat = service.seat_for_move(game_id, token)
+                g.ludoteca_loaded = (game_id, stored)
+                return cast(int, seat)
+            stored = service.load(game_id)
+            g.ludoteca_loaded = (game_id, stored)
+            return cast(int | None, service.seat_of(stored, token))
+        except (NotFoundError, AuthenticationError):
+            return None
+
+    def classify() -> Bucket | None:
+        if request.blueprint in EXEMPT_BLUEPRINTS or request.endpoint == "static":
+            return None
+        address = client_address(request.remote_addr)
+        writes = request.method not in READ_METHODS
+        kind, per_minute = ("w", limits.writes) if writes else ("r", limits.reads)
+        if request.endpoint in NEW_SEAT_ENDPOINTS and writes:
+            return Bucket(f"new/{address}", limits.create, "new games and seats a minute per client address")
+        game_id = (request.view_args or {}).get("game_id")
+        if request.endpoint in SEATED_ENDPOINTS and game_id is not None and "Authorization" in request.headers:
+            seat = verified_seat(str(game_id))
+            if seat is None:
+                return Bucket(f"fail/{address}", limits.failures,
+                              "requests with a malformed or unknown seat token a minute per client address")
+            return Bucket(f"seat/{game_id}/{seat}/{kind}", per_minute,
+                          f"{'writes' if writes else 'reads'} a minute per seat")
+        return Bucket(f"anon/{address}/{kind}", per_minute,
+                      f"{'writes' if writes else 'reads'} a minute per client address without a seat token")
+
+    prefix = f"{game}:ratelimit:LIMITER"
+
+    @app.before_request
+    def _classify() -> None:
+        bucket = classify()
+        g.ludoteca_bucket = bucket if bucket is not None and bucket.per_minute > 0 else None
+        if g.ludoteca_bucket is not None and request.endpoint == "games.Actions" and \
+                bucket is not None and bucket.key.startswith("seat/") and bucket.key.endswith("/w"):
+            game_id = bucket.key.split("/")[1]
+            g.ludoteca_quota = WriteQuota(f"{prefix}/{bucket.key}/{{{game_id}}}/{bucket.per_minute}/1/minute",
+                                          bucket.per_minute, 60, bucket.what)
+            g.ludoteca_bucket = None  # the commit counts it, not flask-limiter
+
+    @app.after_request
+    def _spend_refused(resp: Response) -> Response:
+        """A seat write that never reached its commit still counts; over the limit, it is a 429."""
+        quota = write_quota()
+        if quota is None or quota.spent:
+            return resp
+        try:
+            retry, _ = service.store.spend(quota)
+        except redis.RedisError:
+            log.warning("could not count a refused write in its bucket", exc_info=True)
+            return resp
+        if retry is not None and resp.status_code >= 400:
+            return render_ludoteca_error(RateLimitedError(
+                f"At most {quota.limit} {quota.what}; try again in {retry} s.", retry_after=retry))
+        return resp
+
+    def current() -> Bucket | None:
+        return cast(Bucket | None, g.get("ludoteca_bucket"))
+
+    def key() -> str:
+        bucket = current()
+        return bucket.key if bucket is not None else "exempt"
+
+    def limit() -> str:
+        bucket = current()
+        return f"{bucket.per_minute}/minute" if bucket is not None else ""
+
+    def breached(request_limit: RequestLimit) -> None:
+        bucket = current()
+        # the window's TTL only (one round trip; RequestLimit.reset_at would read the count too)
+        ttl = round(limiter.storage.get_expiry(request_limit.key) - time.time())  # whole seconds left
+        retry = max(1, ttl + 1)
+        what = f"{bucket.per_minute} {bucket.what}" if bucket is not None else str(request_limit.limit)
+        raise RateLimitedError(f"At most {what}; try again in {retry} s.", retry_after=retry)
+
+    storage_options: dict[str, Any] = {**limiter_options(client, settings.redis_url), "key_prefix": f"{game}:ratelimit"}
+    limiter = Limiter(
+        key,
+        application_limits=[ApplicationLimit(limit)],
+        strategy="fixed-window",
+        storage_uri=settings.redis_url,
+        storage_options=storage_options,
+        on_breach=breached,
+        request_identifier=lambda: request.endpoint or "unmatched",
+        headers_enabled=False,
+        swallow_errors=False,
+    )
+    limiter.init_app(app)
+
+    @limiter.request_filter
+    def _unbucketed() -> bool:  # exempt, or a seat write (its commit counts it)
+        return g.get("ludoteca_bucket") is None
+
+    return limiter
+
+
+class RateLimitDocs(BasePlugin):
+    """Documents the 429 (limits, ``Retry-After``) on every operation: every route is limited."""
+
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                         **kwargs: Any) -> None:
+        for method, operation in (operations or {}).items():
+            if method in ("get", "post", "put", "patch", "delete") and isinstance(operation, dict):
+                responses = operation.setdefault("responses", {})
+                responses.pop(429, None)
+                responses["429"] = RESPONSE
+
+
+def document_rate_limits(api: Api) -> None:
+    """Register the 429 response and the plugin that puts it on every operation (call before
+    the blueprints are registered)."""
+    d = Limits.from_settings(Settings())  # the defaults, whatever this process runs with
+    doc = (f"Too many requests: over a rate limit; nothing was changed. `Retry-After` gives the seconds "
+           f"until the window ends. Limits are requests a minute in fixed one-minute windows (the "
+           f"defaults; the operator may set others): {d.writes} writes and {d.reads} reads per seat, "
+           f"counted on the seat the token verifies to; without a token {d.writes} writes and {d.reads} "
+           f"reads per client address; {d.create} new games and joins per client address; {d.failures} "
+           f"requests with a malformed Authorization header or a token that matches no seat per client "
+           f"address.")
+    response: dict[str, Any] = {
+        "description": doc,
+        "schema": ProblemSchema,
+        "headers": {"Retry-After": {"description": "Seconds until the limit's window ends",
+                                    "schema": {"type": "integer", "minimum": 1}}},
+    }
+    prepare_response(response, api.spec, PROBLEM_JSON)
+    api.spec.components.response(RESPONSE, response)
+    plugin = RateLimitDocs()
+    plugin.init_spec(api.spec)
+    api.spec.plugins.append(plugin)

@@ -1,0 +1,228 @@
+"""The standard routes of every game (DESIGN.md's REST surface), built once for any game."""
+
+from __future__ import annotations
+
+import http
+import re
+from typing import Any
+
+import marshmallow as ma
+from flask import Response, current_app, request, url_for
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from ludoteca.adapters.hosting.accesslog import note_seat
+from ludoteca.adapters.hosting.bodies import json_body
+from ludoteca.adapters.hosting.identity import GAME_ID, bearer_token
+from ludoteca.adapters.hosting.ratelimit import loaded_game, write_quota
+from ludoteca.adapters.hosting.schemas import (
+    EventsPageSchema,
+    EventsQuerySchema,
+    GameSchemas,
+    JoinSchema,
+    LeaderboardQuerySchema,
+    LeaderboardSchema,
+    LobbyQuerySchema,
+    StatsSchema,
+)
+from ludoteca.core import jsontext
+from ludoteca.core.errors import AuthenticationError, BadRequestError, NotFoundError
+from ludoteca.service_layer.repository import Stored
+from ludoteca.service_layer.service import GameService
+
+ETAG_RE = re.compile(r'[ \t]*(?:W/)?"?(\d{1,18})"?[ \t]*')
+IDEM_RE = re.compile(r"[\x21-\x7e]{1,200}")
+
+
+def _errors(*codes: int) -> dict[int, str]:
+    return {c: http.HTTPStatus(c).name for c in codes}
+
+
+def _document(blp: Blueprint, *codes: int) -> Any:
+    """Document the problem+json responses a route may give."""
+    def deco(func: Any) -> Any:
+        for code, name in _errors(*codes).items():
+            func = blp.alt_response(code, response=name)(func)
+        return func
+    return deco
+
+
+def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(jsontext.dumps(body), status=status, headers=headers, mimetype="application/json")
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def parse_if_match(value: str | None) -> int | None:
+    if value is None:
+        return None
+    m = ETAG_RE.fullmatch(value)
+    if not m:
+        raise BadRequestError("If-Match must be the ETag of GET /games/{id}, e.g. \"7\".")
+    return int(m.group(1))
+
+
+def check_game_id(game_id: str) -> None:
+    if not GAME_ID.fullmatch(game_id):
+        raise NotFoundError(f"No game with id {game_id!r}.")
+
+
+def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
+    d = service.d
+    blp = Blueprint("games", __name__, url_prefix="/games",
+                    description=f"{d.title}: create, join, watch and play games.")
+    def caller(game_id: str) -> tuple[Stored, int | None]:
+        """The game and the caller's seat (None: spectator); 404 and 401 as they apply."""
+        check_game_id(game_id)
+        stored = loaded_game(game_id) or service.load(game_id)  # the limiter may have read it
+        seat = service.seat_of(stored, bearer_token())
+        note_seat(seat)
+        return stored, seat
+
+    bearer: list[dict[str, list[str]]] = [{"bearerAuth": []}]
+    optional_bearer: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
+
+    @blp.route("")
+    class Games(MethodView):
+        @blp.arguments(LobbyQuerySchema, location="query", unknown=ma.RAISE)
+        @blp.response(200, schemas.lobby)
+        @_document(blp, 422)
+        def get(self, query: dict[str, Any]) -> Response:
+            """Open games waiting for players (the lobby), oldest first."""
+            return json_response(service.lobby(query["page"], query["page_size"]))
+
+        @blp.arguments(schemas.create)
+        @blp.response(201, schemas.created, headers={"Location": {"schema": {"type": "string"}}})
+        @_document(blp, 400, 422, 429)
+        def post(self, body: dict[str, Any]) -> Response:
+            """Create a game. Seats are `human` or `bot:<level>`; the creator takes a human seat
+            and receives its token (shown once)."""
+            seats = body["seats"]
+            seat = body.get("seat")
+            if seat is None and "human" in seats:
+                seat = seats.index("human")
+            envelope, seat, token = service.create(seats, body["options"], seat, body.get("name"))
+            location = url_for("games.Game", game_id=envelope["id"])
+            return json_response({"seat": seat, "token": token, "game": envelope}, 201,
+                                 {"Location": location, "ETag": etag(envelope["version"])})
+
+    @blp.route("/<string:game_id>")
+    class Game(MethodView):
+        @blp.response(200, schemas.envelope, headers={"ETag": {"schema": {"type": "string"}}})
+        @blp.alt_response(304, description="Not modified (If-None-Match matched the version)")
+        @_document(blp, 401, 404)
+        @blp.doc(security=optional_bearer)
+        def get(self, game_id: str) -> Response:
+            """The caller's view of the game (seat from the bearer token; none: spectator)."""
+            stored, seat = caller(game_id)
+            tag = etag(stored.version)
+            if request.headers.get("If-None-Match") == tag:
+                return Response(status=304, headers={"ETag": tag})
+            return json_response(service.envelope(stored, seat), 200, {"ETag": tag})
+
+    @blp.route("/<string:game_id>/players")
+    class Players(MethodView):
+        @blp.arguments(JoinSchema, required=False)
+        @blp.response(201, schemas.created)
+        @_document(blp, 400, 404, 409, 422, 429)
+        def post(self, body: dict[str, Any], game_id: str) -> Response:
+            """Claim an open human seat; returns its token (shown once)."""
+            check_game_id(game_id)
+            envelope, seat, token = service.join(game_id, body.get("seat"), body.get("name"))
+            return json_response({"seat": seat, "token": token, "game": envelope}, 201,
+                                 {"ETag": etag(envelope["version"])})
+
+    action_body = {
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schemas.action_component}"}}},
+    }
+    action_headers = [
+        {"name": "If-Match", "in": "header", "required": False, "schema": {"type": "string"},
+         "description": "The version (ETag) you saw; 412 if the game has moved on"},
+        {"name": "Idempotency-Key", "in": "header", "required": False,
+         "schema": {"type": "string", "maxLength": 200},
+         "description": "Repeat a request safely: the stored response comes back; another body gives 422"},
+    ]
+
+    @blp.route("/<string:game_id>/actions")
+    class Actions(MethodView):
+        @blp.response(200, schemas.actions)
+        @_document(blp, 401, 404)
+        @blp.doc(security=bearer)
+        def get(self, game_id: str) -> Response:
+            """The caller's legal actions, each exactly as `POST .../actions` accepts it."""
+            stored, seat = caller(game_id)
+            return json_response(service.actions(stored, seat), 200, {"ETag": etag(stored.version)})
+
+        @blp.response(200, schemas.played, headers={"ETag": {"schema": {"type": "string"}}})
+        @_document(blp, 400, 401, 404, 409, 412, 422, 429)
+        @blp.doc(security=bearer, requestBody=action_body, parameters=action_headers)
+        def post(self, game_id: str) -> Response:
+            """Play one action."""
+            check_game_id(game_id)
+            # the limiter may have read it; a move may start from this process's memory of it
+            stored = loaded_game(game_id) or service.load(game_id, recent=True)
+            token = bearer_token()
+            if token is None:  # before the headers and the body: a stranger learns nothing from them
+                raise AuthenticationError("Playing needs a seat token (Authorization: Bearer <token>).")
+            stored, seat = service.seat_for_move(game_id, token, stored)
+            note_seat(seat)
+            body = json_body()
+            if_match = parse_if_match(request.headers.get("If-Match"))
+            key = request.headers.get("Idempotency-Key")
+            if key is not None and not IDEM_RE.fullmatch(key):
+                raise BadRequestError("Idempotency-Key must be 1 to 200 visible ASCII characters.")
+            played = service.play(game_id, seat, body, if_match, key, loaded=stored, quota=write_quota())
+            headers = {"ETag": etag(played.version)}
+            if played.replayed:
+                headers["Idempotent-Replayed"] = "true"
+            return json_response(played.body, 200, headers)
+
+    @blp.route("/<string:game_id>/events")
+    class Events(MethodView):
+        @blp.arguments(EventsQuerySchema, location="query", unknown=ma.RAISE)
+        @blp.response(200, EventsPageSchema)
+        @_document(blp, 401, 404, 422)
+        @blp.doc(security=optional_bearer)
+        def get(self, query: dict[str, Any], game_id: str) -> Response:
+            """The caller's events after `after`; with `wait`, returns as soon as one arrives."""
+            _, seat = caller(game_id)
+            wait = min(query["wait"], current_app.config["LUDOTECA"].max_long_poll_seconds)
+            return json_response(service.events(game_id, seat, query["after"], wait))
+
+    @blp.route("/<string:game_id>/replay")
+    class Replay(MethodView):
+        @blp.response(200, schemas.replay)
+        @_document(blp, 404, 409)
+        def get(self, game_id: str) -> Response:
+            """After the end: every action, every event, every hidden value and the RNG seed."""
+            check_game_id(game_id)
+            return json_response(service.replay(game_id))
+
+    return blp
+
+
+def results_blueprint(service: GameService) -> Blueprint:
+    blp = Blueprint("results", __name__, url_prefix="", description="Leaderboard and statistics.")
+
+    @blp.route("/leaderboard")
+    class Leaderboard(MethodView):
+        @blp.arguments(LeaderboardQuerySchema, location="query", unknown=ma.RAISE)
+        @blp.response(200, LeaderboardSchema)
+        @_document(blp, 422)
+        def get(self, query: dict[str, Any]) -> Response:
+            """Players (bots by level) ranked by wins over finished games."""
+            return json_response({"players": service.store.leaderboard(query["limit"])})
+
+    @blp.route("/stats")
+    class Stats(MethodView):
+        @blp.response(200, StatsSchema)
+        def get(self) -> Response:
+            """Counts over every finished game."""
+            raw = service.store.stats()
+            seat_wins = {k.split(":", 1)[1]: v for k, v in raw.items() if k.startswith("seat_wins:")}
+            return json_response({"games": raw.get("games", 0), "shared_wins": raw.get("shared_wins", 0),
+                                  "seat_wins": seat_wins})
+
+    return blp

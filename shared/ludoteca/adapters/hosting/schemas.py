@@ -1,0 +1,255 @@
+"""The REST surface's schemas: generic shapes plus, per game, typed subclasses that nest the
+game's own view, options and action schemas (so each service's OpenAPI is fully typed)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import marshmallow as ma
+from ludoteca.core.engine import GameDefinition
+from marshmallow import fields, validate
+
+STATUSES = ["waiting_for_players", "active", "finished"]
+MAX_SAFE_INTEGER = 2**53 - 1
+SEAT = validate.Range(min=0, max=63)
+NAME = validate.Length(min=1, max=40)
+_QUERY_INT = re.compile(r"-?[0-9]{1,16}")
+
+
+class StrictBoolean(fields.Boolean):
+    """A JSON ``true`` or ``false`` only (never ``1``, ``"yes"`` or ``"on"``)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if value is True or value is False:
+            return value
+        raise self.make_error("invalid", input=value)
+
+
+def strict_integer(**kwargs: Any) -> fields.Integer:
+    """A JSON integer only: a float (``2.6e-42``, even ``2.0``), a boolean or a string is refused."""
+    return fields.Integer(strict=True, **kwargs)
+
+
+class QueryInteger(fields.Integer):
+    """An integer in a query string: ASCII digits with an optional minus, at most 16 of them (no
+    ``1e3``, ``1_000``, full-width or other scripts' digits, spaces)."""
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, str) and not _QUERY_INT.fullmatch(value):
+            raise self.make_error("invalid", input=value)
+        return super()._validated(value)
+
+
+class PlainString(fields.String):
+    """A string without control characters or lone surrogates (names shown to other players)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 or 0xD800 <= ord(ch) < 0xE000 for ch in text):
+            raise ma.ValidationError("Control characters and lone surrogates are not allowed.")
+        return text
+
+
+class ActionRef(fields.Raw):
+    """A field holding one action body; documented as a $ref to the game's action ``oneOf``."""
+
+    def __init__(self, component: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.component = component
+
+
+def action_ref_to_property(self: Any, field: fields.Field[Any], **kwargs: Any) -> dict[str, Any]:
+    if isinstance(field, ActionRef):
+        return {"$ref": f"#/components/schemas/{field.component}"}
+    return {}
+
+
+class SeatSchema(ma.Schema):
+    seat = fields.Integer(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(["human", "bot"]))
+    level = fields.String(allow_none=True, metadata={"description": "The bot's level (bots only)"})
+    name = fields.String(allow_none=True)
+    claimed = fields.Boolean(required=True)
+
+
+class ResultSchema(ma.Schema):
+    winners = fields.List(fields.Integer(), required=True, metadata={"description": "Seats sharing the win"})
+    scores = fields.List(fields.Float(), required=True, metadata={"description": "One score per seat"})
+    summary = fields.Dict(required=True)
+
+
+class EventSchema(ma.Schema):
+    seq = fields.Integer(required=True, metadata={"description": "Position in the game's event log"})
+    version = fields.Integer(required=True, metadata={"description": "Game version the event produced"})
+    type = fields.String(required=True, metadata={"description": "Past-tense event name"})
+    data = fields.Dict(required=True)
+
+
+class EventRecordSchema(EventSchema):
+    audience = fields.List(fields.Integer(), allow_none=True,
+                           metadata={"description": "Seats that saw it live (null: everyone)"})
+
+
+class EventsPageSchema(ma.Schema):
+    events = fields.List(fields.Nested(EventSchema), required=True)
+    last_seq = fields.Integer(required=True, metadata={"description": "Pass as `after` to continue"})
+
+
+class EventsQuerySchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    after = QueryInteger(load_default=0, validate=validate.Range(min=0, max=MAX_SAFE_INTEGER),
+                           metadata={"description": "Return events with seq greater than this"})
+    wait = fields.Float(load_default=0.0, validate=validate.Range(min=0, max=60),
+                        metadata={"description": "Long-poll: wait up to this many seconds for an event"})
+
+
+class LobbyQuerySchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    page = QueryInteger(load_default=1, validate=validate.Range(min=1, max=100000))
+    page_size = QueryInteger(load_default=20, validate=validate.Range(min=1, max=100))
+
+
+class JoinSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    seat = strict_integer(load_default=None, allow_none=True, validate=SEAT,
+                          metadata={"description": "Default: the first open seat"})
+    name = PlainString(load_default=None, allow_none=True, validate=NAME)
+
+
+class LeaderboardRowSchema(ma.Schema):
+    player = fields.String(required=True)
+    wins = fields.Integer(required=True)
+    played = fields.Integer(required=True)
+    win_rate = fields.Float(required=True)
+    mean_score = fields.Float(required=True)
+
+
+class LeaderboardSchema(ma.Schema):
+    players = fields.List(fields.Nested(LeaderboardRowSchema), required=True)
+
+
+class LeaderboardQuerySchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=1000))
+
+
+class StatsSchema(ma.Schema):
+    games = fields.Integer(required=True, metadata={"description": "Finished games recorded"})
+    shared_wins = fields.Integer(required=True, metadata={"description": "Games whose win was shared"})
+    seat_wins = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True,
+                            metadata={"description": "Wins by seat number"})
+
+
+@dataclass(frozen=True)
+class GameSchemas:
+    """The typed schemas of one game's REST surface."""
+
+    action_component: str
+    create: type[ma.Schema]
+    created: type[ma.Schema]
+    envelope: type[ma.Schema]
+    actions: type[ma.Schema]
+    played: type[ma.Schema]
+    lobby: type[ma.Schema]
+    replay: type[ma.Schema]
+
+
+def game_schemas(d: GameDefinition) -> GameSchemas:
+    """Build the per-game subclasses; class names become OpenAPI component names."""
+    prefix = "".join(part.capitalize() for part in d.name.split("_"))
+    action_component = f"{prefix}Action"
+    kinds = ["human"] + [f"bot:{level}" for level in d.bots]
+    options_schema = d.options_schema
+
+    def _opts() -> dict[str, Any]:
+        return dict(options_schema().load({}))
+
+    create = type(f"{prefix}CreateGameSchema", (ma.Schema,), {
+        "Meta": type("Meta", (), {"unknown": ma.RAISE}),
+        "seats": fields.List(fields.String(validate=validate.OneOf(kinds)), required=True,
+                             validate=validate.Length(min=d.engine.min_seats, max=d.engine.max_seats),
+                             metadata={"description": "One entry per seat, in seat order"}),
+        "options": fields.Nested(options_schema, load_default=_opts),
+        "seat": strict_integer(load_default=None, allow_none=True, validate=SEAT,
+                               metadata={"description": "The creator's seat (default: the first human seat; "
+                                                        "null with no human seat)"}),
+        "name": PlainString(load_default=None, allow_none=True, validate=NAME),
+    })
+    envelope = type(f"{prefix}GameSchema", (ma.Schema,), {
+        "id": fields.String(required=True),
+        "game": fields.String(required=True),
+        "version": fields.Integer(required=True, metadata={"description": "Also the ETag"}),
+        "status": fields.String(required=True, validate=validate.OneOf(STATUSES)),
+        "seed_sha256": fields.String(required=True, metadata={"description": "SHA-256 of the secret seed"}),
+        "created_at": fields.Float(required=True),
+        "you": fields.Integer(allow_none=True, required=True, metadata={"description": "Your seat (null: spectator)"}),
+        "seats": fields.List(fields.Nested(SeatSchema), required=True),
+        "to_act": fields.List(fields.Integer(), required=True),
+        "result": fields.Nested(ResultSchema, allow_none=True, required=True),
+        "state": fields.Nested(d.view_schema, required=True, metadata={"description": "Your view of the game"}),
+    })
+    created = type(f"{prefix}SeatGrantSchema", (ma.Schema,), {
+        "seat": fields.Integer(allow_none=True, required=True),
+        "token": fields.String(allow_none=True, required=True,
+                               metadata={"description": "Bearer token for the seat: shown once"}),
+        "game": fields.Nested(envelope, required=True),
+    })
+    actions = type(f"{prefix}LegalActionsSchema", (ma.Schema,), {
+        "version": fields.Integer(required=True),
+        "seat": fields.Integer(required=True),
+        "status": fields.String(required=True, validate=validate.OneOf(STATUSES)),
+        "actions": fields.List(ActionRef(action_component), required=True,
+                               metadata={"description": "Post any of these as is"}),
+        "templates": fields.List(ActionRef(action_component), required=True,
+                                 metadata={"description": "Free-text actions: fill the placeholders"}),
+    })
+    played = type(f"{prefix}PlayResultSchema", (ma.Schema,), {
+        "action": ActionRef(action_component, required=True),
+        "seat": fields.Integer(required=True),
+        "events": fields.List(fields.Nested(EventSchema), required=True),
+        "game": fields.Nested(envelope, required=True),
+    })
+    lobby_item = type(f"{prefix}OpenGameSchema", (ma.Schema,), {
+        "id": fields.String(required=True),
+        "version": fields.Integer(required=True),
+        "created_at": fields.Float(required=True),
+        "seats": fields.Integer(required=True),
+        "open_seats": fields.List(fields.Integer(), required=True),
+        "players": fields.List(fields.String(), required=True),
+        "options": fields.Nested(options_schema, required=True),
+    })
+    lobby = type(f"{prefix}LobbySchema", (ma.Schema,), {
+        "items": fields.List(fields.Nested(lobby_item), required=True),
+        "page": fields.Integer(required=True),
+        "page_size": fields.Integer(required=True),
+        "total": fields.Integer(required=True),
+    })
+    logged = type(f"{prefix}LoggedActionSchema", (ma.Schema,), {
+        "version": fields.Integer(required=True),
+        "seat": fields.Integer(required=True),
+        "action": ActionRef(action_component, required=True),
+    })
+    replay = type(f"{prefix}ReplaySchema", (ma.Schema,), {
+        "id": fields.String(required=True),
+        "game": fields.String(required=True),
+        "seed": fields.String(required=True, metadata={"description": "The secret seed, revealed"}),
+        "seed_sha256": fields.String(required=True),
+        "players": fields.List(fields.String(), required=True),
+        "names": fields.List(fields.String(), required=True),
+        "options": fields.Nested(options_schema, required=True),
+        "actions": fields.List(fields.Nested(logged), required=True),
+        "events": fields.List(fields.Nested(EventRecordSchema), required=True),
+        "final_state": fields.Dict(required=True, metadata={"description": "The engine's whole final state"}),
+        "result": fields.Nested(ResultSchema, allow_none=True, required=True),
+    })
+    return GameSchemas(action_component, create, created, envelope, actions, played, lobby, replay)

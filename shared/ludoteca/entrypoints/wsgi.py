@@ -1,0 +1,29 @@
+"""WSGI entry points for gunicorn: ``gunicorn 'ludoteca.entrypoints.wsgi:make_app()'`` with
+``LUDOTECA_GAME=<game>`` (the process hosts that one game).
+
+The entry point builds what the app runs on, from the environment: its settings and its
+dispatcher (the Celery worker's queues on ``Settings.broker_url``); ``create_app`` is given them.
+"""
+
+from __future__ import annotations
+
+import os
+
+from flask import Flask
+from ludoteca.adapters.hosting import create_app
+from ludoteca.adapters.observe import configure_logging
+from ludoteca.adapters.worker import CeleryDispatcher
+from ludoteca.config import Settings
+from ludoteca.entrypoints.gunicorn_workers import install_body_errors
+from ludoteca.service_layer import registry
+
+
+def make_app(game: str | None = None) -> Flask:
+    name = game or os.environ.get("LUDOTECA_GAME")
+    if not name:
+        raise RuntimeError("set LUDOTECA_GAME to the game this process hosts")
+    configure_logging(name)  # every line names the service and the pid; access logs at INFO
+    settings = Settings.from_env()
+    app = create_app(registry.game(name), settings, dispatcher=CeleryDispatcher.for_url(settings.broker_url))
+    install_body_errors(app)  # gunicorn's body parser errors: 400 problem+json
+    return app

@@ -1,0 +1,618 @@
+"""The service layer: every use case of a hosted game, independent of HTTP and Celery.
+
+The web layer parses a request, calls one method here and renders the result; the worker calls
+the same methods for bot turns and results. Each method loads the game, runs the pure engine and
+commits through the repository's compare-and-set, so a move is applied exactly once or not at
+all. Everything a client receives is built by the :class:`~ludoteca.service_layer.presenter.Presenter` from
+``engine.view`` for the caller's seat.
+
+A move (:meth:`GameService.play`) is its checks (:meth:`~GameService.check_move`), the engine
+step (:meth:`~GameService.step`) and the commit (:meth:`~GameService.commit_move`): one write
+that also checks the idempotency key and spends the seat's write quota. The game it starts from
+is the one this process last wrote or read (:class:`RecentGames`) when it has it, else one read
+(shared with the token check). Starting from memory is safe because the commit is a
+compare-and-set on the version: if the game moved on, the commit says so and hands back the
+current game, and the move is checked and stepped again on that (two round trips, as without the
+memory); a move refused on the remembered game is read and checked again before the refusal
+stands. A request refused by a check costs one more round trip: its quota unit and, with an
+``Idempotency-Key``, the stored record (a replay wins over the checks, as it always did).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import random
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from ludoteca.core import tokens
+from ludoteca.core.engine import Event, GameDefinition
+from ludoteca.core.errors import (
+    AuthenticationError,
+    ConflictError,
+    FieldValidationError,
+    GameNotStartedError,
+    GameOverError,
+    IdempotencyConflictError,
+    LudotecaError,
+    NotFoundError,
+    RateLimitedError,
+    SeatTakenError,
+    StaleVersionError,
+)
+from ludoteca.core.rng import Rng, commitment, new_seed
+from ludoteca.service_layer.presenter import Presenter, is_visible, public_event, result_body
+from ludoteca.service_layer.record import GameRecord, Status
+from ludoteca.service_layer.repository import GameMissing, GameRepository, Stored, WriteQuota
+from marshmallow import ValidationError as MaValidationError
+
+WAITING, ACTIVE, FINISHED = Status.WAITING, Status.ACTIVE, Status.FINISHED
+MAX_RETRIES = 8
+log = logging.getLogger("ludoteca.service_layer.service")
+
+
+def bot_random(seed: str, version: int, seat: int) -> random.Random:
+    """The private generator of the bot at ``seat`` playing at ``version``: seeded from
+    ``HMAC-SHA256(game seed, "bot:<version>:<seat>")``. Without the game's secret seed nobody can
+    predict it (the game id, the versions and the seats are public); with it (the replay reveals
+    it after the end) every bot choice is exactly reproducible."""
+    mac = hmac.new(bytes.fromhex(seed), f"bot:{version}:{seat}".encode(), hashlib.sha256).digest()
+    return random.Random(int.from_bytes(mac, "big"))
+
+
+class Dispatcher(Protocol):
+    """Where follow-up work goes (the Celery worker in production). A dispatch may be lost (the
+    process dies, the broker is down or loses its queue): the commit recorded what is due, and
+    the sweeper dispatches it again, so neither method needs to be reliable, only bounded."""
+
+    def bot_turn(self, game: str, game_id: str, version: int) -> None: ...
+
+    def record_result(self, game: str, game_id: str) -> None: ...
+
+
+class Observer(Protocol):
+    """What the service layer tells the operators' metrics (prometheus in production:
+    :data:`ludoteca.adapters.observe.GAMES`); it never waits on them."""
+
+    def game_created(self, game: str) -> None: ...
+
+    def game_finished(self, game: str) -> None: ...
+
+
+class Unobserved:
+    """An :class:`Observer` that counts nothing (tests and tools)."""
+
+    def game_created(self, game: str) -> None:
+        pass
+
+    def game_finished(self, game: str) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class Played:
+    """The outcome of a posted action: the response body and whether it was a replay."""
+
+    body: dict[str, Any]
+    version: int
+    replayed: bool
+
+
+@dataclass(frozen=True)
+class Move:
+    """One engine step, ready to commit: the new record and state, its event records (with
+    sequence numbers), what it makes due and the response for the seat that played it."""
+
+    version: int
+    record: GameRecord
+    state: Any
+    events: list[dict[str, Any]]
+    due: str
+    response: dict[str, Any]
+
+
+def body_hash(body: Any) -> str:
+    """The fingerprint an Idempotency-Key's record keeps of the request body."""
+    if not isinstance(body, Mapping):
+        body = {"_": repr(body)}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _event_record(seq: int, version: int, event: Event) -> dict[str, Any]:
+    return {
+        "seq": seq, "version": version, "type": event.type, "data": event.data,
+        "audience": None if event.audience is None else sorted(event.audience),
+    }
+
+
+class RecentGames:
+    """The games this process last wrote or read for a move, at most ``size`` of them (least
+    recently used go first). Only a starting point: see the module docstring."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._games: OrderedDict[str, Stored] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, game_id: str) -> Stored | None:
+        with self._lock:
+            stored = self._games.get(game_id)
+            if stored is not None:
+                self._games.move_to_end(game_id)
+            return stored
+
+    def forget(self, game_id: str) -> None:
+        with self._lock:
+            self._games.pop(game_id, None)
+
+    def put(self, game_id: str, version: int, doc: dict[str, Any]) -> None:
+        with self._lock:
+            known = self._games.get(game_id)
+            if known is not None and known.version > version:
+                return
+            self._games[game_id] = Stored(version, doc, cached=True)
+            self._games.move_to_end(game_id)
+            while len(self._games) > self.size:
+                self._games.popitem(last=False)
+
+
+class GameService:
+    """Use cases of one hosted game."""
+
+    def __init__(self, definition: GameDefinition, store: GameRepository, dispatcher: Dispatcher,
+                 clock: Callable[[], float] = time.time, observer: Observer | None = None) -> None:
+        self.d = definition
+        self.observer = observer or Unobserved()
+        self.engine = definition.engine
+        self.store = store
+        self.dispatcher = dispatcher
+        self.clock = clock
+        self.presenter = Presenter(definition)
+        self.recent = RecentGames()
+        self._action_schemas = {kind: cls() for kind, cls in definition.action_schemas.items()}
+
+    # -- input ------------------------------------------------------------------------------
+    def parse_action(self, body: Any) -> dict[str, Any]:
+        """Validate a posted action with the schema its ``type`` names."""
+        if not isinstance(body, Mapping):
+            raise FieldValidationError("The action must be a JSON object.",
+                                       errors={"_schema": ["Expected a JSON object."]})
+        kind = body.get("type")
+        schema = self._action_schemas.get(kind) if isinstance(kind, str) else None
+        if schema is None:
+            shown = kind[:40] + "..." if isinstance(kind, str) and len(kind) > 40 else kind
+            raise FieldValidationError(
+                f"Unknown action type {shown!r}.",
+                errors={"type": [f"Must be one of: {', '.join(sorted(self.d.action_schemas))}."]},
+            )
+        try:
+            loaded = schema.load(body)  # one instance per action type: loading keeps no state in it
+        except MaValidationError as err:
+            raise FieldValidationError("The action's fields are not valid.", errors=err.messages) from None
+        return dict(loaded) if isinstance(loaded, Mapping) else dict(body)
+
+    def parse_options(self, options: Any) -> dict[str, Any]:
+        if options is None:
+            options = {}
+        if not isinstance(options, Mapping):
+            raise FieldValidationError("The game options must be a JSON object.",
+                                       errors={"options": ["Expected a JSON object."]})
+        try:
+            loaded = self.d.options_schema().load(options)
+        except MaValidationError as err:
+            raise FieldValidationError("The game options are not valid.", errors={"options": err.messages}) from None
+        return dict(loaded)
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def create(self, seats: Sequence[str], options: Any, creator_seat: int | None,
+               name: str | None) -> tuple[dict[str, Any], int | None, str | None]:
+        n = len(seats)
+        if not self.engine.min_seats <= n <= self.engine.max_seats:
+            raise FieldValidationError(
+                f"{self.d.title} needs {self.engine.min_seats} to {self.engine.max_seats} seats.",
+                errors={"seats": [f"Length must be between {self.engine.min_seats} and {self.engine.max_seats}."]
+                        },
+            )
+        for i, kind in enumerate(seats):
+            if kind != "human" and not (kind.startswith("bot:") and kind[4:] in self.d.bots):
+                raise FieldValidationError(
+                    f"Seat {i}: unknown seat kind {kind!r}.",
+                    errors={"seats": {str(i): ["Use 'human' or one of "
+                                                + ", ".join("bot:" + b for b in self.d.bots) + "."]}},
+                )
+        if creator_seat is not None and not (0 <= creator_seat < n and seats[creator_seat] == "human"):
+            raise FieldValidationError("The creator's seat must be a human seat of this game.",
+                                       errors={"seat": ["Not a human seat."]})
+        opts = self.parse_options(options)
+        seed = new_seed()
+        state = self.engine.new_game(list(seats), opts, Rng(seed))
+        game_id = secrets.token_hex(8)
+        token_hashes: list[str | None] = [None] * n
+        names = [kind if kind != "human" else "" for kind in seats]
+        token = None
+        if creator_seat is not None:
+            token, token_hashes[creator_seat] = tokens.new_token()
+            names[creator_seat] = name or f"seat {creator_seat}"
+        record = GameRecord(
+            id=game_id, players=tuple(seats), names=tuple(names), token_hashes=tuple(token_hashes),
+            options=opts, seed=seed, seed_sha256=commitment(seed), created_at=self.clock(),
+            event_count=1, status=WAITING, state=self.engine.dump(state))
+        record = replace(record, status=self._status(record, state))
+        created = {"seq": 1, "version": 1, "type": "GameCreated", "audience": None,
+                   "data": {"seats": list(seats), "options": opts, "seed_sha256": record.seed_sha256}}
+        due = self._due(record, state)
+        if not self.store.create(game_id, record.to_doc(), [created], due=due):  # pragma: no cover - id collision
+            raise ConflictError("Game id collision; try again.")
+        self.observer.game_created(self.d.name)
+        if record.status is WAITING:
+            self.store.lobby_add(game_id, record.created_at)
+        self._dispatch(game_id, 1, due)
+        return self.presenter.envelope(1, record, creator_seat, state), creator_seat, token
+
+    def join(self, game_id: str, seat: int | None, name: str | None) -> tuple[dict[str, Any], int, str]:
+        for _ in range(MAX_RETRIES):
+            stored = self._load(game_id)
+            record = stored.record
+            open_seats = record.open_seats
+            if seat is None:
+                if not open_seats:
+                    raise SeatTakenError("Every seat of this game is taken.")
+                chosen = open_seats[0]
+            elif not 0 <= seat < len(record.players):
+                raise FieldValidationError("No such seat.", errors={"seat": ["Out of range."]})
+            elif seat not in open_seats:
+                raise SeatTakenError(f"Seat {seat} is not open.", open_seats=open_seats)
+            else:
+                chosen = seat
+            token, digest = tokens.new_token()
+            new = record.with_seat_claimed(chosen, digest, name or f"seat {chosen}")
+            state = self.engine.load(record.state)
+            new = replace(new, status=self._status(new, state))
+            seq = record.event_count + 1
+            version = stored.version + 1
+            events = [{"seq": seq, "version": version, "type": "SeatClaimed", "audience": None,
+                       "data": {"seat": chosen, "name": new.names[chosen]}}]
+            if new.status is ACTIVE:
+                events.append({"seq": seq + 1, "version": version, "type": "GameStarted",
+                               "audience": None, "data": {}})
+            new = replace(new, event_count=record.event_count + len(events))
+            due = self._due(new, state)
+            res = self.store.commit(game_id, stored.version, new.to_doc(), events, seq, due=due)
+            if res.status == "ok":
+                if new.status is not WAITING:
+                    self.store.lobby_remove(game_id)
+                self._dispatch(game_id, res.version, due)
+                return self.presenter.envelope(res.version, new, chosen, state), chosen, token
+        raise ConflictError("The game is too busy right now; try again.")
+
+    # -- reading ----------------------------------------------------------------------------
+    def load(self, game_id: str, recent: bool = False) -> Stored:
+        """The game as stored; with ``recent``, as this process last saw it if it did (a move's
+        starting point: ``Stored.cached`` says which)."""
+        if recent:
+            known = self.recent.get(game_id)
+            if known is not None:
+                return known
+        stored = self._load(game_id)
+        if recent:
+            self.recent.put(game_id, stored.version, stored.doc)
+        return stored
+
+    def seat_for_move(self, game_id: str, token: str, stored: Stored | None = None) -> tuple[Stored, int]:
+        """The game a move starts from (``stored``, else from memory if this process has the
+        game) and the seat ``token`` verifies to (401 if none); a remembered game is read again
+        before a token is refused (a seat may have been claimed since; a claimed seat's hash
+        never changes)."""
+        if stored is None:
+            stored = self.load(game_id, recent=True)
+        try:
+            seat = self.seat_of(stored, token)
+        except AuthenticationError:
+            if not stored.cached:
+                raise
+            stored = self._reload(game_id)
+            seat = self.seat_of(stored, token)
+        assert seat is not None  # a token was given
+        return stored, seat
+
+    def seat_of(self, stored: Stored, token: str | None) -> int | None:
+        """The caller's seat: ``None`` without a token (a spectator); 401 for a wrong one."""
+        if token is None:
+            return None
+        seat = tokens.find_seat(token, stored.record.token_hashes)
+        if seat is None:
+            raise AuthenticationError("This token belongs to no seat of this game.")
+        return seat
+
+    def envelope(self, stored: Stored, seat: int | None, state: Any = None) -> dict[str, Any]:
+        if state is None:
+            state = self.engine.load(stored.record.state)
+        return self.presenter.envelope(stored.version, stored.record, seat, state)
+
+    def actions(self, stored: Stored, seat: int | None) -> dict[str, Any]:
+        if seat is None:
+            raise AuthenticationError("Listing actions needs a seat token.")
+        record = stored.record
+        state = self.engine.load(record.state)
+        playing = record.status is ACTIVE
+        return {
+            "version": stored.version, "seat": seat, "status": record.status.value,
+            "actions": self.engine.legal_actions(state, seat) if playing else [],
+            "templates": self.engine.action_templates(state, seat) if playing else [],
+        }
+
+    def events(self, game_id: str, seat: int | None, after: int, wait: float) -> dict[str, Any]:
+        """The caller's events after ``after``; waits up to ``wait`` seconds for one to arrive.
+
+        The store blocks in slices shorter than the Redis socket timeout: this loops until an
+        event the caller may see arrives or the deadline passes."""
+        deadline = time.monotonic() + max(0.0, wait)
+        cursor = after
+        while True:
+            remaining_ms = int((deadline - time.monotonic()) * 1000)
+            block_ms = remaining_ms if remaining_ms > 0 else None
+            batch = self.store.events_after(game_id, cursor, block_ms=block_ms)
+            if batch:
+                cursor = batch[-1][0]
+                visible = [public_event(rec) for _, rec in batch if is_visible(rec, seat)]
+                if visible:
+                    return {"events": visible, "last_seq": cursor}
+            if block_ms is None or time.monotonic() >= deadline:  # the wait (if any) is over
+                return {"events": [], "last_seq": cursor}
+            # Nothing yet, or only events this caller may not see: keep waiting.
+
+    def replay(self, game_id: str) -> dict[str, Any]:
+        stored = self._load(game_id)
+        record = stored.record
+        if record.status is not FINISHED:
+            raise ConflictError("The replay opens when the game is over.", game_status=record.status.value)
+        actions = self.store.action_log(game_id)
+        events = [rec for _, rec in self.store.events_after(game_id, 0, count=1_000_000)]
+        state = self.engine.load(record.state)
+        return {
+            "id": record.id, "game": self.d.name, "seed": record.seed, "seed_sha256": record.seed_sha256,
+            "players": list(record.players), "names": list(record.names), "options": record.options,
+            "actions": actions, "events": events, "final_state": record.state,
+            "result": result_body(self.engine.result(state)),
+        }
+
+    def lobby(self, page: int, page_size: int) -> dict[str, Any]:
+        total, ids = self.store.lobby_page((page - 1) * page_size, page_size)
+        items = []
+        for gid in ids:
+            try:
+                stored = self.store.load(gid)
+            except GameMissing:
+                continue
+            record = stored.record
+            items.append({
+                "id": gid, "version": stored.version, "created_at": record.created_at,
+                "seats": len(record.players), "open_seats": record.open_seats,
+                "players": list(record.players), "options": record.options,
+            })
+        return {"items": items, "page": page, "page_size": page_size, "total": total}
+
+    # -- playing ----------------------------------------------------------------------------
+    def play(self, game_id: str, seat: int | None, body: Any, if_match: int | None,
+             idempotency_key: str | None, loaded: Stored | None = None,
+             quota: WriteQuota | None = None) -> Played:
+        """Apply one action: :meth:`check_move`, :meth:`step`, :meth:`commit_move`.
+
+        ``loaded``: the game as the caller already read it (saves a read on the first attempt;
+        retries after a lost compare-and-set read again). ``quota``: the seat's write quota,
+        spent by the commit (or, for a refused request, by :meth:`_refused`)."""
+        if seat is None:
+            raise AuthenticationError("Playing needs a seat token (Authorization: Bearer <token>).")
+        action: dict[str, Any] | None = None
+        try:
+            for _ in range(MAX_RETRIES):
+                stored = loaded or self._reload(game_id)
+                loaded = None
+                try:
+                    checked = self.check_move(stored, if_match, body, validate=action is None)
+                    action = checked if action is None else action
+                    state = self.engine.load(stored.record.state)
+                    move = self.step(stored, state, seat, action)
+                except LudotecaError:
+                    if stored.cached:  # refused on the game as remembered: check the stored one
+                        continue
+                    raise
+                played, current = self.commit_move(game_id, stored, seat, move, body, idempotency_key, quota,
+                                                   strict=if_match is not None)
+                if played is not None:
+                    return played
+                loaded = current
+            raise ConflictError("The game is too busy right now; try again.")
+        except (RateLimitedError, IdempotencyConflictError):
+            raise
+        except LudotecaError:
+            replayed = self._refused(game_id, seat, body, idempotency_key, quota)
+            if replayed is not None:
+                return replayed
+            raise
+
+    def check_move(self, stored: Stored, if_match: int | None, body: Any, validate: bool = True) -> dict[str, Any]:
+        """The checks before the engine runs: the version the caller saw (412), the action's
+        body (422; ``validate=False`` on a retry: a request's body is validated once), and a
+        game that has started and is not over (409). Returns the validated action (``{}``
+        without ``validate``)."""
+        if if_match is not None and if_match != stored.version:
+            raise StaleVersionError(
+                f"If-Match names version {if_match}; the game is at version {stored.version}.",
+                current_version=stored.version)
+        action = self.parse_action(body) if validate else {}
+        status = stored.record.status
+        if status is WAITING:
+            raise GameNotStartedError("The game starts when every seat is claimed.")
+        if status is FINISHED:
+            raise GameOverError("The game is over; see its replay.")
+        return action
+
+    def step(self, stored: Stored, state: Any, seat: int, action: dict[str, Any]) -> Move:
+        """The engine step: the new state, its events and the seat's response (pure)."""
+        record = stored.record
+        new_state, events = self.engine.apply(state, seat, action)
+        version = stored.version + 1
+        first = record.event_count + 1
+        records = [_event_record(first + i, version, e) for i, e in enumerate(events)]
+        result = self.engine.result(new_state)
+        to_act = self.engine.to_act(new_state) if result is None else frozenset()
+        new = replace(record, state=self.engine.dump(new_state), event_count=record.event_count + len(records),
+                      status=FINISHED if result is not None else record.status)
+        response = {
+            "action": action, "seat": seat,
+            "events": [public_event(r) for r in records if is_visible(r, seat)],
+            "game": self.presenter.envelope(version, new, seat, new_state, result, to_act),
+        }
+        return Move(version, new, new_state, records, self._due(new, new_state, to_act), response)
+
+    def commit_move(self, game_id: str, stored: Stored, seat: int, move: Move, body: Any,
+                    idempotency_key: str | None, quota: WriteQuota | None, strict: bool = False
+                    ) -> tuple[Played | None, Stored | None]:
+        """The one write of a move. ``(played, None)`` when it landed (or replayed the stored
+        response); ``(None, current game)`` when another writer won the version (retry), or 412
+        with ``strict`` (the caller named the version it played at)."""
+        idem = None
+        if idempotency_key is not None:
+            idem = (seat, idempotency_key, {"hash": body_hash(body), "body": move.response, "version": move.version})
+        log_entry = {"version": move.version, "seat": seat, "action": move.response["action"]}
+        doc = move.record.to_doc()
+        try:
+            res = self.store.commit(game_id, stored.version, doc, move.events,
+                                    move.record.event_count - len(move.events) + 1, log_entry, idem,
+                                    due=move.due, quota=quota)
+        except GameMissing:  # expired since this process last saw it
+            self.recent.forget(game_id)
+            raise self._missing(game_id) from None
+        if res.status == "ok":
+            self.recent.put(game_id, res.version, doc)
+            if move.due == "result":  # this move ended the game
+                self.observer.game_finished(self.d.name)
+            self._dispatch(game_id, res.version, move.due)
+            return Played(move.response, move.version, replayed=False), None
+        if res.status == "limited":
+            raise self._limited(quota, res.retry_after)
+        if res.status == "idempotent" and res.replay is not None:
+            return self._replay_record(res.replay, body_hash(body)), None
+        if res.current is not None:
+            self.recent.put(game_id, res.current.version, res.current.doc)
+        if strict:
+            raise StaleVersionError("The game moved on while this move was being applied.",
+                                    current_version=res.version)
+        return None, res.current
+
+    def _refused(self, game_id: str, seat: int, body: Any, idempotency_key: str | None,
+                 quota: WriteQuota | None) -> Played | None:
+        """A move refused before or by its commit: spend its quota unit if the commit did not
+        (over the quota: 429 instead) and, with an Idempotency-Key, replay the stored response
+        if there is one (a replay wins over the checks). One round trip."""
+        if quota is None and idempotency_key is None:
+            return None
+        idem = (game_id, seat, idempotency_key) if idempotency_key is not None else None
+        if quota is not None:
+            retry, record = self.store.spend(quota, idem)
+            if retry is not None:
+                raise self._limited(quota, retry)
+        else:
+            record = self.store.idempotency_record(game_id, seat, idempotency_key)  # type: ignore[arg-type]
+        return None if record is None else self._replay_record(record, body_hash(body))
+
+    @staticmethod
+    def _limited(quota: WriteQuota | None, retry: int) -> RateLimitedError:
+        what = f"{quota.limit} {quota.what}" if quota is not None else "the write limit"
+        return RateLimitedError(f"At most {what}; try again in {retry} s.", retry_after=retry)
+
+    def bot_turn(self, game_id: str, version: int) -> str:
+        """Play one bot move if the game is still at ``version`` (idempotent task body)."""
+        try:
+            stored = self._load(game_id)
+        except NotFoundError:
+            return "missing"
+        record = stored.record
+        if stored.version != version or record.status is not ACTIVE:
+            return "stale"
+        state = self.engine.load(record.state)
+        bot_seats = [s for s in sorted(self.engine.to_act(state)) if not record.is_human(s)]
+        if not bot_seats:
+            return "no-bot"
+        seat = bot_seats[0]
+        bot = self.d.bots[record.players[seat][4:]]
+        view = self.engine.view(state, seat)
+        legal = self.engine.legal_actions(state, seat) + self.engine.action_templates(state, seat)
+        action = bot(view, legal, bot_random(record.seed, version, seat))
+        try:
+            self.play(game_id, seat, dict(action), version, None, loaded=stored)
+        except StaleVersionError:
+            return "stale"
+        return "played"
+
+    def record_result(self, game_id: str) -> bool:
+        """Record a finished game's result exactly once (idempotent task body)."""
+        stored = self._load(game_id)
+        state = self.engine.load(stored.record.state)
+        result = self.engine.result(state)
+        if result is None:
+            return False
+        names = [n or f"seat {i}" for i, n in enumerate(stored.record.names)]
+        entries = [(names[i], i in result.winners, result.scores[i] if i < len(result.scores) else 0.0)
+                   for i in range(len(names))]
+        recorded = self.store.record_result(game_id, entries, shared=len(result.winners) > 1)
+        self.store.clear_result_due(game_id)  # after the record: a crash in between records again, once
+        return recorded
+
+    # -- internals --------------------------------------------------------------------------
+    def _load(self, game_id: str) -> Stored:
+        try:
+            return self.store.load(game_id)
+        except GameMissing:
+            raise self._missing(game_id) from None
+
+    def _missing(self, game_id: str) -> NotFoundError:
+        return NotFoundError(f"No {self.d.title} game with id {game_id!r} (or it has expired).")
+
+    def _reload(self, game_id: str) -> Stored:
+        stored = self._load(game_id)
+        self.recent.put(game_id, stored.version, stored.doc)
+        return stored
+
+    def _status(self, record: GameRecord, state: Any) -> Status:
+        if self.engine.result(state) is not None:
+            return FINISHED
+        return ACTIVE if record.is_full else WAITING
+
+    def _due(self, record: GameRecord, state: Any, to_act: frozenset[int] | None = None) -> str:
+        """What a version with this record makes due: ``bot``, ``result`` or nothing."""
+        if record.status is FINISHED:
+            return "result"
+        if record.status is ACTIVE:
+            seats = self.engine.to_act(state) if to_act is None else to_act
+            if any(not record.is_human(s) for s in seats):
+                return "bot"
+        return ""
+
+    def _dispatch(self, game_id: str, version: int, due: str) -> None:
+        """Dispatch what the commit made due. A failure never fails the request (the move is
+        committed): it is logged, and the sweeper dispatches it again."""
+        try:
+            if due == "result":
+                self.dispatcher.record_result(self.d.name, game_id)
+            elif due == "bot":
+                self.dispatcher.bot_turn(self.d.name, game_id, version)
+        except Exception:
+            log.warning("dispatch of %s for %s %s v%s failed; the sweeper will retry it",
+                        due, self.d.name, game_id, version, exc_info=True)
+
+    @staticmethod
+    def _replay_record(record: Mapping[str, Any], fingerprint: str) -> Played:
+        if record["hash"] != fingerprint:
+            raise IdempotencyConflictError(
+                "This Idempotency-Key was already used with a different request body.")
+        return Played(dict(record["body"]), int(record["version"]), replayed=True)
