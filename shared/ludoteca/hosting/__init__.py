@@ -16,8 +16,8 @@ from ludoteca.cluster import cluster_client, is_cluster_url
 from ludoteca.config import Settings
 from ludoteca.engine import GameDefinition
 from ludoteca.hosting.bodies import LIMITS_DOC, install_body_bounds
+from ludoteca.hosting.document import DocumentedApi, exported_servers
 from ludoteca.hosting.ops import ops_blueprint
-from ludoteca.hosting.problems import ProblemApi
 from ludoteca.hosting.ratelimit import document_rate_limits, install_rate_limit
 from ludoteca.hosting.routes import games_blueprint, results_blueprint
 from ludoteca.hosting.schemas import action_ref_to_property, game_schemas
@@ -87,12 +87,13 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
         JSON_SORT_KEYS=False,
         API_SPEC_OPTIONS={
             "info": {"description": (definition.description or f"The {definition.title} game service.") + LIMITS_DOC},
+            "servers": exported_servers(definition.name),
             "components": {"securitySchemes": {"bearerAuth": {
                 "type": "http", "scheme": "bearer",
                 "description": "The seat token returned once by POST /games or POST /games/{id}/players"}}},
         },
     )
-    api = ProblemApi(app)
+    api = DocumentedApi(app)
     document_rate_limits(api)
     app.extensions["ludoteca"] = {"service": service, "definition": definition, "api": api}
     api.ma_plugin.converter.add_attribute_function(action_ref_to_property)
