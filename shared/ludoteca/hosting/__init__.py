@@ -20,7 +20,7 @@ from ludoteca.hosting.document import DocumentedApi, exported_servers
 from ludoteca.hosting.ops import ops_blueprint
 from ludoteca.hosting.ratelimit import document_rate_limits, install_rate_limit
 from ludoteca.hosting.routes import games_blueprint, results_blueprint
-from ludoteca.hosting.schemas import action_ref_to_property, game_schemas
+from ludoteca.hosting.schemas import game_schemas
 from ludoteca.service import Dispatcher, GameService
 from ludoteca.store import GameStore
 from redis.backoff import NoBackoff
@@ -93,11 +93,10 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
                 "description": "The seat token returned once by POST /games or POST /games/{id}/players"}}},
         },
     )
-    api = DocumentedApi(app)
+    schemas = game_schemas(definition)
+    api = DocumentedApi(app, conflict=schemas.conflict)
     document_rate_limits(api)
     app.extensions["ludoteca"] = {"service": service, "definition": definition, "api": api}
-    api.ma_plugin.converter.add_attribute_function(action_ref_to_property)
-    schemas = game_schemas(definition)
     _register_actions(api, definition, schemas.action_component)
     api.register_blueprint(games_blueprint(service, schemas))
     _undecorate_move(app)
