@@ -65,6 +65,29 @@ def test_document_is_valid_openapi(game: str) -> None:
     validate(json.loads(render(game)))
 
 
+@pytest.mark.parametrize("game", registry.names())
+def test_the_exported_document_names_the_front_door_and_the_direct_way(game: str) -> None:
+    servers = json.loads(render(game))["servers"]
+    assert servers[0]["url"] == f"/{game}" and "front door" in servers[0]["description"]
+    direct = servers[1]
+    assert direct["url"] == "http://{host}:{port}" and set(direct["variables"]) == {"host", "port"}
+
+
+@pytest.mark.parametrize(("headers", "url"), [({}, "/"), ({"X-Forwarded-Prefix": "/ludix"}, "/ludix"),
+                                              ({"X-Forwarded-Prefix": "/a/b-2"}, "/a/b-2"),
+                                              ({"X-Forwarded-Prefix": "/x\"<script>"}, "/"),
+                                              ({"X-Forwarded-Prefix": "//evil.example"}, "/")])
+def test_the_served_document_follows_the_prefix(client_factory: Any, headers: dict[str, str], url: str) -> None:
+    """Straight to a service, ``/``; behind a proxy that sends ``X-Forwarded-Prefix``, that
+    prefix (relative, so Swagger UI's "Try it out" calls the routes under it); a prefix that is
+    not plain path segments is not echoed."""
+    client = client_factory("ludix")
+    r = client.get("/openapi.json", headers=headers)
+    assert r.status_code == 200
+    assert [s["url"] for s in r.get_json()["servers"]] == [url]
+    validate(r.get_json())
+
+
 def recording_tokens(wsgi: Callable[..., Iterable[bytes]], tokens: dict[str, str]) -> Callable[..., Any]:
     """WSGI middleware: remember the last seat token granted for each game (201 responses)."""
     def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 import requests
@@ -150,6 +151,19 @@ def test_the_service_keeps_the_prefix_in_its_links(door: Door) -> None:
     assert r.headers["Location"].startswith("/ludix/games/"), r.headers["Location"]
     docs = requests.get(f"{door.url}/ludix/docs", timeout=10)
     assert docs.status_code == 200 and "/ludix/openapi.json" in docs.text
+
+
+def test_the_served_document_sends_try_it_out_through_the_prefix(door: Door) -> None:
+    """What Swagger UI at /ludix/docs does: read the servers of the document it loaded (a
+    relative URL resolves against the document's own), and call an operation there."""
+    spec_url = f"{door.url}/ludix/openapi.json"
+    spec = requests.get(spec_url, timeout=10).json()
+    assert [s["url"] for s in spec["servers"]] == ["/ludix"]
+    base = urljoin(spec_url, spec["servers"][0]["url"])
+    assert base == f"{door.url}/ludix"
+    assert requests.get(f"{base}/stats", timeout=10).status_code == 200
+    r = requests.post(f"{base}/games", json={"seats": ["human", "human"]}, timeout=10)
+    assert r.status_code == 201, r.text
 
 
 def test_bodies_pass_whole_chunked_or_not(door: Door) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ludoteca.adapters.hosting.schemas import StrictBoolean, strict_integer
+from ludoteca.adapters.hosting.schemas import StrictBoolean, named_enum, strict_integer
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from ludic.engine import ActionType, Choice, EndedBy, Logged, Role
@@ -146,8 +146,8 @@ class PlacedSetView(Schema):
     initial = fields.Boolean(required=True)
     top = fields.String(required=True, allow_none=True)
     bottom = fields.String(required=True, allow_none=True)
-    kind = fields.String(required=True, allow_none=True,
-                         validate=validate.OneOf([k.value for k in SetKind]))
+    kind = named_enum("SetKind", [k.value for k in SetKind], required=True, allow_none=True,
+                      metadata={"description": "How the set came to the table (null: face down)"})
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "Who built it"})
 
 

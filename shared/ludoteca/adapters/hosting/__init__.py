@@ -15,11 +15,11 @@ from flask import Flask
 from ludoteca.adapters import observe
 from ludoteca.adapters.connect import redis_client
 from ludoteca.adapters.hosting.bodies import LIMITS_DOC, install_body_bounds
+from ludoteca.adapters.hosting.document import DocumentedApi, exported_servers
 from ludoteca.adapters.hosting.ops import ops_blueprint
-from ludoteca.adapters.hosting.problems import ProblemApi
 from ludoteca.adapters.hosting.ratelimit import document_rate_limits, install_rate_limit
 from ludoteca.adapters.hosting.routes import games_blueprint, results_blueprint
-from ludoteca.adapters.hosting.schemas import action_ref_to_property, game_schemas
+from ludoteca.adapters.hosting.schemas import game_schemas
 from ludoteca.adapters.store import GameStore
 from ludoteca.config import Settings
 from ludoteca.core.engine import GameDefinition
@@ -55,16 +55,16 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
         JSON_SORT_KEYS=False,
         API_SPEC_OPTIONS={
             "info": {"description": (definition.description or f"The {definition.title} game service.") + LIMITS_DOC},
+            "servers": exported_servers(definition.name),
             "components": {"securitySchemes": {"bearerAuth": {
                 "type": "http", "scheme": "bearer",
                 "description": "The seat token returned once by POST /games or POST /games/{id}/players"}}},
         },
     )
-    api = ProblemApi(app)
+    schemas = game_schemas(definition)
+    api = DocumentedApi(app, conflict=schemas.conflict)
     document_rate_limits(api)
     app.extensions["ludoteca"] = {"service": service, "definition": definition, "api": api}
-    api.ma_plugin.converter.add_attribute_function(action_ref_to_property)
-    schemas = game_schemas(definition)
     _register_actions(api, definition, schemas.action_component)
     api.register_blueprint(games_blueprint(service, schemas))
     _undecorate_move(app)
