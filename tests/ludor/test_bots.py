@@ -156,7 +156,8 @@ class TestOutsideThePlay:
     @pytest.mark.parametrize(("players", "votes", "limit", "end"), [
         (["human", "bot:greedy", "bot:expert"], [True, None, None], None, True),
         (["human", "bot:greedy", "bot:expert"], [False, None, None], None, False),
-        (["human", "human", "bot:expert", "bot:random"], [True, False, None, None], None, True),
+        (["human", "human", "bot:expert", "bot:random"], [True, False, None, None], None, False),
+        (["human", "human", "human", "bot:random"], [True, False, True, None], None, True),
         (["bot:greedy", "bot:expert", "bot:random"], [None, None, None], None, True),
         (["bot:greedy", "bot:expert", "bot:random"], [None, None, None], 5, False),
     ])

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from ludor.bots import BOTS
 from ludor.engine import (
     CULO,
     EXCHANGE,
@@ -27,7 +29,7 @@ from ludor.engine import (
 )
 from ludor.hierarchy import best, build_deck, worst
 from ludor.options import Deck, LudorOptions
-from ludor.schemas import OptionsSchema, ViewSchema
+from ludor.schemas import ACTION_SCHEMAS, OptionsSchema, ViewSchema
 from ludoteca import codec
 from ludoteca.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
 from ludoteca.rng import Rng
@@ -57,6 +59,16 @@ class TestSetup:
         state = engine.new_game(["human"] * 4, {"deck": "forty"}, Rng("ab" * 32))
         cards = [c for h in state.hands for c in h]
         assert len(cards) == 43 and not any(c[:-1] in ("8", "9") for c in cards if c[-1] in "OCEB")
+
+    def test_the_first_round_is_announced_like_the_later_ones(self, engine: LudorEngine) -> None:
+        """RoundStarted and each seat's CardsDealt (to it alone), as every later deal sends them."""
+        state = engine.new_game(["human"] * 4, {}, Rng("ab" * 32))
+        events = engine.opening_events(state)
+        assert types(events) == ["RoundStarted"] + ["CardsDealt"] * 4
+        assert events[0].data == {"round": 1, "dealer": state.dealer, "hand_counts": state.sizes}
+        assert events[0].audience is None
+        for seat, event in enumerate(events[1:]):
+            assert event.audience == {seat} and event.data == {"seat": seat, "cards": list(state.hands[seat])}
 
     def test_holder_of_the_3_de_oros_leads_the_first_round(self, engine: LudorEngine) -> None:
         for seed in range(5):
@@ -108,6 +120,21 @@ class TestAnswering:
             engine.apply(state, 2, {"type": "play", "cards": ["4C", "4E"]})
         state, _ = run(state, (2, "pass"), (3, "7O 7C"))
         assert state.trick is not None and state.trick.turn == 0
+
+    @pytest.mark.parametrize(("options", "table_play", "answer", "message"), [
+        ({}, "5O 5C", "6O", "the same number of cards (2 cards)"),
+        ({}, "5O 5C", "4C 4E", "5 or higher is needed, not 4"),
+        ({"straights": True}, "5O 6O 7O", "9O 9C 9E", "a straight is answered by a straight of 3 cards"),
+        ({"straights": True}, "5O 5C 5E", "9O 10O 11O", "a set is answered by a set of 3 cards"),
+    ])
+    def test_the_refusal_says_what_is_wrong(self, engine: LudorEngine, table: Table, run: Run,
+                                            options: dict[str, Any], table_play: str, answer: str,
+                                            message: str) -> None:
+        hands = [[*table_play.split(), "3O"], [*answer.split(), "3C"], ["4O", "4C", "4E", "3E", "3B"]]
+        state, _ = run(table(hands, options=options), (0, table_play))
+        with pytest.raises(IllegalActionError) as err:
+            engine.apply(state, 1, {"type": "play", "cards": answer.split()})
+        assert message in err.value.detail
 
     def test_clockwise(self, table: Table, run: Run) -> None:
         state = table([["5O", *FILL[:1]], ["6O", "4O"], ["7O", "4C"], ["8O", "4E"]], leader=2)
@@ -451,6 +478,18 @@ class TestVote:
         state, _ = engine.apply(state, 3, {"type": "vote", "end": True})
         assert engine.to_act(state) == {0, 2}
 
+    def test_humans_who_split_play_on_whatever_the_bots(self, engine: LudorEngine, table: Table) -> None:
+        """A majority of all seats ends the game: two humans split 1-1, so the bots (who go
+        along with the humans' majority) make no majority to end out of it."""
+        state = after_round(engine, table, 4, players=["human", "human", "bot:greedy", "bot:expert"])
+        state, _ = vote(engine, state, True, False)
+        for seat in (2, 3):
+            ballot = BOTS["greedy" if seat == 2 else "expert"](
+                engine.view(state, seat), engine.legal_actions(state, seat), random.Random(seat))
+            if state.phase == VOTE:
+                state, _ = engine.apply(state, seat, ballot)
+        assert state.phase == PLAY and state.round == 2
+
     def test_round_limit(self, engine: LudorEngine, table: Table) -> None:
         state = after_round(engine, table, 3, {"round_limit": 1})
         assert state.phase == OVER and engine.result(state) is not None
@@ -458,20 +497,43 @@ class TestVote:
 
 class TestMalformed:
     @pytest.mark.parametrize("body", [
-        {}, {"type": "fly"}, {"type": 3}, {"type": "play"}, {"type": "play", "cards": "5O"},
-        {"type": "play", "cards": []}, {"type": "play", "cards": ["5O", "5O"]}, {"type": "play", "cards": [5]},
-        {"type": "play", "cards": ["ZZ"]}, {"type": "play", "cards": ["6O"]}, {"type": "play", "cards": [["5O"]]},
+        {}, {"type": "fly"}, {"type": 3}, {"type": "play", "cards": ["5O", "5O"]},
+        {"type": "play", "cards": ["ZZ"]}, {"type": "play", "cards": ["6O"]},
         {"type": "vote", "end": True}, {"type": "give_back", "cards": ["5O"]},
-        {"type": "play_autoplim", "declare_plim": "yes"},
     ])
     def test_illegal_never_a_crash(self, engine: LudorEngine, table: Table, body: dict[str, Any]) -> None:
         state = table([["5O", "4O"], ["6O", "4C"], ["Autoplim", "4E"]])
         before = engine.dump(state)
-        seat = 2 if body.get("type") == "play_autoplim" else 0
         with pytest.raises(IllegalActionError) as err:
-            engine.apply(state, seat, body)
+            engine.apply(state, 0, body)
         assert err.value.status == 409 and isinstance(err.value.extra["legal"], list)
         assert engine.dump(state) == before
+
+    @pytest.mark.parametrize(("seat", "body", "field"), [
+        (2, {"type": "play_autoplim", "declare_plim": "yes"}, "declare_plim"),
+        (2, {"type": "play_autoplim", "declare_plim": 0}, "declare_plim"),
+        (0, {"type": "play"}, "cards"), (0, {"type": "play", "cards": "5O"}, "cards"),
+        (0, {"type": "play", "cards": []}, "cards"), (0, {"type": "play", "cards": [5]}, "cards"),
+        (0, {"type": "play", "cards": [["5O"]]}, "cards"),
+    ])
+    def test_a_field_of_the_wrong_type_is_422_as_over_http(self, engine: LudorEngine, table: Table, seat: int,
+                                                           body: dict[str, Any], field: str) -> None:
+        """The engine judges a body's types as the action schemas do (422), not as an illegal move."""
+        state = table([["5O", "4O"], ["6O", "4C"], ["Autoplim", "4E"]])
+        before = engine.dump(state)
+        with pytest.raises(FieldValidationError) as err:
+            engine.apply(state, seat, body)
+        assert err.value.status == 422 and list(err.value.extra["errors"]) == [field]
+        assert engine.dump(state) == before
+        with pytest.raises(ValidationError) as schema_err:
+            ACTION_SCHEMAS[body["type"]]().load(body)
+        assert field in schema_err.value.messages
+
+    def test_a_vote_of_the_wrong_type_is_422(self, engine: LudorEngine, table: Table) -> None:
+        state = after_round(engine, table, 3)
+        for end in ("yes", 1, None):
+            with pytest.raises(FieldValidationError):
+                engine.apply(state, 0, {"type": "vote", "end": end})
 
     def test_not_a_mapping_and_no_such_seat(self, engine: LudorEngine, table: Table) -> None:
         state = table([["5O", "4O"], ["6O", "4C"], ["7O", "4E"]])

@@ -51,14 +51,16 @@ def body(choice: Choice, hand: Sequence[str]) -> JSON:
 
 
 def vote(view: Mapping[str, Any]) -> bool:
-    """Bots go along with the humans: they vote to end when at least half of the humans' votes
-    cast do (humans vote first). With no human at the table they end the game unless a round
-    limit is set (the limit will end it)."""
+    """Bots go along with the humans: they vote to end only when a strict majority of the
+    humans' votes cast do (humans vote first), so the table ends the game exactly when its
+    humans' majority would, and humans who split evenly play on (a majority of all seats ends
+    the game; the bots never make one out of a split). With no human at the table they end the
+    game unless a round limit is set (the limit will end it)."""
     humans = [v for v, kind in zip(view["votes"], view["players"], strict=True) if kind == HUMAN]
     if not humans:
         return view["options"]["round_limit"] is None
     cast = [v for v in humans if v is not None]
-    return bool(cast) and 2 * sum(cast) >= len(cast)
+    return bool(2 * sum(cast) > len(cast))
 
 
 def _outside_play(view: Mapping[str, Any], legal: Sequence[JSON]) -> JSON | None:

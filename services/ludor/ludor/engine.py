@@ -60,7 +60,17 @@ from ludoteca.errors import (
 from ludoteca.rng import Rng
 
 from ludor import trick as flow
-from ludor.combos import AUTOPLIM_COMBO, KIND_NAMES, Combo, answers, can_match, classify, is_plim, plays
+from ludor.combos import (
+    AUTOPLIM_COMBO,
+    AUTOPLIM_PLAY,
+    KIND_NAMES,
+    Combo,
+    answers,
+    can_match,
+    classify,
+    is_plim,
+    plays,
+)
 from ludor.hierarchy import (
     AUTOPLIM_NAME,
     POWER_OF,
@@ -307,6 +317,12 @@ class LudorEngine:
         holder = next(s for s, hand in enumerate(state.hands) if THREE_OF_OROS_CODE in hand)
         return self._start_play(state, holder, [])
 
+    def opening_events(self, state: LudorState) -> list[Event]:
+        """The events of the first deal, which :meth:`new_game` cannot return: ``RoundStarted``
+        and each seat's ``CardsDealt`` (private to it), as every later round sends them. The
+        shell records them after ``GameCreated``; they are read off the new game's state."""
+        return _dealt(state)
+
     # -- the shell's questions -----------------------------------------------------------------
     def to_act(self, state: LudorState) -> frozenset[int]:
         if state.phase is Phase.PLAY:
@@ -393,9 +409,10 @@ class LudorEngine:
 
     def _cards(self, state: LudorState, seat: int, action: Mapping[str, Any]) -> list[str]:
         cards = action.get("cards")
-        if (not isinstance(cards, list) or not cards or not all(isinstance(c, str) for c in cards)
-                or len(set(cards)) != len(cards)):
-            raise self._illegal(state, seat, "cards must be a non-empty list of distinct card codes")
+        if not isinstance(cards, list) or not cards or not all(isinstance(c, str) for c in cards):
+            raise _field_error("cards", "Must be a non-empty list of card codes.")
+        if len(set(cards)) != len(cards):
+            raise self._illegal(state, seat, "a card is named twice: name each card once")
         missing = [c for c in cards if c not in state.hands[seat]]
         if missing:
             raise self._illegal(state, seat, f"not in your hand: {', '.join(missing)}")
@@ -410,8 +427,8 @@ class LudorEngine:
             hint = " (the Autoplim has its own action, play_autoplim)" if AUTOPLIM_NAME in cards else ""
             raise self._illegal(state, seat, f"{' '.join(cards)} is not a playable combination{hint}")
         if not answers(trick.top, combo):
-            raise self._illegal(state, seat, "that play does not answer the table: the same number "
-                                             "of cards of equal or higher rank is needed")
+            assert trick.top is not None  # a lead answers nothing: every combination may open
+            raise self._illegal(state, seat, _why_not_an_answer(trick.top, combo))
         plim = is_plim(trick.top, combo)
         s = self._remove(state, seat, cards)
         trick, blocked = flow.play(trick, seat, combo, s.sizes)
@@ -446,7 +463,7 @@ class LudorEngine:
             raise self._illegal(state, seat, "you do not hold the Autoplim")
         declare = action.get("declare_plim", False)
         if not isinstance(declare, bool):
-            raise self._illegal(state, seat, "declare_plim must be true or false")
+            raise _field_error("declare_plim", "Not a valid boolean.")
         under = trick.top
         if declare and (under is None or not state.options.plim_on):
             raise self._illegal(state, seat, "no PLIM to declare: nothing lies under the Autoplim"
@@ -492,7 +509,7 @@ class LudorEngine:
             raise self._illegal(state, seat, "you have already voted")
         end = action.get("end")
         if not isinstance(end, bool):
-            raise self._illegal(state, seat, "end must be true or false")
+            raise _field_error("end", "Not a valid boolean.")
         s = replace(state, votes=_set(state.votes, seat, end))
         events.append(_event(EventType.VOTE_CAST, seat=seat, end=end))
         ends = sum(1 for v in s.votes if v is True)
@@ -599,9 +616,7 @@ class LudorEngine:
         hands = tuple(tuple(sorted_cards(deck[(seat - dealer - 1) % n::n])) for seat in range(n))
         s = replace(s, rng=rng, round=s.round + 1, dealer=dealer, hands=hands, pile=(), leftover=(), finished=(),
                     tricks=(), moves=(), exchange=(), to_give=(), votes=(None,) * n, trick=None)
-        events.append(_event(EventType.ROUND_STARTED, round=s.round, dealer=dealer, hand_counts=s.sizes))
-        for seat, hand in enumerate(s.hands):
-            events.append(_event(EventType.CARDS_DEALT, [seat], seat=seat, cards=list(hand)))
+        events.extend(_dealt(s))
         return s
 
     def _transfer(self, s: LudorState, giver: int, receiver: int, cards: Sequence[str],
@@ -716,6 +731,35 @@ VIEW: tuple[Part[LudorState], ...] = (
     Part("rounds", lambda state, viewer: [codec.dump(r) for r in state.rounds]),
 )
 """Every part of a Ludor view, in order; the private ones read through :data:`SECRETS`."""
+
+
+def _dealt(s: LudorState) -> list[Event]:
+    """The events of a deal just made: the round, the dealer and the hand sizes (public), and
+    each hand to its holder."""
+    events = [_event(EventType.ROUND_STARTED, round=s.round, dealer=s.dealer, hand_counts=s.sizes)]
+    events.extend(_event(EventType.CARDS_DEALT, [seat], seat=seat, cards=list(hand))
+                  for seat, hand in enumerate(s.hands))
+    return events
+
+
+def _field_error(name: str, message: str) -> FieldValidationError:
+    """A field of the wrong type (422, as the action schemas answer the HTTP surface), not an
+    illegal move (409): the engine judges a body the way the service's validation does."""
+    return FieldValidationError(f"{name}: {message}", errors={name: [message]})
+
+
+def _why_not_an_answer(top: Combo, combo: Combo) -> str:
+    """Why ``combo`` does not answer ``top``: the kind, the count or the rank."""
+    wanted = f"{top.size} card{'s' if top.size > 1 else ''}"
+    if combo.kind != top.kind:
+        if top.kind == AUTOPLIM_PLAY:
+            return "only the 2 de Oros beats the Autoplim"
+        return (f"a {KIND_NAMES[top.kind]} is answered by a {KIND_NAMES[top.kind]} of {wanted} (or the "
+                f"2 de Oros), not by a {KIND_NAMES[combo.kind]}")
+    if combo.size != top.size:
+        return f"that play does not answer the table: the same number of cards ({wanted}) is needed"
+    return (f"that play does not answer the table: {RANK_NAMES[top.power]} or higher is needed, "
+            f"not {RANK_NAMES[combo.power]}")
 
 
 def _values(titles: Sequence[Title | None]) -> list[str | None]:
