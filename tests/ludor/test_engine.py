@@ -172,6 +172,41 @@ class TestJokers:
             engine.apply(state, 1, {"type": "play", "cards": ["2C"]})
 
 
+    def test_a_lone_joker_named_7_answers_a_7_with_a_plim(self, engine: LudorEngine, table: Table,
+                                                          run: Run) -> None:
+        state = table([["7O", "3O"], ["JK1", "4O"], ["8O", "5O"]])
+        state, _ = run(state, (0, "7O"))
+        legal = engine.legal_actions(state, 1)
+        named = [a for a in legal if a.get("cards") == ["JK1"]]
+        assert named == [{"type": "play", "cards": ["JK1"], "rank": r}
+                         for r in ("7", "8", "9", "sota", "caballo", "rey", "as", "2")] + [
+            {"type": "play", "cards": ["JK1"]}]
+        state, events = run(state, (1, {"type": "play", "cards": ["JK1"], "rank": "7"}))
+        played = events[0].data
+        assert played["combo"] == {"kind": "set", "rank": "7", "count": 1} and played["plim"] is True
+        assert events[1].type == "PlayerBlocked" and events[1].data["seat"] == 2
+
+    def test_two_jokers_named_a_pair(self, engine: LudorEngine, table: Table, run: Run) -> None:
+        state = table([["9O", "9C", "3O"], ["JK1", "JK2", "4O"], ["10O", "10C", "5O"]])
+        state, _ = run(state, (0, "9O 9C"), (1, {"type": "play", "cards": ["JK1", "JK2"], "rank": "sota"}))
+        assert state.trick is not None and state.trick.top is not None
+        assert {"type": "play", "cards": ["10O", "10C"]} in engine.legal_actions(state, 2)  # a PLIM on the named pair
+
+    def test_naming_a_lead_and_what_may_not_be_named(self, engine: LudorEngine, table: Table, run: Run) -> None:
+        state = table([["JK1", "7O", "3O"], ["7C", "4O"], ["8O", "5O"]])
+        with pytest.raises(IllegalActionError):  # jokers with other cards take their rank
+            engine.apply(state, 0, {"type": "play", "cards": ["7O", "JK1"], "rank": "9"})
+        with pytest.raises(FieldValidationError):  # not a rank jokers may take
+            engine.apply(state, 0, {"type": "play", "cards": ["JK1"], "rank": "2_de_oros"})
+        _, events = run(state, (0, {"type": "play", "cards": ["7O", "JK1"], "rank": "7"}))  # its own rank: fine
+        assert events[0].data["combo"]["rank"] == "7"
+        state, events = run(state, (0, {"type": "play", "cards": ["JK1"], "rank": "3"}))
+        assert events[0].data["combo"] == {"kind": "set", "rank": "3", "count": 1}
+        forty = table([["JK1", "3O"], ["7C", "4O"], ["10O", "5O"]], options={"deck": "forty"})
+        with pytest.raises(IllegalActionError):
+            engine.apply(forty, 0, {"type": "play", "cards": ["JK1"], "rank": "8"})
+
+
 class TestPlim:
     """Matching the rank of the play underneath blocks the next player for the rest of the trick."""
 

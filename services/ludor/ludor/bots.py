@@ -26,7 +26,7 @@ from ludoteca.engine import JSON, Bot
 
 from ludor.engine import HUMAN, ActionType
 from ludor.greedy import AUTOPLIM_MOVE, PASS, Choice, greedy
-from ludor.hierarchy import POWER_OF, worst
+from ludor.hierarchy import POWER_OF, RANK_NAMES, worst
 from ludor.knowledge import Knowledge
 from ludor.simulation import search
 
@@ -47,6 +47,8 @@ def body(choice: Choice, hand: Sequence[str]) -> JSON:
         if need[POWER_OF[c]]:
             need[POWER_OF[c]] -= 1
             cards.append(c)
+    if choice.named is not None:
+        return {"type": ActionType.PLAY, "cards": cards, "rank": RANK_NAMES[choice.named]}
     return {"type": ActionType.PLAY, "cards": cards}
 
 

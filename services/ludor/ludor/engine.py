@@ -10,7 +10,8 @@ Vicepresidente choose what they give back), ``play``, ``vote``, ``over``.
 
 Actions (bodies):
 
-- ``{"type": "play", "cards": [codes]}``: in turn, a set (or straight) that answers the table.
+- ``{"type": "play", "cards": [codes], "rank": name}``: in turn, a set (or straight) that answers
+  the table; ``rank`` (optional) names the rank of jokers played alone (default: Joker).
 - ``{"type": "pass"}``: in turn, on a trick someone has opened: out of this trick.
 - ``{"type": "play_autoplim", "declare_plim": bool}``: the holder of the Autoplim, at any moment
   of the play, in turn or not.
@@ -64,6 +65,7 @@ from ludor.combos import (
     AUTOPLIM_COMBO,
     AUTOPLIM_PLAY,
     KIND_NAMES,
+    SET,
     Combo,
     answers,
     can_match,
@@ -73,6 +75,7 @@ from ludor.combos import (
 )
 from ludor.hierarchy import (
     AUTOPLIM_NAME,
+    JOKER,
     POWER_OF,
     RANK_NAMES,
     THREE_OF_OROS_CODE,
@@ -87,6 +90,8 @@ from ludor.options import MAX_ROUND_LIMIT, AutoplimPlim, Deck, Exchange, LudorOp
 from ludor.trick import ClosedBy, Trick
 
 MIN_SEATS, MAX_SEATS = 3, 6
+NAMEABLE: tuple[str, ...] = RANK_NAMES[:JOKER + 1]
+"""The ranks a play may name its jokers (``rank``): 3 .. 2, and joker (their own, the default)."""
 HUMAN = "human"
 """A human seat's kind (the others are ``bot:<level>``)."""
 
@@ -355,8 +360,9 @@ class LudorEngine:
         hand = state.hands[seat]
         out: list[JSON] = []
         if seat == trick.turn:
-            for _, take in plays(counts_of(hand), trick.top, state.options.rules):
-                out.extend({"type": ActionType.PLAY, "cards": cards} for cards in _realize(hand, take))
+            for combo, take in plays(counts_of(hand), trick.top, state.options.rules):
+                named = {"rank": RANK_NAMES[combo.power]} if _is_named(combo, take) else {}
+                out.extend({"type": ActionType.PLAY, "cards": cards, **named} for cards in _realize(hand, take))
             if trick.top is not None:
                 out.append({"type": ActionType.PASS})
         if AUTOPLIM_NAME in hand:
@@ -422,7 +428,8 @@ class LudorEngine:
               events: list[Event]) -> LudorState:
         trick = self._require_turn(state, seat, "play")
         cards = self._cards(state, seat, action)
-        combo = classify(counts_of(cards), state.options.rules)
+        take = counts_of(cards)
+        combo = classify(take, state.options.rules, self._named(state, seat, action, take))
         if combo is None:
             hint = " (the Autoplim has its own action, play_autoplim)" if AUTOPLIM_NAME in cards else ""
             raise self._illegal(state, seat, f"{' '.join(cards)} is not a playable combination{hint}")
@@ -432,13 +439,31 @@ class LudorEngine:
         plim = is_plim(trick.top, combo)
         s = self._remove(state, seat, cards)
         trick, blocked = flow.play(trick, seat, combo, s.sizes)
-        named = NamedCombo.of(combo)
-        s = replace(s, trick=trick, moves=(*s.moves, Move(seat, ActionType.PLAY, tuple(cards), named,
+        s = replace(s, trick=trick, moves=(*s.moves, Move(seat, ActionType.PLAY, tuple(cards), NamedCombo.of(combo),
                                                           plim=plim, blocked=blocked)))
         events.append(_event(EventType.CARDS_PLAYED, seat=seat, cards=cards, combo=combo_view(combo), plim=plim))
         if blocked is not None:
             events.append(_event(EventType.PLAYER_BLOCKED, seat=blocked, by=seat))
         return self._after_move(s, seat, events)
+
+    def _named(self, state: LudorState, seat: int, action: Mapping[str, Any], take: Sequence[int]) -> int | None:
+        """The rank a play's ``rank`` names for jokers played alone (None: not named, Joker).
+        With other cards the jokers take their rank: a ``rank`` is then refused unless it is it."""
+        rank = action.get("rank")
+        if rank is None:
+            return None
+        if not isinstance(rank, str) or rank not in NAMEABLE:
+            raise _field_error("rank", f"Must be one of: {', '.join(NAMEABLE)}.")
+        power = RANK_NAMES.index(rank)
+        if not take[JOKER] or any(take[p] for p in range(JOKER)):
+            own = classify(take, state.options.rules)
+            if own is not None and own.kind == SET and own.power == power:
+                return None
+            raise self._illegal(state, seat, "only jokers played alone are named a rank; with other cards "
+                                             "they take those cards' rank")
+        if power not in state.options.rules.names:
+            raise self._illegal(state, seat, f"there is no {rank} in this game's deck")
+        return power
 
     def _pass(self, state: LudorState, seat: int, action: Mapping[str, Any],
               events: list[Event]) -> LudorState:
@@ -764,6 +789,11 @@ def _why_not_an_answer(top: Combo, combo: Combo) -> str:
 
 def _values(titles: Sequence[Title | None]) -> list[str | None]:
     return [None if t is None else t.value for t in titles]
+
+
+def _is_named(combo: Combo, take: Sequence[int]) -> bool:
+    """Is ``combo`` jokers alone named a natural rank (a play body then says ``rank``)?"""
+    return combo.kind == SET and combo.power < JOKER and not any(take[p] for p in range(JOKER))
 
 
 def _realize(hand: Sequence[str], take: Sequence[int]) -> Iterator[list[str]]:
