@@ -336,31 +336,51 @@ class TestAutoplim:
             engine.apply(state, 1, {"type": "play_autoplim", "declare_plim": False})
 
     PLIM_CASES = [
-        # (option, hand of seat 1 (the seat whose turn it is), blocked?)
-        ("match", ["7E", "7B", "4C"], True),
-        ("match", ["7E", "JK1", "4C"], True),
-        ("match", ["7E", "9O", "4C"], False),
-        ("always", ["9O", "10O", "4C"], True),
+        # (option, hand of seat 1 (the seat whose turn it is; it holds the 2 de Oros), barred?)
+        ("match", ["7E", "7B", "2O"], True),
+        ("match", ["7E", "JK1", "2O"], True),
+        ("match", ["7E", "9O", "2O"], False),
+        ("always", ["9O", "10O", "2O"], True),
     ]
 
-    @pytest.mark.parametrize(("option", "hand", "blocked"), PLIM_CASES)
-    def test_plim_clause_out_of_turn(self, table: Table, run: Run, option: str, hand: list[str],
-                                     blocked: bool) -> None:
-        state = table([["7O", "7C", "4O"], hand, ["2O", "4E"], ["Autoplim", "8O", "3O"]],
+    @pytest.mark.parametrize(("option", "hand", "barred"), PLIM_CASES)
+    def test_plim_clause_out_of_turn(self, engine: LudorEngine, table: Table, run: Run, option: str,
+                                     hand: list[str], barred: bool) -> None:
+        state = table([["7O", "7C", "4O"], hand, ["5E", "4E"], ["Autoplim", "8O", "3O"]],
                       options={"autoplim_plim": option})
         state, events = run(state, (0, "7O 7C"), (3, "autoplim plim"))
         played = next(e.data for e in events if e.type == "AutoplimPlayed")
-        assert played["target"] == 1 and played["blocked"] == (1 if blocked else None)
-        assert state.trick is not None and state.trick.blocked == ({1} if blocked else set())
+        assert played == {"seat": 3, "out_of_turn": True, "declared_plim": True, "target": 1}
+        assert [e.audience for e in events if e.type == "PlayerBarred"] == ([{1}] if barred else [])
+        assert state.trick is not None and state.trick.blocked == set()
+        assert state.trick.barred == (1 if barred else None)
         state, _ = run(state, (0, "pass"))
-        assert state.trick is not None and state.trick.turn == (2 if blocked else 1)
+        assert state.trick is not None and state.trick.turn == 1  # barred or not, he keeps his turn
+        two = {"type": "play", "cards": ["2O"]}
+        assert (two in engine.legal_actions(state, 1)) is not barred
+        if barred:
+            assert engine.legal_actions(state, 1) == [{"type": "pass"}]
+            with pytest.raises(IllegalActionError):
+                engine.apply(state, 1, two)
+
+    def test_whether_the_plim_bit_is_the_targets_secret(self, engine: LudorEngine, table: Table,
+                                                         run: Run) -> None:
+        """Bitten or not, everyone but the target reads the same views and events."""
+        seen = {}
+        for hand in (["7E", "7B", "2O"], ["7E", "9O", "2O"]):
+            state = table([["7O", "7C", "4O"], hand, ["5E", "4E"], ["Autoplim", "8O", "3O"]])
+            state, events = run(state, (0, "7O 7C"), (3, "autoplim plim"))
+            seen[hand[1]] = ([engine.view(state, s)["trick"] for s in (0, 2, 3, None)],
+                             [(e.type, e.data) for e in events if e.visible_to(0)])
+            assert engine.view(state, 1)["trick"]["barred"] == (1 if hand[1] == "7B" else None)
+        assert seen["7B"] == seen["9O"]
 
     def test_plim_clause_in_turn_targets_the_next_seat(self, table: Table, run: Run) -> None:
         state = table([["7O", "7C", "4O"], ["Autoplim", "4C"], ["7E", "7B", "2O"], ["8O", "3O"]])
         state, events = run(state, (0, "7O 7C"), (1, "autoplim plim"))
         played = next(e.data for e in events if e.type == "AutoplimPlayed")
-        assert played["target"] == 2 and played["blocked"] == 2
-        assert state.trick is not None and state.trick.turn == 3
+        assert played["target"] == 2
+        assert state.trick is not None and state.trick.barred == 2 and state.trick.turn == 2
 
     def test_plim_clause_off_or_nothing_underneath(self, engine: LudorEngine, table: Table, run: Run) -> None:
         hands = [["7O", "4O"], ["7E", "4C"], ["Autoplim", "3O"]]

@@ -81,6 +81,8 @@ def _chosen(decide: Callable[[Knowledge, random.Random], Choice]) -> Bot:
         fixed = _outside_play(view, legal)
         if fixed is not None:
             return fixed if fixed in legal else rng.choice(list(legal))
+        if len(legal) == 1:  # nothing to decide (e.g. barred by the Autoplim's PLIM: pass)
+            return legal[0]
         action = body(decide(Knowledge.from_view(view), rng), view["hand"])
         return action if action in legal else rng.choice(list(legal))
     return bot

@@ -124,6 +124,7 @@ class EventType(StrEnum):
     TRICK_STARTED = "TrickStarted"
     CARDS_PLAYED = "CardsPlayed"
     PLAYER_BLOCKED = "PlayerBlocked"
+    PLAYER_BARRED = "PlayerBarred"
     TURN_PASSED = "TurnPassed"
     AUTOPLIM_PLAYED = "AutoplimPlayed"
     PLAYER_FINISHED = "PlayerFinished"
@@ -359,7 +360,9 @@ class LudorEngine:
         assert trick is not None
         hand = state.hands[seat]
         out: list[JSON] = []
-        if seat == trick.turn:
+        if seat == trick.turn and seat == trick.barred:
+            out.append({"type": ActionType.PASS})  # the Autoplim's PLIM bars him from the 2 de Oros
+        elif seat == trick.turn:
             for combo, take in plays(counts_of(hand), trick.top, state.options.rules):
                 named = {"rank": RANK_NAMES[combo.power]} if _is_named(combo, take) else {}
                 out.extend({"type": ActionType.PLAY, "cards": cards, **named} for cards in _realize(hand, take))
@@ -428,6 +431,9 @@ class LudorEngine:
               events: list[Event]) -> LudorState:
         trick = self._require_turn(state, seat, "play")
         cards = self._cards(state, seat, action)
+        if seat == trick.barred:
+            raise self._illegal(state, seat, "the Autoplim's PLIM bars you from answering it: you held cards "
+                                             "matching the play it covered; pass")
         take = counts_of(cards)
         combo = classify(take, state.options.rules, self._named(state, seat, action, take))
         if combo is None:
@@ -497,18 +503,19 @@ class LudorEngine:
         s = self._remove(state, seat, [AUTOPLIM_NAME])
         sizes = s.sizes
         target = flow.plim_target(trick, seat, sizes) if declare else None
-        hit = target is not None and under is not None and (
+        barred = target if target is not None and under is not None and (
             s.options.autoplim_plim is AutoplimPlim.ALWAYS
-            or can_match(counts_of(s.hands[target]), under, s.options.rules))
-        blocked = target if hit else None
+            or can_match(counts_of(s.hands[target]), under, s.options.rules)) else None
+        # The move, its event and the trick's public part are the same whether the PLIM bit or
+        # not: only the barred seat is told (PlayerBarred, its view's trick.barred).
         move = Move(seat, ActionType.PLAY_AUTOPLIM, (AUTOPLIM_NAME,), NamedCombo.of(AUTOPLIM_COMBO),
-                    plim=hit, blocked=blocked, declared_plim=declare, out_of_turn=out_of_turn)
-        s = replace(s, trick=flow.autoplim(trick, seat, sizes, blocked, TWO_OF_OROS_CODE in s.pile),
+                    declared_plim=declare, out_of_turn=out_of_turn)
+        s = replace(s, trick=flow.autoplim(trick, seat, sizes, barred, TWO_OF_OROS_CODE in s.pile),
                     moves=(*s.moves, move))
         events.append(_event(EventType.AUTOPLIM_PLAYED, seat=seat, out_of_turn=out_of_turn,
-                             declared_plim=declare, target=target, blocked=blocked))
-        if blocked is not None:
-            events.append(_event(EventType.PLAYER_BLOCKED, seat=blocked, by=seat))
+                             declared_plim=declare, target=target))
+        if barred is not None:
+            events.append(_event(EventType.PLAYER_BARRED, [barred], seat=barred, by=seat))
         return self._after_move(s, seat, events)
 
     def _give_back(self, state: LudorState, seat: int, action: Mapping[str, Any],
@@ -705,7 +712,11 @@ HAND: Secret[LudorState] = Secret(
 EXCHANGED_CARDS: Secret[LudorState] = Secret(
     "the cards of an exchange's transfer: its giver's and its receiver's (the others see how many)",
     owner_only)
-SECRETS: tuple[Secret[LudorState], ...] = (HAND, EXCHANGED_CARDS)
+BARRED: Secret[LudorState] = Secret(
+    "that the Autoplim's PLIM bit (the seat it names held cards matching the covered play, and may "
+    "not answer with the 2 de Oros): that seat's alone (the others see the declaration and its target)",
+    owner_only)
+SECRETS: tuple[Secret[LudorState], ...] = (HAND, EXCHANGED_CARDS, BARRED)
 """Everything private in Ludor that a view shows in part. The RNG, the deck order and the cards
 the last seat still held when the round ended (``leftover``) are in no view; the rest is public:
 the card counts, the trick on the table and the round's closed tricks with every card played,
@@ -724,6 +735,8 @@ def _trick_view(state: LudorState, viewer: Viewer) -> JSON | None:
         return None
     return {"leader": trick.leader, "turn": trick.turn, "top": None if trick.top is None else combo_view(trick.top),
             "last_player": trick.last, "passed": sorted(trick.passed), "blocked": sorted(trick.blocked),
+            "barred": trick.barred if trick.barred is not None and BARRED.may_see(state, viewer, trick.barred)
+            else None,
             "moves": [codec.dump(m) for m in state.moves]}
 
 

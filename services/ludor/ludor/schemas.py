@@ -146,6 +146,9 @@ class TrickSchema(Schema):
     last_player = _seat(required=True, allow_none=True)
     passed = _seats("Seats that passed in this trick")
     blocked = _seats("Seats blocked by a PLIM for the rest of this trick")
+    barred = _seat(required=True, allow_none=True, metadata={
+        "description": "Your seat if the Autoplim's PLIM bars you from answering it (you held cards matching "
+                       "the play it covered: you may only pass); null otherwise, and always null to the others"})
     moves = fields.List(fields.Nested(MoveSchema), required=True)
 
 
