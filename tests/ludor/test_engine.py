@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -474,7 +475,24 @@ class TestExchange:
         assert all(e.audience == {e.data["giver"], e.data["receiver"]} for e in given)
         assert all(e.audience is None for e in events if e.type == "CardsExchanged")
         assert state.phase == PLAY and state.trick is not None and state.trick.leader == culo
-        assert state.round == 2 and state.dealer == culo
+        assert state.round == 2
+
+    def test_the_deal_favours_no_title(self, engine: LudorEngine, table: Table) -> None:
+        """The dealer (after whom the cards left over go) is drawn every round: the same RNG deals
+        the same hand sizes to the same seats whatever the titles, and over 200 deals the Culo
+        gets the short hand about a quarter of the time (50 expected, sd 6.1), not always."""
+        state = after_round(engine, table, 4)
+        short = 0
+        for i in range(200):
+            base = replace(state, rng=Rng(f"{i:064x}"))
+            dealt_sizes = []
+            for titles in ((PRESIDENTE, VICEPRESIDENTE, VICE_CULO, CULO),
+                           (CULO, VICE_CULO, VICEPRESIDENTE, PRESIDENTE)):
+                after, _ = vote(engine, replace(base, titles=titles), False, False, False, False)
+                dealt_sizes.append((after.dealer, after.sizes))
+            assert dealt_sizes[0] == dealt_sizes[1]
+            short += dealt_sizes[0][1][3] == 12  # seat 3 is the Culo in the first titles
+        assert 25 <= short <= 75, short
 
     def test_only_the_two_players_see_the_cards(self, engine: LudorEngine, table: Table) -> None:
         state, _ = vote(engine, after_round(engine, table, 4), False, False, False, False)

@@ -315,11 +315,9 @@ class LudorEngine:
                 f"Ludor is played by {MIN_SEATS} to {MAX_SEATS} players",
                 errors={"seats": [f"Must have {MIN_SEATS} to {MAX_SEATS} seats."]})
         n = len(players)
-        rng = Rng(rng.seed, rng.counter)
-        dealer = rng.randbelow(n)
-        state = LudorState(tuple(players), DECLARATION.load_options(options), rng, titles=(None,) * n,
-                           votes=(None,) * n, points=(0,) * n)
-        state = self._deal(state, dealer, [])
+        state = LudorState(tuple(players), DECLARATION.load_options(options), Rng(rng.seed, rng.counter),
+                           titles=(None,) * n, votes=(None,) * n, points=(0,) * n)
+        state = self._deal(state, [])
         holder = next(s for s, hand in enumerate(state.hands) if THREE_OF_OROS_CODE in hand)
         return self._start_play(state, holder, [])
 
@@ -625,7 +623,7 @@ class LudorEngine:
 
     def _next_round(self, s: LudorState, events: list[Event]) -> LudorState:
         culo = self._culo(s)
-        s = self._deal(s, culo, events)
+        s = self._deal(s, events)
         for giver_title, receiver_title, k in TRADES:
             giver, receiver = s.seat_titled(giver_title), s.seat_titled(receiver_title)
             if giver is None or receiver is None:
@@ -640,9 +638,14 @@ class LudorEngine:
             return replace(s, phase=Phase.EXCHANGE)
         return self._start_play(s, culo, events)
 
-    def _deal(self, s: LudorState, dealer: int, events: list[Event]) -> LudorState:
+    def _deal(self, s: LudorState, events: list[Event]) -> LudorState:
+        """A new round's deal. Its dealer is drawn with the game's RNG every round, whatever the
+        titles: the seats after him get the cards left over (51 does not divide by 4, 5 or 6),
+        so every title gets the short (or long) hand equally often, the Culo no more than the
+        Presidente."""
         deck = build_deck(s.options.deck is Deck.FORTY)
         rng = Rng(s.rng.seed, s.rng.counter)
+        dealer = rng.randbelow(s.n)
         rng.shuffle(deck)
         n = s.n
         hands = tuple(tuple(sorted_cards(deck[(seat - dealer - 1) % n::n])) for seat in range(n))
