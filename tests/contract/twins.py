@@ -58,7 +58,7 @@ def _ludic(state: Any, seat: int | None, rnd: random.Random) -> Any:
 
 def _ludor(state: Any, seat: int | None, rnd: random.Random) -> Any:
     """The other hands redealt among themselves (same sizes), the Culo's leftover, the others'
-    exchanges and the RNG."""
+    exchanges, whether the Autoplim's PLIM barred another seat, and the RNG."""
     from ludor.hierarchy import build_deck, sorted_cards
 
     others = [s for s in range(state.n) if s != seat]
@@ -71,7 +71,11 @@ def _ludor(state: Any, seat: int | None, rnd: random.Random) -> Any:
     deck = build_deck()
     exchange = tuple(e if seat in (e.giver, e.receiver) else replace(e, cards=tuple(rnd.sample(deck, len(e.cards))))
                      for e in state.exchange)
-    return replace(state, hands=tuple(hands), leftover=tuple(pool), rng=other_rng(rnd), exchange=exchange)
+    trick = state.trick
+    if trick is not None and trick.barred is not None and trick.barred != seat:  # did another's PLIM bite?
+        trick = replace(trick, barred=rnd.choice([None, trick.barred]))
+    return replace(state, hands=tuple(hands), leftover=tuple(pool), rng=other_rng(rnd), exchange=exchange,
+                   trick=trick)
 
 
 def shuffle_hidden(board: Any, rnd: random.Random) -> Any:
@@ -106,7 +110,7 @@ SPECIFIC: dict[str, Twin] = {"ludic": _ludic, "ludor": _ludor, "speculation": _s
 
 PRIVATE_EVENTS: dict[str, frozenset[str]] = {
     "ludic": frozenset({"HandDealt", "CardsReceived", "HintReceived", "RuleRecorded"}),
-    "ludor": frozenset({"CardsDealt", "CardsGiven"}),
+    "ludor": frozenset({"CardsDealt", "CardsGiven", "PlayerBarred"}),
 }
 """Event types that carry a secret: their audience is never everyone (a game without an entry
 has none: Ludix and Speculation tell everything they tell to anyone)."""

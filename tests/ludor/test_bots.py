@@ -156,7 +156,8 @@ class TestOutsideThePlay:
     @pytest.mark.parametrize(("players", "votes", "limit", "end"), [
         (["human", "bot:greedy", "bot:expert"], [True, None, None], None, True),
         (["human", "bot:greedy", "bot:expert"], [False, None, None], None, False),
-        (["human", "human", "bot:expert", "bot:random"], [True, False, None, None], None, True),
+        (["human", "human", "bot:expert", "bot:random"], [True, False, None, None], None, False),
+        (["human", "human", "human", "bot:random"], [True, False, True, None], None, True),
         (["bot:greedy", "bot:expert", "bot:random"], [None, None, None], None, True),
         (["bot:greedy", "bot:expert", "bot:random"], [None, None, None], 5, False),
     ])
@@ -193,3 +194,16 @@ def test_compiled_random_policy_plays_legal_moves(engine: LudorEngine, straights
             choice = Choice(kind, tuple(int(x) for x in take) if kind == PLAY_MOVE else None, bool(declare))
             assert body(choice, state.hands[seat]) in legal
         state, _ = engine.apply(state, seat, rng.choice(legal))
+
+
+def test_expert_names_a_lone_joker_for_a_plim(engine: LudorEngine, table: Table, run: Run) -> None:
+    """On a 7, the last other seat in the trick: a joker named 7 blocks him and wins the trick at
+    once (then the round), where a Joker could still meet his 2 de Oros; greedy plays a Joker."""
+    state, _ = run(table([["7O", "3O", "4O"], ["5O", "JK1", "3C"], ["6C", "8C", "9C"]], leader=1),
+                   (1, "5O"), (2, "pass"), (0, "7O"))
+    view, legal = engine.view(state, 1), engine.legal_actions(state, 1)
+    named = {"type": "play", "cards": ["JK1"], "rank": "7"}
+    assert named in legal
+    assert BOTS["greedy"](view, legal, random.Random(0)) == {"type": "play", "cards": ["JK1"]}
+    assert BOTS["expert"](view, legal, random.Random(0)) == named
+    assert body(Choice(PLAY_MOVE, tuple(counts_of(["JK1"])), named=POWER_OF["7O"]), ["JK1", "3C"]) == named

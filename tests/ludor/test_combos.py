@@ -23,7 +23,7 @@ from ludor.combos import (
     is_plim,
     ruleset,
 )
-from ludor.engine import LudorEngine
+from ludor.engine import NAMEABLE, LudorEngine
 from ludor.hierarchy import (
     AS,
     AUTOPLIM,
@@ -148,7 +148,7 @@ class TestAnswers:
         ("7E 7B", PAIR_7, PLAIN, True),
         ("7E JK1", PAIR_7, PLAIN, True),
         ("7E 9O", PAIR_7, PLAIN, False),
-        ("JK1 JK2", PAIR_7, PLAIN, False),
+        ("JK1 JK2", PAIR_7, PLAIN, True),  # two jokers named 7s
         ("JK1 JK2", combo(SET, "JK", 2), PLAIN, True),
         ("5O 6C 9O JK1", combo(STRAIGHT, "7C", 3), STRAIGHTS, True),
         ("5O 9O", combo(STRAIGHT, "7C", 3), STRAIGHTS, False),
@@ -165,21 +165,26 @@ hands = st.lists(st.sampled_from(DECK), min_size=1, max_size=9, unique=True)
 @given(lead=hands, answer=hands, straights=st.booleans(), pick=st.integers(0, 10_000))
 def test_engine_lists_exactly_the_plays_it_accepts(engine: LudorEngine, table: Table, lead: list[str],
                                                    answer: list[str], straights: bool, pick: int) -> None:
-    """Oracle: every subset of the answering hand is tried through ``apply``; the accepted ones are
-    exactly the listed ``play`` bodies (on an empty table, then on a lead)."""
+    """Oracle: every subset of the answering hand is tried through ``apply`` (jokers alone also
+    named every rank); the accepted ones are exactly the listed ``play`` bodies (on an empty
+    table, then on a lead)."""
     answer = [c for c in answer if c not in lead] or [next(c for c in DECK if c not in lead)]
     rest = [c for c in DECK if c not in lead and c not in answer][:2]
     state = table([lead, answer, rest], options={"straights": straights})
     for seat, hand in ((0, lead), (1, answer)):
-        listed = sorted(sorted(a["cards"]) for a in engine.legal_actions(state, seat) if a["type"] == "play")
+        listed = sorted((sorted(a["cards"]), a.get("rank", "")) for a in engine.legal_actions(state, seat)
+                        if a["type"] == "play")
         accepted = []
         for k in range(1, len(hand) + 1):
             for cards in combinations(sorted(hand), k):
-                try:
-                    engine.apply(state, seat, {"type": "play", "cards": list(cards)})
-                except IllegalActionError:
-                    continue
-                accepted.append(sorted(cards))
+                jokers_alone = all(c.startswith("JK") for c in cards)
+                for rank in ["", *(r for r in NAMEABLE[:-1] if jokers_alone)]:
+                    body = {"type": "play", "cards": list(cards), **({"rank": rank} if rank else {})}
+                    try:
+                        engine.apply(state, seat, body)
+                    except IllegalActionError:
+                        continue
+                    accepted.append((sorted(cards), rank))
         assert listed == sorted(accepted)
         if seat == 0:
             plays = [a for a in engine.legal_actions(state, 0) if a["type"] == "play"]

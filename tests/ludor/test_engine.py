@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
+from ludor.bots import BOTS
 from ludor.engine import (
     CULO,
     EXCHANGE,
@@ -27,7 +30,7 @@ from ludor.engine import (
 )
 from ludor.hierarchy import best, build_deck, worst
 from ludor.options import Deck, LudorOptions
-from ludor.schemas import OptionsSchema, ViewSchema
+from ludor.schemas import ACTION_SCHEMAS, OptionsSchema, ViewSchema
 from ludoteca.core import codec
 from ludoteca.core.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
 from ludoteca.core.rng import Rng
@@ -57,6 +60,16 @@ class TestSetup:
         state = engine.new_game(["human"] * 4, {"deck": "forty"}, Rng("ab" * 32))
         cards = [c for h in state.hands for c in h]
         assert len(cards) == 43 and not any(c[:-1] in ("8", "9") for c in cards if c[-1] in "OCEB")
+
+    def test_the_first_round_is_announced_like_the_later_ones(self, engine: LudorEngine) -> None:
+        """RoundStarted and each seat's CardsDealt (to it alone), as every later deal sends them."""
+        state = engine.new_game(["human"] * 4, {}, Rng("ab" * 32))
+        events = engine.opening_events(state)
+        assert types(events) == ["RoundStarted"] + ["CardsDealt"] * 4
+        assert events[0].data == {"round": 1, "dealer": state.dealer, "hand_counts": state.sizes}
+        assert events[0].audience is None
+        for seat, event in enumerate(events[1:]):
+            assert event.audience == {seat} and event.data == {"seat": seat, "cards": list(state.hands[seat])}
 
     def test_holder_of_the_3_de_oros_leads_the_first_round(self, engine: LudorEngine) -> None:
         for seed in range(5):
@@ -109,6 +122,21 @@ class TestAnswering:
         state, _ = run(state, (2, "pass"), (3, "7O 7C"))
         assert state.trick is not None and state.trick.turn == 0
 
+    @pytest.mark.parametrize(("options", "table_play", "answer", "message"), [
+        ({}, "5O 5C", "6O", "the same number of cards (2 cards)"),
+        ({}, "5O 5C", "4C 4E", "5 or higher is needed, not 4"),
+        ({"straights": True}, "5O 6O 7O", "9O 9C 9E", "a straight is answered by a straight of 3 cards"),
+        ({"straights": True}, "5O 5C 5E", "9O 10O 11O", "a set is answered by a set of 3 cards"),
+    ])
+    def test_the_refusal_says_what_is_wrong(self, engine: LudorEngine, table: Table, run: Run,
+                                            options: dict[str, Any], table_play: str, answer: str,
+                                            message: str) -> None:
+        hands = [[*table_play.split(), "3O"], [*answer.split(), "3C"], ["4O", "4C", "4E", "3E", "3B"]]
+        state, _ = run(table(hands, options=options), (0, table_play))
+        with pytest.raises(IllegalActionError) as err:
+            engine.apply(state, 1, {"type": "play", "cards": answer.split()})
+        assert message in err.value.detail
+
     def test_clockwise(self, table: Table, run: Run) -> None:
         state = table([["5O", *FILL[:1]], ["6O", "4O"], ["7O", "4C"], ["8O", "4E"]], leader=2)
         state, _ = run(state, (2, "7O"), (3, "8O"))
@@ -143,6 +171,41 @@ class TestJokers:
         state, _ = run(table([["JK1", "3O"], ["2C", "4O"], ["5O"]]), (0, "JK1"))
         with pytest.raises(IllegalActionError):  # a lone 2 does not answer a joker
             engine.apply(state, 1, {"type": "play", "cards": ["2C"]})
+
+
+    def test_a_lone_joker_named_7_answers_a_7_with_a_plim(self, engine: LudorEngine, table: Table,
+                                                          run: Run) -> None:
+        state = table([["7O", "3O"], ["JK1", "4O"], ["8O", "5O"]])
+        state, _ = run(state, (0, "7O"))
+        legal = engine.legal_actions(state, 1)
+        named = [a for a in legal if a.get("cards") == ["JK1"]]
+        assert named == [{"type": "play", "cards": ["JK1"], "rank": r}
+                         for r in ("7", "8", "9", "sota", "caballo", "rey", "as", "2")] + [
+            {"type": "play", "cards": ["JK1"]}]
+        state, events = run(state, (1, {"type": "play", "cards": ["JK1"], "rank": "7"}))
+        played = events[0].data
+        assert played["combo"] == {"kind": "set", "rank": "7", "count": 1} and played["plim"] is True
+        assert events[1].type == "PlayerBlocked" and events[1].data["seat"] == 2
+
+    def test_two_jokers_named_a_pair(self, engine: LudorEngine, table: Table, run: Run) -> None:
+        state = table([["9O", "9C", "3O"], ["JK1", "JK2", "4O"], ["10O", "10C", "5O"]])
+        state, _ = run(state, (0, "9O 9C"), (1, {"type": "play", "cards": ["JK1", "JK2"], "rank": "sota"}))
+        assert state.trick is not None and state.trick.top is not None
+        assert {"type": "play", "cards": ["10O", "10C"]} in engine.legal_actions(state, 2)  # a PLIM on the named pair
+
+    def test_naming_a_lead_and_what_may_not_be_named(self, engine: LudorEngine, table: Table, run: Run) -> None:
+        state = table([["JK1", "7O", "3O"], ["7C", "4O"], ["8O", "5O"]])
+        with pytest.raises(IllegalActionError):  # jokers with other cards take their rank
+            engine.apply(state, 0, {"type": "play", "cards": ["7O", "JK1"], "rank": "9"})
+        with pytest.raises(FieldValidationError):  # not a rank jokers may take
+            engine.apply(state, 0, {"type": "play", "cards": ["JK1"], "rank": "2_de_oros"})
+        _, events = run(state, (0, {"type": "play", "cards": ["7O", "JK1"], "rank": "7"}))  # its own rank: fine
+        assert events[0].data["combo"]["rank"] == "7"
+        state, events = run(state, (0, {"type": "play", "cards": ["JK1"], "rank": "3"}))
+        assert events[0].data["combo"] == {"kind": "set", "rank": "3", "count": 1}
+        forty = table([["JK1", "3O"], ["7C", "4O"], ["10O", "5O"]], options={"deck": "forty"})
+        with pytest.raises(IllegalActionError):
+            engine.apply(forty, 0, {"type": "play", "cards": ["JK1"], "rank": "8"})
 
 
 class TestPlim:
@@ -274,31 +337,51 @@ class TestAutoplim:
             engine.apply(state, 1, {"type": "play_autoplim", "declare_plim": False})
 
     PLIM_CASES = [
-        # (option, hand of seat 1 (the seat whose turn it is), blocked?)
-        ("match", ["7E", "7B", "4C"], True),
-        ("match", ["7E", "JK1", "4C"], True),
-        ("match", ["7E", "9O", "4C"], False),
-        ("always", ["9O", "10O", "4C"], True),
+        # (option, hand of seat 1 (the seat whose turn it is; it holds the 2 de Oros), barred?)
+        ("match", ["7E", "7B", "2O"], True),
+        ("match", ["7E", "JK1", "2O"], True),
+        ("match", ["7E", "9O", "2O"], False),
+        ("always", ["9O", "10O", "2O"], True),
     ]
 
-    @pytest.mark.parametrize(("option", "hand", "blocked"), PLIM_CASES)
-    def test_plim_clause_out_of_turn(self, table: Table, run: Run, option: str, hand: list[str],
-                                     blocked: bool) -> None:
-        state = table([["7O", "7C", "4O"], hand, ["2O", "4E"], ["Autoplim", "8O", "3O"]],
+    @pytest.mark.parametrize(("option", "hand", "barred"), PLIM_CASES)
+    def test_plim_clause_out_of_turn(self, engine: LudorEngine, table: Table, run: Run, option: str,
+                                     hand: list[str], barred: bool) -> None:
+        state = table([["7O", "7C", "4O"], hand, ["5E", "4E"], ["Autoplim", "8O", "3O"]],
                       options={"autoplim_plim": option})
         state, events = run(state, (0, "7O 7C"), (3, "autoplim plim"))
         played = next(e.data for e in events if e.type == "AutoplimPlayed")
-        assert played["target"] == 1 and played["blocked"] == (1 if blocked else None)
-        assert state.trick is not None and state.trick.blocked == ({1} if blocked else set())
+        assert played == {"seat": 3, "out_of_turn": True, "declared_plim": True, "target": 1}
+        assert [e.audience for e in events if e.type == "PlayerBarred"] == ([{1}] if barred else [])
+        assert state.trick is not None and state.trick.blocked == set()
+        assert state.trick.barred == (1 if barred else None)
         state, _ = run(state, (0, "pass"))
-        assert state.trick is not None and state.trick.turn == (2 if blocked else 1)
+        assert state.trick is not None and state.trick.turn == 1  # barred or not, he keeps his turn
+        two = {"type": "play", "cards": ["2O"]}
+        assert (two in engine.legal_actions(state, 1)) is not barred
+        if barred:
+            assert engine.legal_actions(state, 1) == [{"type": "pass"}]
+            with pytest.raises(IllegalActionError):
+                engine.apply(state, 1, two)
+
+    def test_whether_the_plim_bit_is_the_targets_secret(self, engine: LudorEngine, table: Table,
+                                                         run: Run) -> None:
+        """Bitten or not, everyone but the target reads the same views and events."""
+        seen = {}
+        for hand in (["7E", "7B", "2O"], ["7E", "9O", "2O"]):
+            state = table([["7O", "7C", "4O"], hand, ["5E", "4E"], ["Autoplim", "8O", "3O"]])
+            state, events = run(state, (0, "7O 7C"), (3, "autoplim plim"))
+            seen[hand[1]] = ([engine.view(state, s)["trick"] for s in (0, 2, 3, None)],
+                             [(e.type, e.data) for e in events if e.visible_to(0)])
+            assert engine.view(state, 1)["trick"]["barred"] == (1 if hand[1] == "7B" else None)
+        assert seen["7B"] == seen["9O"]
 
     def test_plim_clause_in_turn_targets_the_next_seat(self, table: Table, run: Run) -> None:
         state = table([["7O", "7C", "4O"], ["Autoplim", "4C"], ["7E", "7B", "2O"], ["8O", "3O"]])
         state, events = run(state, (0, "7O 7C"), (1, "autoplim plim"))
         played = next(e.data for e in events if e.type == "AutoplimPlayed")
-        assert played["target"] == 2 and played["blocked"] == 2
-        assert state.trick is not None and state.trick.turn == 3
+        assert played["target"] == 2
+        assert state.trick is not None and state.trick.barred == 2 and state.trick.turn == 2
 
     def test_plim_clause_off_or_nothing_underneath(self, engine: LudorEngine, table: Table, run: Run) -> None:
         hands = [["7O", "4O"], ["7E", "4C"], ["Autoplim", "3O"]]
@@ -392,7 +475,24 @@ class TestExchange:
         assert all(e.audience == {e.data["giver"], e.data["receiver"]} for e in given)
         assert all(e.audience is None for e in events if e.type == "CardsExchanged")
         assert state.phase == PLAY and state.trick is not None and state.trick.leader == culo
-        assert state.round == 2 and state.dealer == culo
+        assert state.round == 2
+
+    def test_the_deal_favours_no_title(self, engine: LudorEngine, table: Table) -> None:
+        """The dealer (after whom the cards left over go) is drawn every round: the same RNG deals
+        the same hand sizes to the same seats whatever the titles, and over 200 deals the Culo
+        gets the short hand about a quarter of the time (50 expected, sd 6.1), not always."""
+        state = after_round(engine, table, 4)
+        short = 0
+        for i in range(200):
+            base = replace(state, rng=Rng(f"{i:064x}"))
+            dealt_sizes = []
+            for titles in ((PRESIDENTE, VICEPRESIDENTE, VICE_CULO, CULO),
+                           (CULO, VICE_CULO, VICEPRESIDENTE, PRESIDENTE)):
+                after, _ = vote(engine, replace(base, titles=titles), False, False, False, False)
+                dealt_sizes.append((after.dealer, after.sizes))
+            assert dealt_sizes[0] == dealt_sizes[1]
+            short += dealt_sizes[0][1][3] == 12  # seat 3 is the Culo in the first titles
+        assert 25 <= short <= 75, short
 
     def test_only_the_two_players_see_the_cards(self, engine: LudorEngine, table: Table) -> None:
         state, _ = vote(engine, after_round(engine, table, 4), False, False, False, False)
@@ -451,6 +551,18 @@ class TestVote:
         state, _ = engine.apply(state, 3, {"type": "vote", "end": True})
         assert engine.to_act(state) == {0, 2}
 
+    def test_humans_who_split_play_on_whatever_the_bots(self, engine: LudorEngine, table: Table) -> None:
+        """A majority of all seats ends the game: two humans split 1-1, so the bots (who go
+        along with the humans' majority) make no majority to end out of it."""
+        state = after_round(engine, table, 4, players=["human", "human", "bot:greedy", "bot:expert"])
+        state, _ = vote(engine, state, True, False)
+        for seat in (2, 3):
+            ballot = BOTS["greedy" if seat == 2 else "expert"](
+                engine.view(state, seat), engine.legal_actions(state, seat), random.Random(seat))
+            if state.phase == VOTE:
+                state, _ = engine.apply(state, seat, ballot)
+        assert state.phase == PLAY and state.round == 2
+
     def test_round_limit(self, engine: LudorEngine, table: Table) -> None:
         state = after_round(engine, table, 3, {"round_limit": 1})
         assert state.phase == OVER and engine.result(state) is not None
@@ -458,20 +570,43 @@ class TestVote:
 
 class TestMalformed:
     @pytest.mark.parametrize("body", [
-        {}, {"type": "fly"}, {"type": 3}, {"type": "play"}, {"type": "play", "cards": "5O"},
-        {"type": "play", "cards": []}, {"type": "play", "cards": ["5O", "5O"]}, {"type": "play", "cards": [5]},
-        {"type": "play", "cards": ["ZZ"]}, {"type": "play", "cards": ["6O"]}, {"type": "play", "cards": [["5O"]]},
+        {}, {"type": "fly"}, {"type": 3}, {"type": "play", "cards": ["5O", "5O"]},
+        {"type": "play", "cards": ["ZZ"]}, {"type": "play", "cards": ["6O"]},
         {"type": "vote", "end": True}, {"type": "give_back", "cards": ["5O"]},
-        {"type": "play_autoplim", "declare_plim": "yes"},
     ])
     def test_illegal_never_a_crash(self, engine: LudorEngine, table: Table, body: dict[str, Any]) -> None:
         state = table([["5O", "4O"], ["6O", "4C"], ["Autoplim", "4E"]])
         before = engine.dump(state)
-        seat = 2 if body.get("type") == "play_autoplim" else 0
         with pytest.raises(IllegalActionError) as err:
-            engine.apply(state, seat, body)
+            engine.apply(state, 0, body)
         assert err.value.status == 409 and isinstance(err.value.extra["legal"], list)
         assert engine.dump(state) == before
+
+    @pytest.mark.parametrize(("seat", "body", "field"), [
+        (2, {"type": "play_autoplim", "declare_plim": "yes"}, "declare_plim"),
+        (2, {"type": "play_autoplim", "declare_plim": 0}, "declare_plim"),
+        (0, {"type": "play"}, "cards"), (0, {"type": "play", "cards": "5O"}, "cards"),
+        (0, {"type": "play", "cards": []}, "cards"), (0, {"type": "play", "cards": [5]}, "cards"),
+        (0, {"type": "play", "cards": [["5O"]]}, "cards"),
+    ])
+    def test_a_field_of_the_wrong_type_is_422_as_over_http(self, engine: LudorEngine, table: Table, seat: int,
+                                                           body: dict[str, Any], field: str) -> None:
+        """The engine judges a body's types as the action schemas do (422), not as an illegal move."""
+        state = table([["5O", "4O"], ["6O", "4C"], ["Autoplim", "4E"]])
+        before = engine.dump(state)
+        with pytest.raises(FieldValidationError) as err:
+            engine.apply(state, seat, body)
+        assert err.value.status == 422 and list(err.value.extra["errors"]) == [field]
+        assert engine.dump(state) == before
+        with pytest.raises(ValidationError) as schema_err:
+            ACTION_SCHEMAS[body["type"]]().load(body)
+        assert field in schema_err.value.messages
+
+    def test_a_vote_of_the_wrong_type_is_422(self, engine: LudorEngine, table: Table) -> None:
+        state = after_round(engine, table, 3)
+        for end in ("yes", 1, None):
+            with pytest.raises(FieldValidationError):
+                engine.apply(state, 0, {"type": "vote", "end": end})
 
     def test_not_a_mapping_and_no_such_seat(self, engine: LudorEngine, table: Table) -> None:
         state = table([["5O", "4O"], ["6O", "4C"], ["7O", "4E"]])

@@ -225,3 +225,20 @@ def test_a_remembered_game_that_expired_is_a_404(make_store: Callable[[], GameRe
     with pytest.raises(NotFoundError):
         service.play(gid, 0, {"type": "alea_jacta_est"}, None, None, loaded=remembered)
     assert service.recent.get(gid) is None
+
+
+def test_a_new_games_opening_events_follow_game_created(make_store: Callable[[], GameRepository]) -> None:
+    """Ludor's first deal (RoundStarted, each hand's CardsDealt to its holder) is recorded at
+    creation, after GameCreated, and each seat reads only its own hand."""
+    service = GameService(registry.game("ludor"), make_store(), Recorder())
+    envelope, _, _ = service.create(["human"] * 3, {}, 0, "ana")
+    gid = envelope["id"]
+    state = service.engine.load(service.load(gid).record.state)
+    everything = [rec for _, rec in service.store.events_after(gid, 0)]
+    assert [r["type"] for r in everything] == ["GameCreated", "RoundStarted", *["CardsDealt"] * 3]
+    assert [r["seq"] for r in everything] == [1, 2, 3, 4, 5] and service.load(gid).record.event_count == 5
+    for seat in range(3):
+        seen = service.events(gid, seat, 0, 0)["events"]
+        assert [e["type"] for e in seen] == ["GameCreated", "RoundStarted", "CardsDealt"]
+        assert seen[-1]["data"] == {"seat": seat, "cards": list(state.hands[seat])}
+    assert [e["type"] for e in service.events(gid, None, 0, 0)["events"]] == ["GameCreated", "RoundStarted"]

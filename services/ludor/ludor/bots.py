@@ -26,7 +26,7 @@ from ludoteca.core.engine import JSON, Bot
 
 from ludor.engine import HUMAN, ActionType
 from ludor.greedy import AUTOPLIM_MOVE, PASS, Choice, greedy
-from ludor.hierarchy import POWER_OF, worst
+from ludor.hierarchy import POWER_OF, RANK_NAMES, worst
 from ludor.knowledge import Knowledge
 from ludor.simulation import search
 
@@ -47,18 +47,22 @@ def body(choice: Choice, hand: Sequence[str]) -> JSON:
         if need[POWER_OF[c]]:
             need[POWER_OF[c]] -= 1
             cards.append(c)
+    if choice.named is not None:
+        return {"type": ActionType.PLAY, "cards": cards, "rank": RANK_NAMES[choice.named]}
     return {"type": ActionType.PLAY, "cards": cards}
 
 
 def vote(view: Mapping[str, Any]) -> bool:
-    """Bots go along with the humans: they vote to end when at least half of the humans' votes
-    cast do (humans vote first). With no human at the table they end the game unless a round
-    limit is set (the limit will end it)."""
+    """Bots go along with the humans: they vote to end only when a strict majority of the
+    humans' votes cast do (humans vote first), so the table ends the game exactly when its
+    humans' majority would, and humans who split evenly play on (a majority of all seats ends
+    the game; the bots never make one out of a split). With no human at the table they end the
+    game unless a round limit is set (the limit will end it)."""
     humans = [v for v, kind in zip(view["votes"], view["players"], strict=True) if kind == HUMAN]
     if not humans:
         return view["options"]["round_limit"] is None
     cast = [v for v in humans if v is not None]
-    return bool(cast) and 2 * sum(cast) >= len(cast)
+    return bool(2 * sum(cast) > len(cast))
 
 
 def _outside_play(view: Mapping[str, Any], legal: Sequence[JSON]) -> JSON | None:
@@ -77,6 +81,8 @@ def _chosen(decide: Callable[[Knowledge, random.Random], Choice]) -> Bot:
         fixed = _outside_play(view, legal)
         if fixed is not None:
             return fixed if fixed in legal else rng.choice(list(legal))
+        if len(legal) == 1:  # nothing to decide (e.g. barred by the Autoplim's PLIM: pass)
+            return legal[0]
         action = body(decide(Knowledge.from_view(view), rng), view["hand"])
         return action if action in legal else rng.choice(list(legal))
     return bot

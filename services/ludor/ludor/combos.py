@@ -4,7 +4,8 @@ A play is read from the cards it uses, given as 15 counts, one per power (see
 :mod:`ludor.hierarchy`):
 
 - a **set**: one or more cards of one rank; jokers complete it and take its rank. Jokers alone
-  form a set of their own rank, Joker (above the 2s).
+  form a set of their own rank, Joker (above the 2s), or of the rank their player names
+  ("pueden adoptar el rango que elijas": a joker named 7 answers a 7 with a PLIM).
 - a **straight** ("escalera", only with the ``straights`` option): three or more single cards of
   consecutive ranks from 3 up to the As (in the 40-card deck 7 and Sota are consecutive), at
   least two of them natural; jokers fill the gaps, and any joker left over extends the run
@@ -49,11 +50,14 @@ class Ruleset(NamedTuple):
     straights: bool
     run: tuple[int, ...]
     """Powers a straight may use, in order (3 .. As, those in the deck)."""
+    names: tuple[int, ...] = ()
+    """Powers jokers played alone may be named: every natural rank of the deck (3 .. 2) and Joker."""
 
 
 @lru_cache(maxsize=4)
 def ruleset(straights: bool = False, short_deck: bool = False) -> Ruleset:
-    return Ruleset(straights, tuple(p for p in powers_in_deck(short_deck) if p <= AS))
+    naturals = powers_in_deck(short_deck)
+    return Ruleset(straights, tuple(p for p in naturals if p <= AS), (*naturals, JOKER))
 
 
 def unit(power: int, k: int = 1) -> Take:
@@ -62,8 +66,10 @@ def unit(power: int, k: int = 1) -> Take:
     return tuple(take)
 
 
-def classify(take: Sequence[int], rules: Ruleset) -> Combo | None:
-    """What the cards of ``take`` form as a ``play`` (never the Autoplim), or None."""
+def classify(take: Sequence[int], rules: Ruleset, named: int | None = None) -> Combo | None:
+    """What the cards of ``take`` form as a ``play`` (never the Autoplim), or None. ``named``:
+    the rank (power) the player names jokers played alone (None: Joker); it is no choice for
+    jokers with other cards (they take those cards' rank)."""
     total = sum(take)
     if total == 0 or take[AUTOPLIM]:
         return None
@@ -71,7 +77,9 @@ def classify(take: Sequence[int], rules: Ruleset) -> Combo | None:
         return TWO_OF_OROS_COMBO if total == 1 else None
     naturals = [p for p in range(JOKER) if take[p]]
     if not naturals:
-        return Combo(SET, JOKER, total)
+        if named is not None and named not in rules.names:
+            return None
+        return Combo(SET, JOKER if named is None else named, total)
     if len(naturals) == 1:
         return Combo(SET, naturals[0], total)
     return _straight(take, naturals, total, rules)
@@ -109,18 +117,32 @@ def plays(counts: Sequence[int], top: Combo | None, rules: Ruleset,
     """Every ``play`` (not the Autoplim) a hand of ``counts`` can put on ``top``, as
     (combo, take). ``complete=False`` leaves out the dominated ones (a joker used while a
     natural card of that rank stays in hand), which is what bots need; the engine lists all."""
-    found: dict[Take, Combo] = {}
+    found: dict[tuple[Take, Combo], None] = {}
     if top is None or top.kind == SET:
         for take in _set_takes(counts, top, complete):
-            found[take] = Combo(SET, _set_power(take), sum(take))
+            power = _set_power(take)
+            found[take, Combo(SET, power, sum(take))] = None
+            if power == JOKER:  # jokers alone: also as a rank they are named
+                for named in _names(top, rules, complete):
+                    found[take, Combo(SET, named, sum(take))] = None
     if rules.straights and (top is None or top.kind == STRAIGHT):
         for take in _straight_takes(counts, top, rules, complete):
             combo = classify(take, rules)
             if combo is not None and answers(top, combo):
-                found[take] = combo
+                found[take, combo] = None
     if counts[TWO_OF_OROS]:
-        found[unit(TWO_OF_OROS)] = TWO_OF_OROS_COMBO
-    return sorted(((c, t) for t, c in found.items()), key=lambda ct: (ct[0], ct[1]))
+        found[unit(TWO_OF_OROS), TWO_OF_OROS_COMBO] = None
+    return sorted(((c, t) for t, c in found), key=lambda ct: (ct[0], ct[1]))
+
+
+def _names(top: Combo | None, rules: Ruleset, complete: bool) -> list[int]:
+    """The natural ranks jokers alone may be named as a play on ``top``: every one that answers
+    it; ``complete=False`` (bots): only the top's own rank, a PLIM (a lower name than Joker is
+    otherwise only a weaker play)."""
+    if top is None:
+        return [p for p in rules.names if p < JOKER] if complete else []
+    names = [p for p in rules.names if top.power <= p < JOKER]
+    return names if complete else names[:1] if names and names[0] == top.power else []
 
 
 def _set_power(take: Take) -> int:

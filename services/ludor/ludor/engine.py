@@ -10,7 +10,8 @@ Vicepresidente choose what they give back), ``play``, ``vote``, ``over``.
 
 Actions (bodies):
 
-- ``{"type": "play", "cards": [codes]}``: in turn, a set (or straight) that answers the table.
+- ``{"type": "play", "cards": [codes], "rank": name}``: in turn, a set (or straight) that answers
+  the table; ``rank`` (optional) names the rank of jokers played alone (default: Joker).
 - ``{"type": "pass"}``: in turn, on a trick someone has opened: out of this trick.
 - ``{"type": "play_autoplim", "declare_plim": bool}``: the holder of the Autoplim, at any moment
   of the play, in turn or not.
@@ -60,9 +61,21 @@ from ludoteca.core.errors import (
 from ludoteca.core.rng import Rng
 
 from ludor import trick as flow
-from ludor.combos import AUTOPLIM_COMBO, KIND_NAMES, Combo, answers, can_match, classify, is_plim, plays
+from ludor.combos import (
+    AUTOPLIM_COMBO,
+    AUTOPLIM_PLAY,
+    KIND_NAMES,
+    SET,
+    Combo,
+    answers,
+    can_match,
+    classify,
+    is_plim,
+    plays,
+)
 from ludor.hierarchy import (
     AUTOPLIM_NAME,
+    JOKER,
     POWER_OF,
     RANK_NAMES,
     THREE_OF_OROS_CODE,
@@ -77,6 +90,8 @@ from ludor.options import MAX_ROUND_LIMIT, AutoplimPlim, Deck, Exchange, LudorOp
 from ludor.trick import ClosedBy, Trick
 
 MIN_SEATS, MAX_SEATS = 3, 6
+NAMEABLE: tuple[str, ...] = RANK_NAMES[:JOKER + 1]
+"""The ranks a play may name its jokers (``rank``): 3 .. 2, and joker (their own, the default)."""
 HUMAN = "human"
 """A human seat's kind (the others are ``bot:<level>``)."""
 
@@ -109,6 +124,7 @@ class EventType(StrEnum):
     TRICK_STARTED = "TrickStarted"
     CARDS_PLAYED = "CardsPlayed"
     PLAYER_BLOCKED = "PlayerBlocked"
+    PLAYER_BARRED = "PlayerBarred"
     TURN_PASSED = "TurnPassed"
     AUTOPLIM_PLAYED = "AutoplimPlayed"
     PLAYER_FINISHED = "PlayerFinished"
@@ -299,13 +315,17 @@ class LudorEngine:
                 f"Ludor is played by {MIN_SEATS} to {MAX_SEATS} players",
                 errors={"seats": [f"Must have {MIN_SEATS} to {MAX_SEATS} seats."]})
         n = len(players)
-        rng = Rng(rng.seed, rng.counter)
-        dealer = rng.randbelow(n)
-        state = LudorState(tuple(players), DECLARATION.load_options(options), rng, titles=(None,) * n,
-                           votes=(None,) * n, points=(0,) * n)
-        state = self._deal(state, dealer, [])
+        state = LudorState(tuple(players), DECLARATION.load_options(options), Rng(rng.seed, rng.counter),
+                           titles=(None,) * n, votes=(None,) * n, points=(0,) * n)
+        state = self._deal(state, [])
         holder = next(s for s, hand in enumerate(state.hands) if THREE_OF_OROS_CODE in hand)
         return self._start_play(state, holder, [])
+
+    def opening_events(self, state: LudorState) -> list[Event]:
+        """The events of the first deal, which :meth:`new_game` cannot return: ``RoundStarted``
+        and each seat's ``CardsDealt`` (private to it), as every later round sends them. The
+        shell records them after ``GameCreated``; they are read off the new game's state."""
+        return _dealt(state)
 
     # -- the shell's questions -----------------------------------------------------------------
     def to_act(self, state: LudorState) -> frozenset[int]:
@@ -343,9 +363,12 @@ class LudorEngine:
         assert trick is not None
         hand = state.hands[seat]
         out: list[JSON] = []
-        if seat == trick.turn:
-            for _, take in plays(counts_of(hand), trick.top, state.options.rules):
-                out.extend({"type": ActionType.PLAY, "cards": cards} for cards in _realize(hand, take))
+        if seat == trick.turn and seat == trick.barred:
+            out.append({"type": ActionType.PASS})  # the Autoplim's PLIM bars him from the 2 de Oros
+        elif seat == trick.turn:
+            for combo, take in plays(counts_of(hand), trick.top, state.options.rules):
+                named = {"rank": RANK_NAMES[combo.power]} if _is_named(combo, take) else {}
+                out.extend({"type": ActionType.PLAY, "cards": cards, **named} for cards in _realize(hand, take))
             if trick.top is not None:
                 out.append({"type": ActionType.PASS})
         if AUTOPLIM_NAME in hand:
@@ -398,9 +421,10 @@ class LudorEngine:
 
     def _cards(self, state: LudorState, seat: int, action: Mapping[str, Any]) -> list[str]:
         cards = action.get("cards")
-        if (not isinstance(cards, list) or not cards or not all(isinstance(c, str) for c in cards)
-                or len(set(cards)) != len(cards)):
-            raise self._illegal(state, seat, "cards must be a non-empty list of distinct card codes")
+        if not isinstance(cards, list) or not cards or not all(isinstance(c, str) for c in cards):
+            raise _field_error("cards", "Must be a non-empty list of card codes.")
+        if len(set(cards)) != len(cards):
+            raise self._illegal(state, seat, "a card is named twice: name each card once")
         missing = [c for c in cards if c not in state.hands[seat]]
         if missing:
             raise self._illegal(state, seat, f"not in your hand: {', '.join(missing)}")
@@ -410,23 +434,45 @@ class LudorEngine:
               events: list[Event]) -> LudorState:
         trick = self._require_turn(state, seat, "play")
         cards = self._cards(state, seat, action)
-        combo = classify(counts_of(cards), state.options.rules)
+        if seat == trick.barred:
+            raise self._illegal(state, seat, "the Autoplim's PLIM bars you from answering it: you held cards "
+                                             "matching the play it covered; pass")
+        take = counts_of(cards)
+        combo = classify(take, state.options.rules, self._named(state, seat, action, take))
         if combo is None:
             hint = " (the Autoplim has its own action, play_autoplim)" if AUTOPLIM_NAME in cards else ""
             raise self._illegal(state, seat, f"{' '.join(cards)} is not a playable combination{hint}")
         if not answers(trick.top, combo):
-            raise self._illegal(state, seat, "that play does not answer the table: the same number "
-                                             "of cards of equal or higher rank is needed")
+            assert trick.top is not None  # a lead answers nothing: every combination may open
+            raise self._illegal(state, seat, _why_not_an_answer(trick.top, combo))
         plim = is_plim(trick.top, combo)
         s = self._remove(state, seat, cards)
         trick, blocked = flow.play(trick, seat, combo, s.sizes)
-        named = NamedCombo.of(combo)
-        s = replace(s, trick=trick, moves=(*s.moves, Move(seat, ActionType.PLAY, tuple(cards), named,
+        s = replace(s, trick=trick, moves=(*s.moves, Move(seat, ActionType.PLAY, tuple(cards), NamedCombo.of(combo),
                                                           plim=plim, blocked=blocked)))
         events.append(_event(EventType.CARDS_PLAYED, seat=seat, cards=cards, combo=combo_view(combo), plim=plim))
         if blocked is not None:
             events.append(_event(EventType.PLAYER_BLOCKED, seat=blocked, by=seat))
         return self._after_move(s, seat, events)
+
+    def _named(self, state: LudorState, seat: int, action: Mapping[str, Any], take: Sequence[int]) -> int | None:
+        """The rank a play's ``rank`` names for jokers played alone (None: not named, Joker).
+        With other cards the jokers take their rank: a ``rank`` is then refused unless it is it."""
+        rank = action.get("rank")
+        if rank is None:
+            return None
+        if not isinstance(rank, str) or rank not in NAMEABLE:
+            raise _field_error("rank", f"Must be one of: {', '.join(NAMEABLE)}.")
+        power = RANK_NAMES.index(rank)
+        if not take[JOKER] or any(take[p] for p in range(JOKER)):
+            own = classify(take, state.options.rules)
+            if own is not None and own.kind == SET and own.power == power:
+                return None
+            raise self._illegal(state, seat, "only jokers played alone are named a rank; with other cards "
+                                             "they take those cards' rank")
+        if power not in state.options.rules.names:
+            raise self._illegal(state, seat, f"there is no {rank} in this game's deck")
+        return power
 
     def _pass(self, state: LudorState, seat: int, action: Mapping[str, Any],
               events: list[Event]) -> LudorState:
@@ -451,7 +497,7 @@ class LudorEngine:
             raise self._illegal(state, seat, "you do not hold the Autoplim")
         declare = action.get("declare_plim", False)
         if not isinstance(declare, bool):
-            raise self._illegal(state, seat, "declare_plim must be true or false")
+            raise _field_error("declare_plim", "Not a valid boolean.")
         under = trick.top
         if declare and (under is None or not state.options.plim_on):
             raise self._illegal(state, seat, "no PLIM to declare: nothing lies under the Autoplim"
@@ -460,18 +506,19 @@ class LudorEngine:
         s = self._remove(state, seat, [AUTOPLIM_NAME])
         sizes = s.sizes
         target = flow.plim_target(trick, seat, sizes) if declare else None
-        hit = target is not None and under is not None and (
+        barred = target if target is not None and under is not None and (
             s.options.autoplim_plim is AutoplimPlim.ALWAYS
-            or can_match(counts_of(s.hands[target]), under, s.options.rules))
-        blocked = target if hit else None
+            or can_match(counts_of(s.hands[target]), under, s.options.rules)) else None
+        # The move, its event and the trick's public part are the same whether the PLIM bit or
+        # not: only the barred seat is told (PlayerBarred, its view's trick.barred).
         move = Move(seat, ActionType.PLAY_AUTOPLIM, (AUTOPLIM_NAME,), NamedCombo.of(AUTOPLIM_COMBO),
-                    plim=hit, blocked=blocked, declared_plim=declare, out_of_turn=out_of_turn)
-        s = replace(s, trick=flow.autoplim(trick, seat, sizes, blocked, TWO_OF_OROS_CODE in s.pile),
+                    declared_plim=declare, out_of_turn=out_of_turn)
+        s = replace(s, trick=flow.autoplim(trick, seat, sizes, barred, TWO_OF_OROS_CODE in s.pile),
                     moves=(*s.moves, move))
         events.append(_event(EventType.AUTOPLIM_PLAYED, seat=seat, out_of_turn=out_of_turn,
-                             declared_plim=declare, target=target, blocked=blocked))
-        if blocked is not None:
-            events.append(_event(EventType.PLAYER_BLOCKED, seat=blocked, by=seat))
+                             declared_plim=declare, target=target))
+        if barred is not None:
+            events.append(_event(EventType.PLAYER_BARRED, [barred], seat=barred, by=seat))
         return self._after_move(s, seat, events)
 
     def _give_back(self, state: LudorState, seat: int, action: Mapping[str, Any],
@@ -497,7 +544,7 @@ class LudorEngine:
             raise self._illegal(state, seat, "you have already voted")
         end = action.get("end")
         if not isinstance(end, bool):
-            raise self._illegal(state, seat, "end must be true or false")
+            raise _field_error("end", "Not a valid boolean.")
         s = replace(state, votes=_set(state.votes, seat, end))
         events.append(_event(EventType.VOTE_CAST, seat=seat, end=end))
         ends = sum(1 for v in s.votes if v is True)
@@ -581,7 +628,7 @@ class LudorEngine:
 
     def _next_round(self, s: LudorState, events: list[Event]) -> LudorState:
         culo = self._culo(s)
-        s = self._deal(s, culo, events)
+        s = self._deal(s, events)
         for giver_title, receiver_title, k in TRADES:
             giver, receiver = s.seat_titled(giver_title), s.seat_titled(receiver_title)
             if giver is None or receiver is None:
@@ -596,17 +643,20 @@ class LudorEngine:
             return replace(s, phase=Phase.EXCHANGE)
         return self._start_play(s, culo, events)
 
-    def _deal(self, s: LudorState, dealer: int, events: list[Event]) -> LudorState:
+    def _deal(self, s: LudorState, events: list[Event]) -> LudorState:
+        """A new round's deal. Its dealer is drawn with the game's RNG every round, whatever the
+        titles: the seats after him get the cards left over (51 does not divide by 4, 5 or 6),
+        so every title gets the short (or long) hand equally often, the Culo no more than the
+        Presidente."""
         deck = build_deck(s.options.deck is Deck.FORTY)
         rng = Rng(s.rng.seed, s.rng.counter)
+        dealer = rng.randbelow(s.n)
         rng.shuffle(deck)
         n = s.n
         hands = tuple(tuple(sorted_cards(deck[(seat - dealer - 1) % n::n])) for seat in range(n))
         s = replace(s, rng=rng, round=s.round + 1, dealer=dealer, hands=hands, pile=(), leftover=(), finished=(),
                     tricks=(), moves=(), exchange=(), to_give=(), votes=(None,) * n, trick=None)
-        events.append(_event(EventType.ROUND_STARTED, round=s.round, dealer=dealer, hand_counts=s.sizes))
-        for seat, hand in enumerate(s.hands):
-            events.append(_event(EventType.CARDS_DEALT, [seat], seat=seat, cards=list(hand)))
+        events.extend(_dealt(s))
         return s
 
     def _transfer(self, s: LudorState, giver: int, receiver: int, cards: Sequence[str],
@@ -670,7 +720,11 @@ HAND: Secret[LudorState] = Secret(
 EXCHANGED_CARDS: Secret[LudorState] = Secret(
     "the cards of an exchange's transfer: its giver's and its receiver's (the others see how many)",
     owner_only)
-SECRETS: tuple[Secret[LudorState], ...] = (HAND, EXCHANGED_CARDS)
+BARRED: Secret[LudorState] = Secret(
+    "that the Autoplim's PLIM bit (the seat it names held cards matching the covered play, and may "
+    "not answer with the 2 de Oros): that seat's alone (the others see the declaration and its target)",
+    owner_only)
+SECRETS: tuple[Secret[LudorState], ...] = (HAND, EXCHANGED_CARDS, BARRED)
 """Everything private in Ludor that a view shows in part. The RNG, the deck order and the cards
 the last seat still held when the round ended (``leftover``) are in no view; the rest is public:
 the card counts, the trick on the table and the round's closed tricks with every card played,
@@ -689,6 +743,8 @@ def _trick_view(state: LudorState, viewer: Viewer) -> JSON | None:
         return None
     return {"leader": trick.leader, "turn": trick.turn, "top": None if trick.top is None else combo_view(trick.top),
             "last_player": trick.last, "passed": sorted(trick.passed), "blocked": sorted(trick.blocked),
+            "barred": trick.barred if trick.barred is not None and BARRED.may_see(state, viewer, trick.barred)
+            else None,
             "moves": [codec.dump(m) for m in state.moves]}
 
 
@@ -723,8 +779,42 @@ VIEW: tuple[Part[LudorState], ...] = (
 """Every part of a Ludor view, in order; the private ones read through :data:`SECRETS`."""
 
 
+def _dealt(s: LudorState) -> list[Event]:
+    """The events of a deal just made: the round, the dealer and the hand sizes (public), and
+    each hand to its holder."""
+    events = [_event(EventType.ROUND_STARTED, round=s.round, dealer=s.dealer, hand_counts=s.sizes)]
+    events.extend(_event(EventType.CARDS_DEALT, [seat], seat=seat, cards=list(hand))
+                  for seat, hand in enumerate(s.hands))
+    return events
+
+
+def _field_error(name: str, message: str) -> FieldValidationError:
+    """A field of the wrong type (422, as the action schemas answer the HTTP surface), not an
+    illegal move (409): the engine judges a body the way the service's validation does."""
+    return FieldValidationError(f"{name}: {message}", errors={name: [message]})
+
+
+def _why_not_an_answer(top: Combo, combo: Combo) -> str:
+    """Why ``combo`` does not answer ``top``: the kind, the count or the rank."""
+    wanted = f"{top.size} card{'s' if top.size > 1 else ''}"
+    if combo.kind != top.kind:
+        if top.kind == AUTOPLIM_PLAY:
+            return "only the 2 de Oros beats the Autoplim"
+        return (f"a {KIND_NAMES[top.kind]} is answered by a {KIND_NAMES[top.kind]} of {wanted} (or the "
+                f"2 de Oros), not by a {KIND_NAMES[combo.kind]}")
+    if combo.size != top.size:
+        return f"that play does not answer the table: the same number of cards ({wanted}) is needed"
+    return (f"that play does not answer the table: {RANK_NAMES[top.power]} or higher is needed, "
+            f"not {RANK_NAMES[combo.power]}")
+
+
 def _values(titles: Sequence[Title | None]) -> list[str | None]:
     return [None if t is None else t.value for t in titles]
+
+
+def _is_named(combo: Combo, take: Sequence[int]) -> bool:
+    """Is ``combo`` jokers alone named a natural rank (a play body then says ``rank``)?"""
+    return combo.kind == SET and combo.power < JOKER and not any(take[p] for p in range(JOKER))
 
 
 def _realize(hand: Sequence[str], take: Sequence[int]) -> Iterator[list[str]]:

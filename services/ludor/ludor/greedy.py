@@ -26,11 +26,19 @@ ENDGAME_PLAIN_CARDS = 3
 
 
 class Choice(NamedTuple):
-    """A move: play ``take`` (counts per power), pass, or put down the Autoplim (``plim``: declare)."""
+    """A move: play ``take`` (counts per power), pass, or put down the Autoplim (``plim``: declare).
+    ``named``: the rank (power) named for jokers played alone (None: Joker)."""
 
     kind: ActionType
     take: Take | None = None
     plim: bool = False
+    named: int | None = None
+
+
+def play_choice(combo: Combo, take: Take) -> Choice:
+    """The choice of playing ``take`` as ``combo`` (jokers alone below Joker are named)."""
+    named = combo.power if combo.kind == SET and combo.power < JOKER and not any(take[:JOKER]) else None
+    return Choice(PLAY, take, named=named)
 
 
 PASS_CHOICE = Choice(PASS)
@@ -57,13 +65,14 @@ def lead_sets(counts: Sequence[int]) -> list[Choice]:
 
 
 def candidates(counts: Sequence[int], trick: Trick, rules: Ruleset, plim_mode_on: bool) -> list[Choice]:
-    """The moves worth considering in turn: undominated answers (or, leading, each rank's whole
-    set, jokers alone, the 2 de Oros), passing, and the Autoplim."""
+    """The moves worth considering in turn: undominated answers (jokers alone named the top's
+    rank, a PLIM, among them; or, leading, each rank's whole set, jokers alone, the 2 de Oros),
+    passing, and the Autoplim."""
     if trick.top is None:
         out = lead_sets(counts)
         out.extend(Choice(PLAY, t) for c, t in plays(counts, None, rules, complete=False) if c.power >= JOKER)
     else:
-        out = [Choice(PLAY, t) for _, t in plays(counts, trick.top, rules, complete=False)]
+        out = [play_choice(c, t) for c, t in plays(counts, trick.top, rules, complete=False)]
         out.append(PASS_CHOICE)
     if counts[AUTOPLIM]:
         out.append(autoplim_choice(trick, plim_mode_on))

@@ -129,10 +129,10 @@ def _straight_take(hand, run, a, length, skip_mask, take):  # type: ignore[no-un
 @njit(cache=True)
 def can_match(hand, k, p, s, straights, run, run_index):  # type: ignore[no-untyped-def]
     """Could ``hand`` play exactly (k, p, s)? (ludor.combos.can_match)"""
-    if k == SET:
+    if k == SET:  # jokers alone may be named any rank
         if p == JOKER:
             return hand[JOKER] >= s
-        return hand[p] >= 1 and hand[p] + hand[JOKER] >= s
+        return hand[p] + hand[JOKER] >= s
     if k != STRAIGHT or not straights:
         return False
     take = np.zeros(POWERS, dtype=np.int64)
@@ -436,8 +436,9 @@ def random_move(hand, t, straights, run, run_index, plim_on, take, takes, powers
 # -- the round -----------------------------------------------------------------------------------
 @njit(cache=True)
 def apply(hands, sizes, t, passed, blocked, finished, seat, move, take, declare,  # type: ignore[no-untyped-def]
-          straights, run, run_index, plim_mode):
-    """One move (ludor.engine's _play / _pass / _play_autoplim and _after_move)."""
+          straights, run, run_index, plim_mode, named):
+    """One move (ludor.engine's _play / _pass / _play_autoplim and _after_move); ``named``: the
+    rank named for jokers played alone (-1: Joker)."""
     n = len(sizes)
     hand = hands[seat]
     if move == M_PASS:
@@ -465,6 +466,8 @@ def apply(hands, sizes, t, passed, blocked, finished, seat, move, take, declare,
             _advance(t, seat, sizes, passed, blocked)
     else:
         k, p, s = classify(take, straights, run, run_index)
+        if named >= 0 and k == SET and p == JOKER:
+            p = named
         for q in range(POWERS):
             hand[q] -= take[q]
         sizes[seat] -= s
@@ -535,7 +538,7 @@ def _play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, ru
             move, declare = greedy(hands[s], t, s, sizes, passed, blocked, straights, run, run_index, plim_on,
                                    take, takes, powers)
         apply(hands, sizes, t, passed, blocked, finished, s, move, take, declare, straights, run, run_index,
-              plim_mode)
+              plim_mode, -1)
     if me < 0:
         return -1
     for i in range(t[N_FINISHED]):
@@ -546,7 +549,8 @@ def _play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, ru
 
 @njit(cache=True)
 def evaluate(me, own, sizes, unseen, known, t0, passed0, blocked0, finished0,  # type: ignore[no-untyped-def]
-             moves, cand_takes, declares, deals, seed, straights, run, run_index, plim_mode, policies, totals):
+             moves, cand_takes, declares, cand_named, deals, seed, straights, run, run_index, plim_mode, policies,
+             totals):
     """Add to ``totals[c]`` the reward of candidate ``c`` on each of ``deals`` random deals of the
     ``unseen`` cards among the other seats (after their ``known`` cards)."""
     np.random.seed(seed)
@@ -587,7 +591,7 @@ def evaluate(me, own, sizes, unseen, known, t0, passed0, blocked0, finished0,  #
             blocked[:] = blocked0
             finished[:] = finished0
             apply(hands, sz, t, passed, blocked, finished, me, moves[c], cand_takes[c], declares[c], straights,
-                  run, run_index, plim_mode)
+                  run, run_index, plim_mode, cand_named[c])
             position = _play_out(hands, sz, t, passed, blocked, finished, me, straights, run, run_index, plim_mode,
                                  policies, take, takes, powers)
             totals[c] += reward(position, n)

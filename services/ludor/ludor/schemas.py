@@ -14,7 +14,7 @@ from ludoteca.adapters.hosting.schemas import StrictBoolean, named_enum, strict_
 from marshmallow import RAISE, Schema, fields, validate
 
 from ludor.combos import KIND_NAMES
-from ludor.engine import MAX_SEATS, ActionType, Phase, Title
+from ludor.engine import MAX_SEATS, NAMEABLE, ActionType, Phase, Title
 from ludor.hierarchy import RANK_NAMES, build_deck, sorted_cards
 from ludor.options import LudorOptions
 from ludor.trick import ClosedBy
@@ -77,6 +77,10 @@ class PlaySchema(_CardsAction):
     """In turn: lead a trick, or answer it with as many cards of equal or higher rank (equal: PLIM)."""
 
     type = fields.String(required=True, validate=validate.Equal(ActionType.PLAY.value))
+    rank = fields.String(validate=validate.OneOf(NAMEABLE), metadata={
+        "description": "Jokers played alone take the rank you name (default: joker, above the 2s); "
+                       "e.g. one joker named 7 answers a 7 with a PLIM. Jokers with other cards take "
+                       "those cards' rank.", "example": "7"})
 
 
 class PassSchema(_Strict):
@@ -142,6 +146,9 @@ class TrickSchema(Schema):
     last_player = _seat(required=True, allow_none=True)
     passed = _seats("Seats that passed in this trick")
     blocked = _seats("Seats blocked by a PLIM for the rest of this trick")
+    barred = _seat(required=True, allow_none=True, metadata={
+        "description": "Your seat if the Autoplim's PLIM bars you from answering it (you held cards matching "
+                       "the play it covered: you may only pass); null otherwise, and always null to the others"})
     moves = fields.List(fields.Nested(MoveSchema), required=True)
 
 

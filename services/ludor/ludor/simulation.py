@@ -25,12 +25,13 @@ from ludor.knowledge import Knowledge
 DEALS_PER_BATCH = 8
 
 
-def _moves(options: list[Choice]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _moves(options: list[Choice]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     moves = np.array([fast.M_PASS if c.kind == PASS else fast.M_AUTOPLIM if c.kind == AUTOPLIM_MOVE
                       else fast.M_PLAY for c in options], dtype=np.int64)
     takes = np.array([c.take if c.take is not None else (0,) * POWERS for c in options], dtype=np.int64)
     declares = np.array([c.plim for c in options], dtype=np.bool_)
-    return moves, takes, declares
+    named = np.array([-1 if c.named is None else c.named for c in options], dtype=np.int64)
+    return moves, takes, declares, named
 
 
 def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float) -> Choice:
@@ -40,7 +41,7 @@ def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float) -> C
     if len(options) == 1:
         return options[0]
     n = k.n
-    moves, takes, declares = _moves(options)
+    moves, takes, declares, named = _moves(options)
     known = np.zeros((n, POWERS), dtype=np.int64)
     for seat, powers in k.known.items():
         for p in powers:
@@ -63,7 +64,7 @@ def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float) -> C
     deals = 0
     while True:
         fast.evaluate(k.seat, own, sizes, unseen, known, t0, passed, blocked, finished, moves, takes, declares,
-                      batch, rng.getrandbits(31), k.rules.straights, run, run_index,
+                      named, batch, rng.getrandbits(31), k.rules.straights, run, run_index,
                       fast.PLIM_MODES[k.plim_mode], policies, totals)
         deals += batch
         if (deals + batch) * len(options) > rollouts or time.perf_counter() > deadline:

@@ -11,7 +11,8 @@ has finished the round and takes no further part).
 - The 2 de Oros wins the trick at once.
 - The Autoplim clears the table: the cards are swept, passes and blocks are lifted and the
   Autoplim lies alone; only the 2 de Oros beats it, so when that has already been played the
-  trick closes at once.
+  trick closes at once. Its PLIM, when it bites, *bars* a seat: he keeps his turn but may only
+  pass (a private fact; a block would skip him in public).
 
 A :class:`Trick` is a frozen value: each function returns the trick after the move.
 """
@@ -49,6 +50,8 @@ class Trick:
     blocked: frozenset[int] = frozenset()
     winner: int | None = None
     closed_by: ClosedBy | None = None
+    barred: int | None = None
+    """The seat the Autoplim's PLIM bars from answering it (he may only pass): private to him."""
 
     @property
     def closed(self) -> bool:
@@ -112,13 +115,13 @@ def plim_target(trick: Trick, seat: int, sizes: Sequence[int]) -> int | None:
     return next_with_cards(seat, sizes)
 
 
-def autoplim(trick: Trick, seat: int, sizes: Sequence[int], block: int | None,
+def autoplim(trick: Trick, seat: int, sizes: Sequence[int], barred: int | None,
              two_of_oros_played: bool) -> Trick:
-    """``seat`` puts down the Autoplim (in turn or not): the table is cleared, ``block`` (the
-    victim of a successful PLIM declaration, if any) is blocked, and the trick goes on only if
-    the 2 de Oros may still come."""
-    trick = replace(trick, passed=frozenset(), blocked=frozenset() if block is None else frozenset({block}),
-                    top=AUTOPLIM_COMBO, last=seat)
+    """``seat`` puts down the Autoplim (in turn or not): the table is cleared, ``barred`` (the
+    victim of a PLIM declaration that bit, if any) may only pass when his turn comes (he keeps
+    it: skipping him would tell the table), and the trick goes on only if the 2 de Oros may
+    still come."""
+    trick = replace(trick, passed=frozenset(), blocked=frozenset(), barred=barred, top=AUTOPLIM_COMBO, last=seat)
     if two_of_oros_played:
         return close(trick, seat, ClosedBy.AUTOPLIM)
     return _advance(trick, seat, sizes)

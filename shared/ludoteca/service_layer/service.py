@@ -248,8 +248,13 @@ class GameService:
         record = replace(record, status=self._status(record, state))
         created = {"seq": 1, "version": 1, "type": "GameCreated", "audience": None,
                    "data": {"seats": list(seats), "options": opts, "seed_sha256": record.seed_sha256}}
+        # An engine whose new game already holds events (Ludor's first deal: RoundStarted and each
+        # hand's CardsDealt) gives them by ``opening_events(state)``; they follow GameCreated.
+        opening = getattr(self.engine, "opening_events", None)
+        events = [created, *(_event_record(seq, 1, e) for seq, e in enumerate(opening(state) if opening else [], 2))]
+        record = replace(record, event_count=len(events))
         due = self._due(record, state)
-        if not self.store.create(game_id, record.to_doc(), [created], due=due):  # pragma: no cover - id collision
+        if not self.store.create(game_id, record.to_doc(), events, due=due):  # pragma: no cover - id collision
             raise ConflictError("Game id collision; try again.")
         self.observer.game_created(self.d.name)
         if record.status is WAITING:
