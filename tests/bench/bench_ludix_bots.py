@@ -1,21 +1,31 @@
 """Ludix bots: strength and speed, printed (no assertions).
 
-    python tests/bench/bench_ludix_bots.py [--quick] [--games 200000] [--engine-games 2000] [--seed 1]
+    python tests/bench/bench_ludix_bots.py [--quick] [--games 200000] [--engine-games 2000]
+                                           [--table-games 60000] [--seed 1]
 
-Prints, for the target 300 and two seats:
+Prints, for the target 300:
 1. the exact chance that ``expert`` wins against itself from the first seat (solved table, and
    re-derived in float64 by evaluating the table's policy against itself);
-2. ``expert`` against ``steady`` by exact policy evaluation, per seat and averaged over the seats;
-3. a Monte Carlo simulation of the same match (numba, straight from the rules and the tables,
+2. ``expert`` against ``steady`` and against ``blind`` (two seats) by exact policy evaluation, per
+   seat and averaged over the seats (who starts alternates);
+3. a Monte Carlo simulation of the same matches (numba, straight from the rules and the tables,
    seats alternating) with its standard error and its distance to (2) in standard errors;
-4. the same match played through the engine and the bot functions (fewer games: slower);
+4. the match against steady played through the engine and the bot functions (fewer games);
 5. the time of one expert decision (the bot called with a view), median and 99th percentile;
 6. the decision time of every level (p50/p99/max, ms) on the views of (4): ``expert`` and
-   ``steady`` as they play, ``random`` called on every view too (its answer unused).
-A shared win counts one half everywhere. ``--quick`` (20,000 simulated games, 300 through the
-engine) prints the same figures with their sample sizes and standard errors, and takes the
-exact (1) and (2) from the last run with the same table file when there was one (they cost 10 to
-30 s); the figures in RULES.md come from the full defaults. Progress goes to stderr every few seconds.
+   ``steady`` as they play, ``random`` and ``blind`` called on every view too (answers unused);
+7. 3, 4 and 8 seats: one expert among sensible ``steady`` bots, the old expert (the two-seat
+   table against the strongest opponent) and the new one (:mod:`ludix.multiseat`), on the same
+   dice (game ``g``: the tested seat is ``g mod n``, seat 0 starts), and the paired difference;
+8. head to head: one new expert among old ones, against parity ``1/n`` and, paired, against an
+   old one in the same seat on the same dice (whose expected share is ``1/n``);
+9. the new expert's decision time in (7) and (8) (the decision function; the first decision of a
+   turn builds the turn's plan).
+A shared win counts one half everywhere (``1/k`` for ``k`` sharing). ``--quick`` (20,000
+simulated games, 300 through the engine, 400 per multi-seat table) prints the same figures with
+their sample sizes and standard errors, and takes the exact (1) and (2) from the last run with the
+same table file when there was one (they cost 30 to 90 s); the figures in RULES.md come from the
+full defaults. Progress goes to stderr every few seconds.
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ import numpy as np
 from bot_timing import Decisions, percentile, progress, sizes
 from ludix.bots import BOTS, expert_rolls, steady_rolls, steady_threshold, two_seat_rolls
 from ludix.engine import MAX_ROUNDS, LudixEngine, LudixState
+from ludix.multiseat import warm_up
 from ludix.numerals import FACES, canonical, numerals_of
 from ludix.table import Policy, table_path
 from ludix.table_build import blind_policy, evaluate, steady_policy, table, versus
@@ -264,9 +275,15 @@ def mean_and_se(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
 
 
+def in_se(x: float, se: float) -> str:
+    """``x`` in standard errors (a paired difference with no differing game has none)."""
+    return f"{x / se:+.1f} SE" if se > 0 else "no game differed"
+
+
 def multiseat(games: int, seed: int) -> None:
     """(7) and (8): 3, 4 and 8 seats, the old and the new expert against tables of steady, and the
     new one against tables of old ones; (9) the new expert's decision time there."""
+    print(f"   (the multi-seat sweep loaded and run once, as a worker does before forking: {warm_up():.2f} s)")
     timings: list[float] = []
     for seats in SEATS:
         got = table_match(f"{seats} seats, old and new expert vs steady", games, seed, seats,
@@ -275,12 +292,16 @@ def multiseat(games: int, seed: int) -> None:
         diff, diff_se = mean_and_se(got["new"] - got["old"])
         print(f"7. {seats} seats, one expert among {seats - 1} steady, {games} games (parity {1 / seats:.4f}): "
               f"old {old:.4f} +/- {old_se:.4f}, new {new:.4f} +/- {new_se:.4f}; "
-              f"new - old {diff:+.4f} +/- {diff_se:.4f} (paired, same dice) = {diff / diff_se:+.1f} SE")  # fmt: skip
+              f"new - old {diff:+.4f} +/- {diff_se:.4f} (paired, same dice) = {in_se(diff, diff_se)}")  # fmt: skip
     for seats in SEATS:
-        got = table_match(f"{seats} seats, new among old", games, seed + 1, seats, {"new": ("new", "old")}, timings)
-        rate, se = mean_and_se(got["new"])
-        print(f"8. {seats} seats, one new expert among {seats - 1} old, {games} games: new wins {rate:.4f} +/- "
-              f"{se:.4f}, parity {1 / seats:.4f}: {(rate - 1 / seats) / se:+.1f} SE")  # fmt: skip
+        got = table_match(f"{seats} seats, new among old", games, seed + 1, seats,
+                          {"new": ("new", "old"), "old": ("old", "old")}, timings)  # fmt: skip
+        (rate, se), (same, same_se) = mean_and_se(got["new"]), mean_and_se(got["old"])
+        diff, diff_se = mean_and_se(got["new"] - got["old"])
+        print(f"8. {seats} seats, one new expert among {seats - 1} old, {games} games: new wins {rate:.4f} "
+              f"+/- {se:.4f} (parity {1 / seats:.4f}: {in_se(rate - 1 / seats, se)}); an old one in its "
+              f"seat on the same dice {same:.4f} +/- {same_se:.4f}; new - old {diff:+.4f} +/- {diff_se:.4f} "
+              f"= {in_se(diff, diff_se)}")  # fmt: skip
     ms = sorted(1000 * t for t in timings)
     print(f"9. new expert decisions in (7) and (8), {len(ms)} (the first of a turn builds its plan): "
           f"median {statistics.median(ms):.3f} ms, p99 {percentile(ms, 0.99):.3f} ms, max {ms[-1]:.2f} ms")

@@ -1,6 +1,7 @@
 """The expert with 3 to 8 seats (:mod:`ludix.multiseat`) on constructed states: the end of the game
 exact for every seat still to play (checked against an independent exact computation in
-fractions and an independent sweep), the seats that are done beaten, the old reduction kept."""
+fractions and an independent sweep), the seats that are done beaten, below the target the
+strongest-opponent rule."""
 
 from __future__ import annotations
 
@@ -47,17 +48,15 @@ class TestEndOfTheGame:
         """4 seats, seat 0 first and done at 65; seat 1 holds at ``a``; seats 2 (40) and 3 (20) play
         their last turn each rolling until strictly ahead: ``a`` below 65 loses, 65 shares with
         seat 0 if both fail, above wins if both fail."""
-        policy, _ = expert_table(TARGET)
         totals = (65, 10, 40, 20)
-        a = np.array([64, 65, 66, 90, 200])
-        got = multiseat.end_values(policy, totals, done=[0], later=[2, 3], a=a)
-        fail = [(1 - passes(x - 40)) * (1 - passes(x - 20)) for x in a.tolist()]
-        want = [0, fail[1] / 2, fail[2], fail[3], fail[4]]
-        assert got == pytest.approx([float(w) for w in want], abs=1e-12)
+        got = multiseat.end_values(totals, done=[0], later=[2, 3], low=64, count=800)
+        fail = [(1 - passes(a - 40)) * (1 - passes(a - 20)) for a in range(64, 864)]
+        want = [Fraction(0), fail[1] / 2, *fail[2:]]
+        assert got.tolist() == pytest.approx([float(w) for w in want], abs=1e-12)
 
     def test_the_last_seat_holds_as_soon_as_it_is_strictly_ahead(self) -> None:
         plan = plan_of((70, 30, 10), seat=2)  # seat 2 closes the last round: it must pass 70
-        assert plan[: 70 - 10 + 1].all()  # behind, and at the tie (58/81 > 1/2)
+        assert plan[1 : 70 - 10 + 1].all()  # behind, and at the tie (58/81 > 1/2)
         assert not plan[70 - 10 + 1 :].any()
 
     def test_a_seat_still_to_play_makes_it_roll_past_the_leader(self) -> None:
@@ -113,6 +112,23 @@ class TestPlan:
         assert expert_rolls(view((10, 20), 0), 30) == policy.first_rolls(10 + shift, 20 + shift, 30)
 
     @pytest.mark.parametrize("seats", [3, 4, 8])
+    def test_below_the_target_the_strongest_opponent_rule_decides(self, seats: int) -> None:
+        rng = np.random.default_rng(100 + seats)
+        for _ in range(60):
+            totals = tuple(int(x) for x in rng.integers(0, TARGET, size=seats))
+            seat, first = int(rng.integers(seats)), int(rng.integers(seats))
+            for k in range(1, TARGET - totals[seat]):
+                state = view(totals, seat, first)
+                assert expert_rolls(state, k) == two_seat_rolls(state, k)
+            assert not plan_of(totals, seat, first)[: TARGET - totals[seat]].any()
+
+    def test_from_the_target_on_the_plan_decides(self) -> None:
+        totals = (30, 20, 20)  # seat 0 at 30 + 20 = 50: two seats still to play at 20 need 31
+        bits = plan_of(totals, 0)
+        assert [expert_rolls(view(totals, 0), k) for k in range(20, len(bits))] == bits[20:].tolist()
+        assert bits[20]  # each of the two passes 50 with chance q(30): too likely to stop there
+
+    @pytest.mark.parametrize("seats", [3, 4, 8])
     def test_the_sweep_never_rolls_near_its_top(self, seats: int) -> None:
         """Holding is forced above the sweep's top: the plan must stop rolling well below it (on
         states of a game: every seat below the target, or, in the last round, some seat that has
@@ -126,4 +142,3 @@ class TestPlan:
                 totals[int(rng.choice(done))] = int(rng.integers(TARGET, TARGET + 60))
             plan = plan_of(tuple(totals), seat, first)
             assert not plan[len(plan) - 80 :].any(), (totals, seat, first)
-            assert plan[0]  # a turn starts with a throw
