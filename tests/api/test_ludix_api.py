@@ -57,6 +57,13 @@ class TestCreateAndLobby:
         assert status == 422
         assert field in data["errors"]
 
+    @pytest.mark.parametrize("target", [300.5, 300.0, 1e2])
+    def test_a_target_that_is_not_a_json_integer_is_422_not_truncated(self, ludix: Api, target: float) -> None:
+        body = {"seats": ["human", "human"], "options": {"target": target}}
+        status, data, _ = ludix.call("POST", "/games", body=body)
+        assert status == 422
+        assert data["errors"] == {"options": {"target": ["Not a valid integer."]}}
+
     def test_creator_seat_must_be_human(self, ludix: Api) -> None:
         status, _data, _ = ludix.call("POST", "/games", body={"seats": ["bot:random", "human"], "seat": 0})
         assert status == 422

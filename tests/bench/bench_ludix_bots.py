@@ -1,21 +1,31 @@
 """Ludix bots: strength and speed, printed (no assertions).
 
-    python tests/bench/bench_ludix_bots.py [--quick] [--games 200000] [--engine-games 2000] [--seed 1]
+    python tests/bench/bench_ludix_bots.py [--quick] [--games 200000] [--engine-games 2000]
+                                           [--table-games 60000] [--seed 1]
 
-Prints, for the target 300 and two seats:
+Prints, for the target 300:
 1. the exact chance that ``expert`` wins against itself from the first seat (solved table, and
    re-derived in float64 by evaluating the table's policy against itself);
-2. ``expert`` against ``steady`` by exact policy evaluation, per seat and averaged over the seats;
-3. a Monte Carlo simulation of the same match (numba, straight from the rules and the tables,
+2. ``expert`` against ``steady`` and against ``blind`` (two seats) by exact policy evaluation, per
+   seat and averaged over the seats (who starts alternates);
+3. a Monte Carlo simulation of the same matches (numba, straight from the rules and the tables,
    seats alternating) with its standard error and its distance to (2) in standard errors;
-4. the same match played through the engine and the bot functions (fewer games: slower);
+4. the match against steady played through the engine and the bot functions (fewer games);
 5. the time of one expert decision (the bot called with a view), median and 99th percentile;
 6. the decision time of every level (p50/p99/max, ms) on the views of (4): ``expert`` and
-   ``steady`` as they play, ``random`` called on every view too (its answer unused).
-A shared win counts one half everywhere. ``--quick`` (20,000 simulated games, 300 through the
-engine) prints the same figures with their sample sizes and standard errors, and takes the
-exact (1) and (2) from the last run with the same table file when there was one (they cost 10 to
-30 s); the figures in RULES.md come from the full defaults. Progress goes to stderr every few seconds.
+   ``steady`` as they play, ``random`` and ``blind`` called on every view too (answers unused);
+7. 3, 4 and 8 seats: one expert among sensible ``steady`` bots, the old expert (the two-seat
+   table against the strongest opponent) and the new one (:mod:`ludix.multiseat`), on the same
+   dice (game ``g``: the tested seat is ``g mod n``, seat 0 starts), and the paired difference;
+8. head to head: one new expert among old ones, against parity ``1/n`` and, paired, against an
+   old one in the same seat on the same dice (whose expected share is ``1/n``);
+9. the new expert's decision time in (7) and (8) (the decision function; the first decision of a
+   turn builds the turn's plan).
+A shared win counts one half everywhere (``1/k`` for ``k`` sharing). ``--quick`` (20,000
+simulated games, 300 through the engine, 400 per multi-seat table) prints the same figures with
+their sample sizes and standard errors, and takes the exact (1) and (2) from the last run with the
+same table file when there was one (they cost 30 to 90 s); the figures in RULES.md come from the
+full defaults. Progress goes to stderr every few seconds.
 """
 
 from __future__ import annotations
@@ -28,15 +38,18 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable, Sequence
 from itertools import product
+from typing import Any
 
 import numpy as np
-from bot_timing import Decisions, progress, sizes
-from ludix.bots import BOTS, steady_threshold
-from ludix.engine import LudixEngine, LudixState
+from bot_timing import Decisions, percentile, progress, sizes
+from ludix.bots import BOTS, expert_rolls, steady_rolls, steady_threshold, two_seat_rolls
+from ludix.engine import MAX_ROUNDS, LudixEngine, LudixState
+from ludix.multiseat import warm_up
 from ludix.numerals import FACES, canonical, numerals_of
 from ludix.table import Policy, table_path
-from ludix.table_build import evaluate, table, versus_threshold
+from ludix.table_build import blind_policy, evaluate, steady_policy, table, versus
 from ludoteca.core.rng import Rng
 from numba import njit
 
@@ -75,10 +88,12 @@ def _expert_rolls(
 
 @njit(cache=True)
 def simulate(
-    games: int, seed: int, offset: int, target: int, cap: int, threshold: int, throws: np.ndarray,
-    roll_first: np.ndarray, roll_second: np.ndarray, final_roll: np.ndarray,
+    games: int, seed: int, offset: int, target: int, cap: int, threshold: int, sensible: bool,
+    throws: np.ndarray, roll_first: np.ndarray, roll_second: np.ndarray, final_roll: np.ndarray,
 ) -> np.ndarray:  # fmt: skip
-    """Expert vs hold-at-``threshold``; even games the expert is first. Returns the expert's
+    """Expert vs hold-at-``threshold``: ``steady`` (``sensible``: it holds on reaching the target
+    and in its last turn rolls while not strictly ahead) or ``blind``; even games the expert is
+    first. Returns the expert's
     score per game (1 win, 1/2 shared, 0 loss). Games ``offset`` to ``offset + games``: the
     generator is seeded at game 0 only, so consecutive chunks play the games of one call."""
     if offset == 0:
@@ -102,8 +117,10 @@ def simulate(
                 k += value
                 if mover == expert:
                     rolls = _expert_rolls(mover, own, other, k, target, cap, roll_first, roll_second, final_roll)
+                elif sensible and mover == 1 and other >= target:  # steady's last turn
+                    rolls = own + k <= other
                 else:
-                    rolls = k < threshold
+                    rolls = k < threshold and (own + k < target or not sensible)
                 if not rolls:
                     break
             totals[mover] += k
@@ -115,27 +132,31 @@ def simulate(
     return scores
 
 
-def exact_values(policy: Policy, threshold: int, reuse: bool) -> tuple[float, float, float, str]:
-    """(1) and (2): the table's policy evaluated against itself and against hold-at-``threshold``
-    (exact, float64; 10 to 30 s). Every run keeps them beside the table, under the table file's
-    SHA-256; ``reuse`` (the quick mode) takes them from there when the table is the same. Returns
-    the three values and a note saying where they came from."""
+def exact_values(policy: Policy, threshold: int, reuse: bool) -> tuple[dict[str, float], str]:
+    """(1) and (2): the table's policy evaluated exactly (float64; 10 to 30 s each) against itself
+    (``selfplay``: the first seat's chance) and against ``steady`` and ``blind`` (``<level>_first``,
+    ``<level>_second``: the expert's chance from each seat). Every run keeps them beside the
+    table, under the table file's SHA-256; ``reuse`` (the quick mode) takes them from there when
+    the table is the same. Returns the values and a note saying where they came from."""
     path = table_path(TARGET)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     cache = path.with_suffix(".bench.json")
-    key = {"table_sha256": digest, "threshold": threshold}
+    key = {"table_sha256": digest, "threshold": threshold, "levels": ["steady", "blind"]}
     if reuse and cache.exists():
         stored = json.loads(cache.read_text())
         if stored.get("key") == key:
-            return stored["selfplay"], stored["as_first"], stored["as_second"], f" (exact; kept from {cache.name})"
-    print("   ... evaluating the table's policy exactly, against itself and against steady (10 to 30 s)",
+            return stored["values"], f" (exact; kept from {cache.name})"
+    print("   ... evaluating the table's policy exactly, against itself, steady and blind (30 to 90 s)",
           file=sys.stderr, flush=True)
     first, second = policy.unpacked()
-    selfplay = float(evaluate(TARGET, policy.cap, first, second, policy.final_win)[0, 0])
-    print("   ... against itself: done", file=sys.stderr, flush=True)
-    as_first, as_second = (float(x) for x in versus_threshold(policy, threshold))
-    cache.write_text(json.dumps({"key": key, "selfplay": selfplay, "as_first": as_first, "as_second": as_second}))
-    return selfplay, as_first, as_second, ""
+    values = {"selfplay": float(evaluate(TARGET, policy.cap, first, second, policy.final_win)[0, 0])}
+    opponents = {"steady": lambda: steady_policy(policy, threshold),
+                 "blind": lambda: blind_policy(TARGET, policy.cap, threshold)}
+    for level, bits in opponents.items():
+        values[f"{level}_first"], values[f"{level}_second"] = versus(policy, bits())
+        print(f"   ... against {level}: done", file=sys.stderr, flush=True)
+    cache.write_text(json.dumps({"key": key, "values": values}))
+    return values, ""
 
 
 def simulate_chunks(games: int, seed: int, *args: object) -> np.ndarray:
@@ -155,7 +176,7 @@ def engine_match(games: int, seed: int, decisions: Decisions) -> tuple[float, fl
     (with a pending throw), and every level's decisions into ``decisions``."""
     engine = LudixEngine()
     rnd = random.Random(seed)
-    shadow = random.Random(seed + 1)  # the random bot's, called on every view, its answer unused
+    shadow = random.Random(seed + 1)  # the random and blind bots', called on every view, unused
     total = 0.0
     timings: list[float] = []
     tick = progress("games through the engine")
@@ -170,7 +191,8 @@ def engine_match(games: int, seed: int, decisions: Decisions) -> tuple[float, fl
             action = decisions.call(level, BOTS[level], view, legal, rnd)
             if level == "expert" and view["throw"]:
                 timings.append(decisions.seconds[level][-1])
-            decisions.call("random", BOTS["random"], view, legal, shadow)
+            for other in ("random", "blind"):
+                decisions.call(other, BOTS[other], view, legal, shadow)
             state, _ = engine.apply(state, seat, action)
         tick(g + 1, games)
         expert = g % 2
@@ -180,39 +202,149 @@ def engine_match(games: int, seed: int, decisions: Decisions) -> tuple[float, fl
     return rate, math.sqrt(rate * (1 - rate) / games), timings
 
 
+# -- 3 to 8 seats ----------------------------------------------------------------------------
+Rolls = Callable[[dict[str, Any], int], bool]
+PLAYERS: dict[str, Rolls] = {"steady": steady_rolls, "old": two_seat_rolls, "new": expert_rolls}
+"""The decision functions of the bots themselves (``old``: the strongest-opponent reduction,
+the expert before this change; ``new``: today's expert)."""
+SEATS = (3, 4, 8)
+
+
+def table_game(players: Sequence[Rolls], throws: list[int], rng: np.random.Generator,
+               timings: list[float] | None) -> list[float]:  # fmt: skip
+    """One game to :data:`TARGET` by the rules (seat 0 first, the last round completed), each
+    seat deciding with its function on the view's fields it reads; returns each seat's score (1 a
+    win, 1/n a win shared by n). ``timings`` gets the seconds of seat decisions of "new"."""
+    n = len(players)
+    totals = [0] * n
+    draws, used = rng.integers(0, len(throws), size=1024), 0
+    final, seat, rounds = False, 0, 1
+    while True:
+        view = {"seat": seat, "totals": tuple(totals), "target": TARGET, "first_player": 0, "final_round": final}
+        decide = players[seat]
+        k = 0
+        while True:
+            if used == len(draws):
+                draws, used = rng.integers(0, len(throws), size=1024), 0
+            value = throws[draws[used]]
+            used += 1
+            if value < 0:
+                k = 0
+                break
+            k += value
+            if timings is not None and decide is expert_rolls:
+                start = time.perf_counter()
+                rolls = decide(view, k)
+                timings.append(time.perf_counter() - start)
+            else:
+                rolls = decide(view, k)
+            if not rolls:
+                break
+        totals[seat] += k
+        final = final or totals[seat] >= TARGET
+        if seat == n - 1:
+            if final or rounds == MAX_ROUNDS:
+                break
+            rounds += 1
+        seat = (seat + 1) % n
+    best = max(totals)
+    winners = [s for s in range(n) if totals[s] == best]
+    return [1 / len(winners) if s in winners else 0.0 for s in range(n)]
+
+
+def table_match(label: str, games: int, seed: int, seats: int, lineups: dict[str, tuple[str, str]],
+                timings: list[float] | None = None) -> dict[str, np.ndarray]:  # fmt: skip
+    """For each lineup ``name: (tested, others)``: ``games`` games of ``seats`` seats with one
+    ``tested`` player (at seat ``g mod seats`` in game ``g``) and ``others`` elsewhere; game ``g``
+    uses the same dice stream in every lineup (paired: the difference of two lineups is measured
+    on the same games). Returns the tested player's score per game, per lineup."""
+    throws = [int(x) for x in throw_table()]
+    out = {name: np.zeros(games) for name in lineups}
+    tick = progress(label)
+    for g in range(games):
+        for name, (tested, others) in lineups.items():
+            players = [PLAYERS[others]] * seats
+            players[g % seats] = PLAYERS[tested]
+            rng = np.random.default_rng([seed, seats, g])
+            out[name][g] = table_game(players, throws, rng, timings)[g % seats]
+        tick(g + 1, games)
+    return out
+
+
+def mean_and_se(x: np.ndarray) -> tuple[float, float]:
+    return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
+
+
+def in_se(x: float, se: float) -> str:
+    """``x`` in standard errors (a paired difference with no differing game has none)."""
+    return f"{x / se:+.1f} SE" if se > 0 else "no game differed"
+
+
+def multiseat(games: int, seed: int) -> None:
+    """(7) and (8): 3, 4 and 8 seats, the old and the new expert against tables of steady, and the
+    new one against tables of old ones; (9) the new expert's decision time there."""
+    print(f"   (the multi-seat sweep loaded and run once, as a worker does before forking: {warm_up():.2f} s)")
+    timings: list[float] = []
+    for seats in SEATS:
+        got = table_match(f"{seats} seats, old and new expert vs steady", games, seed, seats,
+                          {"old": ("old", "steady"), "new": ("new", "steady")}, timings)  # fmt: skip
+        (old, old_se), (new, new_se) = mean_and_se(got["old"]), mean_and_se(got["new"])
+        diff, diff_se = mean_and_se(got["new"] - got["old"])
+        print(f"7. {seats} seats, one expert among {seats - 1} steady, {games} games (parity {1 / seats:.4f}): "
+              f"old {old:.4f} +/- {old_se:.4f}, new {new:.4f} +/- {new_se:.4f}; "
+              f"new - old {diff:+.4f} +/- {diff_se:.4f} (paired, same dice) = {in_se(diff, diff_se)}")  # fmt: skip
+    for seats in SEATS:
+        got = table_match(f"{seats} seats, new among old", games, seed + 1, seats,
+                          {"new": ("new", "old"), "old": ("old", "old")}, timings)  # fmt: skip
+        (rate, se), (same, same_se) = mean_and_se(got["new"]), mean_and_se(got["old"])
+        diff, diff_se = mean_and_se(got["new"] - got["old"])
+        print(f"8. {seats} seats, one new expert among {seats - 1} old, {games} games: new wins {rate:.4f} "
+              f"+/- {se:.4f} (parity {1 / seats:.4f}: {in_se(rate - 1 / seats, se)}); an old one in its "
+              f"seat on the same dice {same:.4f} +/- {same_se:.4f}; new - old {diff:+.4f} +/- {diff_se:.4f} "
+              f"= {in_se(diff, diff_se)}")  # fmt: skip
+    ms = sorted(1000 * t for t in timings)
+    print(f"9. new expert decisions in (7) and (8), {len(ms)} (the first of a turn builds its plan): "
+          f"median {statistics.median(ms):.3f} ms, p99 {percentile(ms, 0.99):.3f} ms, max {ms[-1]:.2f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    args = sizes(parser, {"games": 200_000, "engine_games": 2_000, "seed": 1},
-                 {"games": 20_000, "engine_games": 300})
+    args = sizes(parser, {"games": 200_000, "engine_games": 2_000, "table_games": 60_000, "seed": 1},
+                 {"games": 20_000, "engine_games": 300, "table_games": 400})
 
     start = time.perf_counter()
     policy: Policy = table(TARGET)
     print(f"table {table_path(TARGET)} ready in {time.perf_counter() - start:.2f} s (load, or build if absent)")
     threshold = steady_threshold()
-    print(f"steady holds at turn total {threshold}")
+    print(f"steady and blind hold at turn total {threshold}")
 
-    selfplay, as_first, as_second, cached = exact_values(policy, threshold, reuse=args.quick)
+    values, cached = exact_values(policy, threshold, reuse=args.quick)
+    selfplay = values["selfplay"]
     print(f"1. expert vs expert, first seat wins: {selfplay:.6f} (table float32: {policy.win_first[0, 0]:.6f}); "
           f"second seat: {1 - selfplay:.6f}{cached}")  # fmt: skip
 
-    exact = (as_first + as_second) / 2
-    print(f"2. expert vs steady, exact: {as_first:.6f} as first, {as_second:.6f} as second, "
-          f"{exact:.6f} averaged over the seats{cached}")  # fmt: skip
+    exact = {}
+    for level in ("steady", "blind"):
+        first, second = values[f"{level}_first"], values[f"{level}_second"]
+        exact[level] = (first + second) / 2
+        print(f"2. expert vs {level}, exact: {first:.6f} as first, {second:.6f} as second, "
+              f"{exact[level]:.6f} averaged over the seats{cached}")  # fmt: skip
 
-    start = time.perf_counter()
-    scores = simulate_chunks(args.games, args.seed, TARGET, policy.cap, threshold, throw_table(),
-                             policy.roll_first, policy.roll_second, policy.final_roll)  # fmt: skip
-    seconds = time.perf_counter() - start
-    rate, se = float(scores.mean()), float(scores.std(ddof=1) / math.sqrt(len(scores)))
-    print(f"3. simulation, {args.games} games (seats alternating, {seconds:.1f} s): {rate:.4f} +/- {se:.4f} (1 SE); "
-          f"{(rate - exact) / se:+.2f} SE from the exact value")  # fmt: skip
+    for level in ("steady", "blind"):
+        start = time.perf_counter()
+        scores = simulate_chunks(args.games, args.seed, TARGET, policy.cap, threshold, level == "steady",
+                                 throw_table(), policy.roll_first, policy.roll_second, policy.final_roll)  # fmt: skip
+        seconds = time.perf_counter() - start
+        rate, se = mean_and_se(scores)
+        print(f"3. simulation vs {level}, {args.games} games (seats alternating, {seconds:.1f} s): {rate:.4f} +/- "
+              f"{se:.4f} (1 SE); {(rate - exact[level]) / se:+.2f} SE from the exact value")  # fmt: skip
 
     start = time.perf_counter()
     decisions = Decisions()
     rate, se, timings = engine_match(args.engine_games, args.seed, decisions)
     seconds = time.perf_counter() - start
-    print(f"4. through the engine and the bots, {args.engine_games} games ({seconds:.1f} s): {rate:.4f} +/- {se:.4f}; "
-          f"{(rate - exact) / se:+.2f} SE from the exact value")  # fmt: skip
+    print(f"4. vs steady through the engine and the bots, {args.engine_games} games ({seconds:.1f} s): {rate:.4f} "
+          f"+/- {se:.4f}; {(rate - exact['steady']) / se:+.2f} SE from the exact value")  # fmt: skip
 
     timings.sort()
     p99 = timings[int(0.99 * (len(timings) - 1))]
@@ -221,6 +353,7 @@ def main() -> None:
           f"p99 {p99 * 1e6:.1f} us")  # fmt: skip
     print("6. ", end="")
     decisions.table(f"{args.engine_games} games of (4)", list(BOTS))
+    multiseat(args.table_games, args.seed)
 
 
 if __name__ == "__main__":

@@ -66,6 +66,8 @@ def isolated_tables(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         mp.setenv("LUDOTECA_CACHE", str(tmp_path_factory.mktemp("ludix-cache")))
         policy.table.cache_clear()
         bots.expert_table.cache_clear()
+        bots.turn_plan.cache_clear()
         yield
     policy.table.cache_clear()
     bots.expert_table.cache_clear()
+    bots.turn_plan.cache_clear()

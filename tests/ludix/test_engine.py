@@ -275,6 +275,18 @@ class TestViewAndCodec:
         }
         assert "rng" not in view and SEED not in str(view)
 
+    def test_view_shows_the_points_at_stake(
+        self, engine: LudixEngine, start: Start, throwing: Callable[[str], Rng]
+    ) -> None:
+        """``at_stake``: the turn total with the pending throw's best numeral, what a hold banks."""
+        state = start(2, throw="IXLX", turn_total=12)
+        assert engine.view(state, 0)["at_stake"] == 12 + 71
+        held, _ = engine.apply(state, 0, {"type": "hold"})
+        assert held.totals[0] == 83
+        assert engine.view(start(2), 0)["at_stake"] == 0 == engine.view(start(2), 0)["turn_total"]
+        rolled, _ = engine.apply(start(2, rng=throwing("XXII")), 0, {"type": "roll"})
+        assert engine.view(rolled, 0)["turn_total"] == 0 and engine.view(rolled, 0)["at_stake"] == 22
+
     def test_view_schema_documents_the_view(self, engine: LudixEngine, start: Start) -> None:
         from ludix.schemas import ViewSchema
 

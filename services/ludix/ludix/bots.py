@@ -2,10 +2,13 @@
 
 - ``random``: any legal action, uniformly.
 - ``steady``: holds once its turn total (best numeral counted) reaches :func:`steady_threshold`,
-  the threshold that maximizes the expected points of a turn, whatever the scores.
+  the threshold that maximizes the expected points of a turn, and on reaching the target; in
+  the last round it plays to beat the leader (:func:`steady_rolls`).
+- ``blind``: the same threshold whatever the scores, target and round (the old ``steady``).
 - ``expert``: maximizes its chance of winning with the solved two-player game
   (:mod:`ludix.table`), the last round's completion included. With more than two seats it plays
-  the two-player table against the strongest opponent (see :func:`expert_rolls`).
+  the two-player table against the strongest opponent below the target, and the end of the game
+  exactly for every seat still to play (:mod:`ludix.multiseat`, see :func:`expert_rolls`).
 
 Every bot calls "Alea jacta est" when it may, takes the best numeral (the solve proves no other
 numeral is ever strictly better for the expert), and answers with one of its legal actions.
@@ -17,11 +20,13 @@ import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
+import numpy as np
 from ludoteca.core.engine import JSON, Bot
 
+from ludix import multiseat
 from ludix.engine import CALL, DEFAULT_TARGET, HOLD, ROLL
 from ludix.numerals import odds
 from ludix.table import Policy, has_table, read_table
@@ -57,6 +62,23 @@ def expected_turn_points(threshold: int) -> Fraction:
     return value[0]
 
 
+def steady_rolls(view: View, turn_total: int) -> bool:
+    """Hold at 110, with the end of the game in view: in the last round (someone reached the
+    target) roll while not strictly ahead of the leader and hold once ahead; before it, hold at
+    110 or on reaching the target (which, for the seat that closes the round, wins the game)."""
+    seat = int(view["seat"])
+    totals = [int(t) for t in view["totals"]]
+    mine = totals[seat] + turn_total
+    if view["final_round"]:
+        return mine <= max(t for s, t in enumerate(totals) if s != seat)
+    return turn_total < steady_threshold() and mine < int(view["target"])
+
+
+def blind_rolls(view: View, turn_total: int) -> bool:
+    """Hold at 110 whatever the scores (past the target, or behind in the last turn)."""
+    return turn_total < steady_threshold()
+
+
 # -- expert ---------------------------------------------------------------------------------
 @cache
 def expert_table(target: int) -> tuple[Policy, int]:
@@ -87,9 +109,34 @@ def solved_table(target: int) -> Policy:
 def expert_rolls(view: View, turn_total: int) -> bool:
     """Whether the expert rolls at ``turn_total`` (the pending throw's numeral counted).
 
-    Two seats: exact. More seats: the opponent is the strongest other seat (highest total); the
-    expert is the "second player" when its turn closes the round (the next seat is the first
-    player) and the "first player" otherwise; in the last round it plays to beat the leader."""
+    Two seats: the exact table. More seats: below the target (before the last round) the table
+    against the strongest opponent (:func:`two_seat_rolls`); once a bank would reach the target,
+    and in the last round, the turn's plan (:mod:`ludix.multiseat`), exact for every seat still
+    to play."""
+    totals = tuple(int(t) for t in view["totals"])
+    if len(totals) == 2:
+        return two_seat_rolls(view, turn_total)
+    if not view["final_round"] and totals[int(view["seat"])] + turn_total < int(view["target"]):
+        return two_seat_rolls(view, turn_total)
+    bits = turn_plan(int(view["target"]), totals, int(view["seat"]), int(view["first_player"]),
+                     bool(view["final_round"]))  # fmt: skip
+    return turn_total < len(bits) and bool(bits[turn_total])
+
+
+@lru_cache(maxsize=4096)
+def turn_plan(target: int, totals: tuple[int, ...], seat: int, first_player: int, final_round: bool) -> np.ndarray:
+    """The expert's roll bit per turn total for one turn of 3 or more seats, once per turn."""
+    policy, shift = expert_table(target)
+    return multiseat.plan(policy, shift, target, totals, seat, first_player, final_round)
+
+
+def two_seat_rolls(view: View, turn_total: int) -> bool:
+    """The two-seat table; with more seats the reduction to the strongest opponent (the highest
+    total among the others): the expert is the "second player" when its turn closes the round (the
+    next seat is the first player) and the "first player" otherwise. Exact with two seats. With
+    more it decides the new expert's rolls below the target; everywhere, with its last round "beat
+    the leader" whatever the seats still to play, it is the old expert, which the benchmark plays
+    against the new one."""
     seat = int(view["seat"])
     totals = [int(t) for t in view["totals"]]
     own = totals[seat]
@@ -125,7 +172,8 @@ def _playing_bot(rolls: Callable[[View, int], bool]) -> Bot:
     return bot
 
 
-steady_bot = _playing_bot(lambda view, turn_total: turn_total < steady_threshold())
+steady_bot = _playing_bot(steady_rolls)
+blind_bot = _playing_bot(blind_rolls)
 expert_bot = _playing_bot(expert_rolls)
 
-BOTS: dict[str, Bot] = {"random": random_bot, "steady": steady_bot, "expert": expert_bot}
+BOTS: dict[str, Bot] = {"random": random_bot, "blind": blind_bot, "steady": steady_bot, "expert": expert_bot}

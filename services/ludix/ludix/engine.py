@@ -174,6 +174,13 @@ class LudixState:
             following = (following + 1) % self.seats
         return out
 
+    @property
+    def at_stake(self) -> int:
+        """The points a bust would lose and a hold would bank: the turn total with the pending
+        throw's best numeral (the default) counted."""
+        numerals = self.pending_numerals()
+        return self.turn_total + (numerals[0].value if numerals else 0)
+
     def pending_numerals(self) -> tuple[Numeral, ...]:
         return numerals_of(canonical(self.throw)) if self.throw else ()
 
@@ -394,6 +401,7 @@ VIEW: tuple[Part[LudixState], ...] = (
     Part("round", lambda s, viewer: s.round),
     Part("final_round", lambda s, viewer: s.final_round),
     Part("turn_total", lambda s, viewer: s.turn_total),
+    Part("at_stake", lambda s, viewer: s.at_stake),
     Part("throw", lambda s, viewer: _throw_view(s)),
 )
 """Every part of a Ludix view, in order. All public: Ludix has no secrets (the dice to come are

@@ -18,8 +18,19 @@ numeral (14 of the 35 possible throws, e.g. LXXX = 80; a bust has chance 23/81 a
 total). After a valid throw, `roll` again or `hold` to bank; either may name the `numeral` that
 counts (default: the best, e.g. LXXI rather than LXIX or XLIX). Once someone reaches the target
 (300) the round is completed; the highest total wins, equal totals share the win.
-Bots: `random`, `steady` (holds at 110), `expert` (exact win-maximizing play, two-player table).
+Bots: `random`, `steady` (holds at 110, or on reaching the target; in the last round plays to beat
+the leader), `blind` (holds at 110 whatever the scores), `expert` (exact win-maximizing play with
+two seats; with more, the end of the game exact for every seat still to play).
 `GET /numerals?dice=LXVI` and `GET /odds` give the exact odds."""
+
+def warm_up() -> float:
+    """The multi-seat expert's compiled sweep, loaded (numba's disk cache, ``make policy``) and run
+    once, so that no first decision of a worker compiles it (imported here: the game services
+    never run a bot)."""
+    from ludix.multiseat import warm_up as warm
+
+    return warm()
+
 
 definition = GameDefinition(
     name="ludix",
@@ -31,4 +42,5 @@ definition = GameDefinition(
     bots=BOTS,
     extras=extras,
     description=DESCRIPTION,
+    warm_up=warm_up,
 )

@@ -13,6 +13,7 @@ import argparse
 import sys
 import time
 
+from ludix import multiseat
 from ludix.bots import steady_threshold
 from ludix.engine import DEFAULT_TARGET
 from ludix.table import Policy, has_table, table_path
@@ -40,10 +41,11 @@ def main(argv: list[str] | None = None) -> int:
         if has_table(args.target) and not args.force:
             _info(table(args.target), None)
             print("(already built; --force to rebuild)")
-            return 0
-        start = time.perf_counter()
-        policy = build(args.target)
-        _info(policy, time.perf_counter() - start)
+        else:
+            start = time.perf_counter()
+            policy = build(args.target)
+            _info(policy, time.perf_counter() - start)
+        print(f"multi-seat expert's sweep compiled and run in {multiseat.warm_up():.1f} s")
     else:
         _info(table(args.target), None)
     return 0

@@ -92,6 +92,15 @@ class ViewSchema(Schema):
     turn_total = fields.Integer(
         required=True, metadata={"description": "Points of this turn, the pending throw not counted"}
     )
+    at_stake = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Points at stake in the pending throw: the turn total with the pending throw's best "
+            "numeral (the default) counted, i.e. what `hold` banks and what the next throw risks; equals "
+            "`turn_total` when no throw is pending",
+            "example": 88,
+        },
+    )
     throw = fields.Nested(
         ThrowSchema, required=True, allow_none=True, metadata={"description": "The valid throw awaiting a choice"}
     )

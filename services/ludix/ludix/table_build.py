@@ -120,9 +120,14 @@ def evaluate(
     return np.asarray(va)
 
 
-def threshold_policy(target: int, cap: int, threshold: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Roll bits and final-turn chances of "hold at turn total ``threshold``" (``steady``),
-    which keeps rolling below the threshold even when holding would win."""
+Bits = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""A fixed two-seat policy: roll bits as the first player, as the second, and its chances in the
+second player's final turn by deficit."""
+
+
+def blind_policy(target: int, cap: int, threshold: int) -> Bits:
+    """"Hold at turn total ``threshold``" whatever the scores (``blind``): it keeps rolling below
+    the threshold even when holding would win, and holds at it in its last turn even when behind."""
     from ludix import solver
 
     arr = throw_arrays()
@@ -134,13 +139,27 @@ def threshold_policy(target: int, cap: int, threshold: int) -> tuple[np.ndarray,
     return first, second, final
 
 
-def versus_threshold(policy: Policy, threshold: int) -> tuple[float, float]:
-    """The expert's exact chance against "hold at ``threshold``": (expert first, expert second)."""
+def steady_policy(policy: Policy, threshold: int) -> Bits:
+    """``steady`` (:func:`ludix.bots.steady_rolls`) with two seats: hold at ``threshold`` or on
+    reaching the target (as the second player that wins at once), and in the last turn roll while
+    not strictly ahead. That last turn is the optimal one (:attr:`Policy.final_win`): behind,
+    rolling is the only chance, and at a tie rolling wins with 58/81 > 1/2 (the optimal final turn
+    rolls at a tie too, which the tests check)."""
+    t, cap = policy.target, policy.cap
+    k = np.arange(cap + 1)
+    own = np.arange(t)[:, None, None]
+    first = np.broadcast_to((k < threshold) & (own + k < t), (t, t, cap + 1)).copy()
+    second = first[:, :, :t].copy()  # the solver holds B at own + k >= t by the array's length
+    return first, second, policy.final_win
+
+
+def versus(policy: Policy, opponent: Bits) -> tuple[float, float]:
+    """The expert's exact chance against a fixed policy: (expert first, expert second)."""
     t, cap = policy.target, policy.cap
     expert_first, expert_second = policy.unpacked()
-    steady_first, steady_second, steady_final = threshold_policy(t, cap, threshold)
-    as_first = float(evaluate(t, cap, expert_first, steady_second, steady_final)[0, 0])
-    as_second = 1.0 - float(evaluate(t, cap, steady_first, expert_second, policy.final_win)[0, 0])
+    their_first, their_second, their_final = opponent
+    as_first = float(evaluate(t, cap, expert_first, their_second, their_final)[0, 0])
+    as_second = 1.0 - float(evaluate(t, cap, their_first, expert_second, policy.final_win)[0, 0])
     return as_first, as_second
 
 
