@@ -4,8 +4,11 @@ against an independent brute-force oracle over the 576 sets."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ludic.language import RuleError, parse, render
 from ludic.rules import InitialSets, accept_guess, accept_rule, check
 from ludic.tables import table_of
@@ -240,3 +243,95 @@ class TestChecker:
     def test_report_of_a_syntax_error(self) -> None:
         report = check("top is purple")
         assert report["errors"][0]["column"] == 8 and report["obeying_sets"] is None
+
+
+# ---- exact arithmetic ---------------------------------------------------------------------------
+E = "(512 * 512 * 512 * 32)"
+"""2^32: in 64-bit integers E * E wraps around to 0."""
+
+
+def _oracle_value(expr: Any, top: CardType, bottom: CardType) -> int | None:
+    """The exact value of an expression tree over one set (None: a remainder by zero)."""
+    kind = expr[0]
+    if kind == "const":
+        return int(expr[1])
+    if kind == "card":
+        return top.rank if expr[1] == "top" else bottom.rank
+    if kind == "sum":
+        return top.rank + bottom.rank
+    if kind == "product":
+        return top.rank * bottom.rank
+    left, right = _oracle_value(expr[1], top, bottom), _oracle_value(expr[2], top, bottom)
+    if left is None or right is None:
+        return None
+    if kind == "+":
+        return left + right
+    if kind == "-":
+        return left - right
+    if kind == "*":
+        return left * right
+    return None if right == 0 else left % right
+
+
+def _expr_text(expr: Any) -> str:
+    kind = expr[0]
+    if kind == "const":
+        return str(expr[1])
+    if kind == "card":
+        return f"the {expr[1]} card"
+    if kind in ("sum", "product"):
+        return f"the {kind}"
+    return f"({_expr_text(expr[1])} {kind} {_expr_text(expr[2])})"
+
+
+EXPRESSIONS = st.recursive(
+    st.one_of(st.tuples(st.just("const"), st.integers(0, 1000)),
+              st.tuples(st.just("card"), st.sampled_from(["top", "bottom"])),
+              st.tuples(st.sampled_from(["sum", "product"]))),
+    lambda inner: st.tuples(st.sampled_from(["+", "-", "*", "mod"]), inner, inner),
+    max_leaves=12,
+)
+
+
+class TestExactArithmetic:
+    def test_a_product_past_64_bits_does_not_wrap_around(self) -> None:
+        assert table_of(f"{E} * {E} = 0").obey == 0
+        assert table_of(f"{E} * {E} = {E} * {E}").obey == ALL
+        assert table_of(f"{E} * {E} * the top card > {E} * {E} * 12").obey == oracle_mask(lambda t, b: t.rank == 13)
+
+    def test_huge_values_are_compared_exactly(self) -> None:
+        huge = " * ".join(["1000"] * 30)  # 10^90
+        assert table_of(f"{huge} + the top card - {huge} = the top card").obey == ALL
+        assert table_of(f"({huge} + 1) mod 7 = {(10**90 + 1) % 7}").obey == ALL
+        assert table_of(f"{huge} * the bottom card is even").obey == ALL
+        above_14 = oracle_mask(lambda t, b: t.rank + b.rank > 14)
+        assert table_of(f"({huge} + 1) * (the sum - 14) is at least 1").obey == above_14
+
+    def test_parity_squares_and_primes_of_large_values(self) -> None:
+        assert table_of(f"{E} * {E} + 1 is odd").obey == ALL
+        assert table_of(f"{E} * {E} is a square").obey == ALL
+        assert table_of(f"{E} * {E} + 1 is a square").obey == 0
+        # 2^61 - 1 is a Mersenne prime; 2^64 + 1 = 274177 x 67280421310721 is not.
+        assert table_of("(512 * 512 * 512 * 512 * 512 * 512 * 128) - 1 is prime").obey == ALL
+        assert table_of(f"{E} * {E} + 1 is prime").obey == 0
+
+    def test_primality_beyond_the_exact_test_is_refused(self) -> None:
+        with pytest.raises(RuleError) as caught:
+            table_of(" * ".join(["1000"] * 10) + " + 1 is prime")
+        assert caught.value.reason == "size"
+
+    @settings(max_examples=150, deadline=None)
+    @given(EXPRESSIONS, st.sampled_from(["=", ">", "<="]), st.integers(0, 60))
+    def test_random_expressions_match_exact_python_integers(self, expr: Any, op: str, k: int) -> None:
+        text = f"{_expr_text(expr)} {op} {k}"
+        table = table_of(text)
+        compare = {"=": lambda v: v == k, ">": lambda v: v > k, "<=": lambda v: v <= k}[op]
+        obey = undefined = 0
+        for s in range(SETS):
+            top, bottom = (CardType.from_index(t) for t in split_set(s))
+            value = _oracle_value(expr, top, bottom)
+            if value is None:
+                undefined |= 1 << s
+            elif compare(value):
+                obey |= 1 << s
+        assert (table.obey, table.undefined) == (obey, undefined), text
