@@ -17,7 +17,7 @@ from ludic.engine import LudicEngine
 from ludic.rules import accept_rule, illegality
 from ludic.space import space
 from ludic.tables import Table, table_of
-from ludic.universe import OBEY, set_of_codes
+from ludic.universe import OBEY, codes_for_set, set_of_codes
 from ludoteca.engine import JSON
 from ludoteca.rng import Rng
 
@@ -97,6 +97,48 @@ class TestVexer:
             assert state.phase == "turn"
             difficulty = {r.text: r.difficulty for r in vexer_rules()}[action["rule"]]
             assert difficulty == level
+
+
+class TestVexerHints:
+    def _view(self) -> JSON:
+        log = [{"event": "query", "seat": 1, "top": t, "bottom": b, "column": c}
+               for t, b, c in (("2C", "5D", "break"), ("QD", "8C", "obey"), ("7D", "9C", "break"))]
+        return {"phase": "choose", "role": "vexer", "hints": [], "log": log, "rule": "the top card is a face card",
+                "columns": {OBEY: [{"face_up": True, "top": "KD", "bottom": "4C"}],
+                            "break": [{"face_up": True, "top": "3C", "bottom": "JD"}]}}
+
+    def test_the_vexer_gives_the_hint_that_leaves_most_hypotheses_standing(self) -> None:
+        view = self._view()
+        rule, guess = table_of(view["rule"]).obey, table_of("the top card is red").obey
+        wrong = [s for s in range(576) if (rule ^ guess) >> s & 1]
+        chosen = bots.least_telling(space(), view, rule, wrong)
+
+        def standing(s: int) -> float:
+            codes = codes_for_set(s)
+            entry = {"event": "query", "seat": 1, "top": codes[0], "bottom": codes[1],
+                     "column": "obey" if rule >> s & 1 else "break"}
+            belief = seeker.believe(space(), seeker.evidence({**view, "log": [*view["log"], entry]}))
+            return float(belief.weights.sum())
+
+        best = standing(chosen)
+        assert all(standing(s) <= best + 1e-9 for s in wrong[::7])
+        assert best > min(standing(s) for s in wrong[::7])
+
+    def test_a_bot_vexer_chooses_its_hints_without_the_option(self, engine: LudicEngine) -> None:
+        players = ["bot:hard", "bot:expert", "bot:expert"]
+        state = engine.new_game(players, {"round_limit": 1}, Rng("cd" * 32))
+        rng = random.Random(5)
+        chose = 0
+        for _ in range(400):
+            if state.phase == "over":
+                break
+            seat = min(engine.to_act(state))
+            view = engine.view(state, seat)
+            legal = engine.legal_actions(state, seat) + engine.action_templates(state, seat)
+            action = _checked(bots.BOTS[players[seat][4:]])(view, legal, rng)
+            chose += action["type"] == "choose_hint"
+            state, _ = engine.apply(state, seat, action)
+        assert chose >= 1
 
 
 class TestSeekers:
