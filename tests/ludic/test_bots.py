@@ -40,6 +40,24 @@ def _checked(bot: Bot) -> Bot:
     return run
 
 
+def _play(engine: LudicEngine, levels: Sequence[str], options: JSON, seed: str) -> list[JSON]:
+    """A whole game of checked bots (at most 400 actions); the actions taken."""
+    players = [f"bot:{level}" for level in levels]
+    state = engine.new_game(players, options, Rng(seed * 32))
+    rng = random.Random(5)
+    actions = []
+    for _ in range(400):
+        if state.phase == "over":
+            break
+        seat = min(engine.to_act(state))
+        legal = engine.legal_actions(state, seat) + engine.action_templates(state, seat)
+        action = _checked(bots.BOTS[levels[seat]])(engine.view(state, seat), legal, rng)
+        actions.append(action)
+        state, _ = engine.apply(state, seat, action)
+    assert state.phase == "over"
+    return actions
+
+
 class TestSpace:
     def test_the_space_is_large_and_distinct(self) -> None:
         sp = space()
@@ -125,38 +143,14 @@ class TestVexerHints:
         assert best > min(standing(s) for s in wrong[::7])
 
     def test_a_bot_vexer_chooses_its_hints_without_the_option(self, engine: LudicEngine) -> None:
-        players = ["bot:hard", "bot:expert", "bot:expert"]
-        state = engine.new_game(players, {"round_limit": 1}, Rng("cd" * 32))
-        rng = random.Random(5)
-        chose = 0
-        for _ in range(400):
-            if state.phase == "over":
-                break
-            seat = min(engine.to_act(state))
-            view = engine.view(state, seat)
-            legal = engine.legal_actions(state, seat) + engine.action_templates(state, seat)
-            action = _checked(bots.BOTS[players[seat][4:]])(view, legal, rng)
-            chose += action["type"] == "choose_hint"
-            state, _ = engine.apply(state, seat, action)
-        assert chose >= 1
+        actions = _play(engine, ("hard", "expert", "expert"), {"round_limit": 1}, "cd")
+        assert any(a["type"] == "choose_hint" for a in actions)
 
 
 class TestSeekers:
     @pytest.mark.parametrize("levels", [("random", "expert", "easy"), ("hard", "random", "medium", "expert")])
     def test_bots_play_whole_games_legally(self, engine: LudicEngine, levels: tuple[str, ...]) -> None:
-        players = [f"bot:{level}" for level in levels]
-        checked = {level: _checked(bots.BOTS[level]) for level in levels}
-        state = engine.new_game(players, {"round_limit": 2, "vexer_choices": True}, Rng("ab" * 32))
-        rng = random.Random(5)
-        for _ in range(400):
-            if state.phase == "over":
-                break
-            seat = min(engine.to_act(state))
-            view = engine.view(state, seat)
-            legal = engine.legal_actions(state, seat) + engine.action_templates(state, seat)
-            action = checked[levels[seat]](view, legal, rng)
-            state, _ = engine.apply(state, seat, action)
-        assert state.phase == "over"
+        _play(engine, levels, {"round_limit": 2, "vexer_choices": True}, "ab")
 
     def test_the_random_seeker_never_guesses(self) -> None:
         view = {"phase": "guess", "role": "seeker"}

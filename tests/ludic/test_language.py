@@ -4,6 +4,7 @@ against an independent brute-force oracle over the 576 sets."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -451,6 +452,23 @@ NATURAL = [
     ("unless the top card is red, the bottom card is even", "the top card is red or the bottom card is even"),
     ("either the top card is red or the bottom card is odd", "the top card is red or the bottom card is odd"),
     ("The top card is red.", "the top card is red"),
+    # ellipsis, 'it', 'but not both', 'if not', 'or over' lists
+    ("the top card is between 4 and 9 and the bottom card is not",
+     "the top card is between 4 and 9 and not (the bottom card is between 4 and 9)"),
+    ("the top card is a prime and the bottom card is not, or the sum is 12",
+     "the top card is prime and the bottom card is not prime or the sum is 12"),
+    ("the top card is odd, or it is even and the bottom card is red", "the top card is odd or the bottom card is red"),
+    ("the top card is red or the bottom card is black, but not both",
+     "the top card has the same color as the bottom card"),
+    ("if the top card is a face card then the bottom card is red, and if not then the bottom card is black",
+     "the top card is a face card and the bottom card is red or "
+     "the top card is a pip card and the bottom card is black"),
+    ("if the top card is red, the bottom card is odd, otherwise it is even",
+     "the top card is red and the bottom card is odd or the top card is black and the bottom card is even"),
+    ("the sum is over 20 or under 8", "the sum > 20 or the sum < 8"),
+    ("the top card is under 5 or over 10, and the bottom card is red",
+     "(the top card < 5 or the top card > 10) and the bottom card is red"),
+    ("at least one of the cards is a face card and the other is a number card", "exactly one card is a face card"),
 ]
 
 
@@ -462,6 +480,7 @@ NEAREST = {
     "the top card is a heart": "the top card is red",
     "the top card is a king or a qeen": "the top card is a king or a queen",
 }
+HUMAN_RULES = Path(__file__).with_name("human_rules.txt")
 
 
 class TestNaturalEnglish:
@@ -506,6 +525,13 @@ class TestNaturalEnglish:
         assert caught.value.as_json()["suggestion"] == suggestion
         assert f"'{suggestion}'" in str(caught.value)
         assert NEAREST.get(text, suggestion) == suggestion
+
+    def test_every_human_rule_reads(self) -> None:
+        rules = [line.strip() for line in HUMAN_RULES.read_text().splitlines() if line.strip() and line[0] != "#"]
+        assert len(rules) >= 50
+        for text in rules:
+            table = table_of(text)
+            assert 0 < table.count < SETS and not table.is_ambiguous, text
 
     def test_an_external_rule_gets_no_suggestion(self) -> None:
         with pytest.raises(RuleError) as caught:

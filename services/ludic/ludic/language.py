@@ -231,7 +231,8 @@ TERMINAL_WORDS: dict[str, str] = {
     "QUANTIFIER": "'some', 'every', 'no', 'exactly one' ...", "QUANTIFIER_OF": "'one of the cards'",
     "ONE_CARD": "'one card'", "OTHER_ONE": "'the other'", "TOP_AND_BOTTOM": "'the top and bottom cards'",
     "EITHER_TOP_OR_BOTTOM": "'the top or the bottom card'", "DIFFER": "'differ'", "BY": "'by'",
-    "FORM": "'forms'", "PAIR": "'pair'", "ONE_WORD": "'one'", "DIFFERENCE_WORD": "'more than'",
+    "NOT_BOTH": "'but not both'", "OTHERWISE": "'otherwise'", "IT": "'it'", "FORM": "'forms'",
+    "PAIR": "'pair'", "ONE_WORD": "'one'", "DIFFERENCE_WORD": "'more than'",
 }
 
 EXTERNAL_WORDS = (
@@ -393,6 +394,11 @@ class _Pred:
     explicit: bool = True
     set_level: bool = False
     subject: Callable[[Any], Any] | None = None
+    ellipsis: bool = False
+
+
+def _no_build(subject: Any, negated: bool) -> Rule:  # pragma: no cover - an ellipsis is never built
+    raise AssertionError("an ellipsis takes the predicate of the statement before it")
 
 
 @dataclass(frozen=True)
@@ -411,7 +417,8 @@ class _Fragment:
 
     pred: _Pred
     meta: Any
-    other: bool = False
+    kind: Literal["fragment", "other", "it", "ellipsis"] = "fragment"
+    subject: Any = None
 
 
 OTHER_POSITION: dict[Position, Position] = {"top": "bottom", "bottom": "top", "high": "low", "low": "high"}
@@ -420,7 +427,7 @@ OTHER_POSITION: dict[Position, Position] = {"top": "bottom", "bottom": "top", "h
 def _joint_kind(tokens: list[Token]) -> str:
     """What the words between two parts of a chain say: if, then, unless, and, or, or a comma."""
     types = [t.type for t in tokens if t.type != "EITHER_LEAD"]
-    for kind in ("IF", "THEN", "UNLESS"):
+    for kind in ("OTHERWISE", "IF", "THEN", "UNLESS"):
         if kind in types:
             return kind.lower()
     if any(t in ("OR", "NOR") for t in types):
@@ -499,8 +506,14 @@ def _group(head: _Said, members: list[tuple[str, _Pred]]) -> Rule:
     return body(subject)
 
 
-def _token_meta(token: Token) -> Any:
-    return token
+def _repeat(pred: _Pred, members: list[tuple[str, _Pred]]) -> Callable[[Any, bool], Rule]:
+    """A statement's predicate (with its fragments) said again of another subject, negated or not
+    (``... and the bottom card is not``)."""
+
+    def said(subject: Any, negated: bool) -> Rule:
+        return _group(_Said(pred.build(subject, negated), subject, replace(pred, negated=negated)), members)
+
+    return said
 
 
 @v_args(meta=True)
@@ -525,16 +538,22 @@ class _Build(Transformer[Token, Rule]):
         leading: list[Token] = []
         while isinstance(c[0], Token):
             leading.append(c.pop(0))
+        exclusive = isinstance(c[-1], Token) and c[-1].type == "NOT_BOTH"
+        if exclusive:
+            c = c[:-1]
         parts: list[Any] = []  # rules and lists of joint tokens, alternating
         head: _Said | None = None
         members: list[tuple[str, _Pred]] = []
         pending: list[Token] = []
         last_subject: Any = None
+        last_body: Callable[[Any, bool], Rule] | None = None
 
         def flush() -> None:
-            nonlocal head, members
+            nonlocal head, members, last_body
             if head is not None:
                 parts.append(_group(head, members) if members else head.rule)
+                if head.pred is not None:
+                    last_body = _repeat(head.pred, list(members))
             head, members = None, []
 
         for item in c:
@@ -542,7 +561,7 @@ class _Build(Transformer[Token, Rule]):
                 pending.append(item)
                 continue
             joint, pending = pending, []
-            if isinstance(item, _Fragment) and not item.other:
+            if isinstance(item, _Fragment) and item.kind == "fragment":
                 kind = _joint_kind(joint)
                 if head is None or head.pred is None or kind not in ("and", "or", "comma"):
                     raise _TypeError("this part has no subject: say which card or number it is about "
@@ -554,23 +573,50 @@ class _Build(Transformer[Token, Rule]):
             if parts:
                 parts.append(joint)
             if isinstance(item, _Fragment):
-                previous = last_subject
-                if not isinstance(previous, Card):
-                    raise _TypeError("'the other card' needs a card named before it (e.g. 'the top card is "
-                                     "red and the other card is black')", item.meta)
-                other = Card(OTHER_POSITION[previous.position])
-                head = _Said(item.pred.build(other, item.pred.negated), other, item.pred)
+                head = self._deferred(item, last_subject, last_body)
             elif isinstance(item, _Said):
                 head = item
             else:
                 head = _Said(item)
             last_subject = head.subject
         flush()
-        return _structure(leading, parts, meta)
+        rule = _structure(leading, parts, meta)
+        if exclusive:
+            if not (isinstance(rule, Or) and len(rule.operands) == 2):
+                raise _TypeError("'but not both' follows two statements joined by 'or'", meta)
+            a, b = rule.operands
+            rule = Or((And((a, Not(b))), And((b, Not(a)))))
+        return rule
+
+    @staticmethod
+    def _deferred(item: _Fragment, subject: Any, body: Callable[[Any, bool], Rule] | None) -> _Said:
+        """A statement that needs the one before it: ``the other card is ...`` (the card it did not
+        name), ``it is ...`` (its subject), ``... and the bottom card is not`` (its predicate)."""
+        if item.kind == "ellipsis":
+            if body is None:
+                raise _TypeError("'is not' alone needs a statement before it to repeat", item.meta)
+            return _Said(body(item.subject, item.pred.negated), item.subject)
+        if item.kind == "it":
+            if subject is None:
+                raise _TypeError("'it' needs a card or number named before it", item.meta)
+        else:
+            if not isinstance(subject, Card):
+                raise _TypeError("'the other card' needs a card named before it (e.g. 'the top card is "
+                                 "red and the other card is black')", item.meta)
+            subject = Card(OTHER_POSITION[subject.position])
+        return _Said(item.pred.build(subject, item.pred.negated), subject, item.pred)
+
+    def ellipsis(self, meta: Any, c: list[Any]) -> _Pred:
+        return _Pred(_no_build, True, True, ellipsis=True)
+
+    def it_statement(self, meta: Any, c: list[Any]) -> _Fragment:
+        return _Fragment(c[-1], meta, kind="it")
 
     # ---- statements ----
-    def statement(self, meta: Any, c: list[Any]) -> _Said:
+    def statement(self, meta: Any, c: list[Any]) -> _Said | _Fragment:
         subject, pred = c
+        if pred.ellipsis:
+            return _Fragment(pred, meta, kind="ellipsis", subject=subject)
         if pred.subject is not None:
             subject = pred.subject(subject)
         return _Said(pred.build(subject, pred.negated), subject, pred)
@@ -582,7 +628,7 @@ class _Build(Transformer[Token, Rule]):
                          And((first.build(bottom, first.negated), second.build(top, second.negated))))))
 
     def other_statement(self, meta: Any, c: list[Any]) -> _Fragment:
-        return _Fragment(c[-1], meta, other=True)
+        return _Fragment(c[-1], meta, kind="other")
 
     def fragment(self, meta: Any, c: list[Any]) -> _Fragment:
         pred: _Pred = c[-1]
@@ -867,6 +913,12 @@ def _structure(leading: list[Token], parts: list[Any], meta: Any) -> Rule:
     kinds = [_joint_kind(j) for j in parts[1::2]]
     lead = _joint_kind(leading)
     where = leading[0] if leading else meta
+    if lead == "if" and "otherwise" in kinds:
+        at = kinds.index("otherwise")
+        condition_and_then = _structure(leading, _interleave(rules[: at + 1], kinds[:at]), meta)
+        otherwise = _structure([], _interleave(rules[at + 1:], kinds[at + 1:]), meta)
+        assert isinstance(condition_and_then, Implies)
+        return And((condition_and_then, Implies(Not(condition_and_then.condition), otherwise)))
     if lead in ("if", "unless"):
         split = next((i for i, k in enumerate(kinds) if k == "then"), None)
         if split is None:
@@ -893,7 +945,7 @@ def _interleave(rules: list[Rule], kinds: list[str]) -> list[Any]:
     """Rules and joints alternating again (the joints as single tokens of their kind)."""
     out: list[Any] = [rules[0]]
     for kind, rule in zip(kinds, rules[1:], strict=True):
-        out += [[Token(kind.upper() if kind != "comma" else "COMMA", kind)], rule]
+        out += [[Token(kind.upper(), kind)], rule]
     return out
 
 
