@@ -173,6 +173,21 @@ class TestSeekers:
         result = drill(rule.obey, _checked(bots.expert_seeker), random.Random(3), max_actions=60)
         assert result.solved
 
+    @pytest.mark.parametrize(("text", "seed"), [
+        ("the top card is red and the bottom card is odd, or the top card is black and the bottom card is even", 0),
+        ("the top card is a face card, or the bottom card is odd and the top card is black, or the sum is 10", 1),
+        ("both cards are odd or red", 3),
+    ])
+    def test_the_expert_pairs_two_rules_of_its_space(self, text: str, seed: int) -> None:
+        """Either-or of two facts, three clauses: ``R or S`` / ``R and S`` of two rules of the space,
+        against the Vexer bot's least telling hints."""
+        rule = table_of(text)
+        assert space().index_of(rule.obey) is None
+        sp = space()
+        result = drill(rule.obey, _checked(bots.expert_seeker), random.Random(seed), max_actions=40,
+                       vexer=lambda view, mask, wrong: bots.least_telling(sp, view, mask, wrong))
+        assert result.solved
+
     def test_the_expert_copes_with_a_rule_far_outside_its_space(self) -> None:
         rule = table_of("(the top card + 1) mod 3 is 2")
         assert space().index_of(rule.obey) is None
