@@ -17,7 +17,7 @@ from ludic.engine import LudicEngine
 from ludic.rules import accept_rule, illegality
 from ludic.space import space
 from ludic.tables import Table, table_of
-from ludic.universe import OBEY, set_of_codes
+from ludic.universe import OBEY, codes_for_set, set_of_codes
 from ludoteca.core.engine import JSON
 from ludoteca.core.rng import Rng
 
@@ -38,6 +38,24 @@ def _checked(bot: Bot) -> Bot:
         return action
 
     return run
+
+
+def _play(engine: LudicEngine, levels: Sequence[str], options: JSON, seed: str) -> list[JSON]:
+    """A whole game of checked bots (at most 400 actions); the actions taken."""
+    players = [f"bot:{level}" for level in levels]
+    state = engine.new_game(players, options, Rng(seed * 32))
+    rng = random.Random(5)
+    actions = []
+    for _ in range(400):
+        if state.phase == "over":
+            break
+        seat = min(engine.to_act(state))
+        legal = engine.legal_actions(state, seat) + engine.action_templates(state, seat)
+        action = _checked(bots.BOTS[levels[seat]])(engine.view(state, seat), legal, rng)
+        actions.append(action)
+        state, _ = engine.apply(state, seat, action)
+    assert state.phase == "over"
+    return actions
 
 
 class TestSpace:
@@ -99,22 +117,40 @@ class TestVexer:
             assert difficulty == level
 
 
+class TestVexerHints:
+    def _view(self) -> JSON:
+        log = [{"event": "query", "seat": 1, "top": t, "bottom": b, "column": c}
+               for t, b, c in (("2C", "5D", "break"), ("QD", "8C", "obey"), ("7D", "9C", "break"))]
+        return {"phase": "choose", "role": "vexer", "hints": [], "log": log, "rule": "the top card is a face card",
+                "columns": {OBEY: [{"face_up": True, "top": "KD", "bottom": "4C"}],
+                            "break": [{"face_up": True, "top": "3C", "bottom": "JD"}]}}
+
+    def test_the_vexer_gives_the_hint_that_leaves_most_hypotheses_standing(self) -> None:
+        view = self._view()
+        rule, guess = table_of(view["rule"]).obey, table_of("the top card is red").obey
+        wrong = [s for s in range(576) if (rule ^ guess) >> s & 1]
+        chosen = bots.least_telling(space(), view, rule, wrong)
+
+        def standing(s: int) -> float:
+            codes = codes_for_set(s)
+            entry = {"event": "query", "seat": 1, "top": codes[0], "bottom": codes[1],
+                     "column": "obey" if rule >> s & 1 else "break"}
+            belief = seeker.believe(space(), seeker.evidence({**view, "log": [*view["log"], entry]}))
+            return float(belief.weights.sum())
+
+        best = standing(chosen)
+        assert all(standing(s) <= best + 1e-9 for s in wrong[::7])
+        assert best > min(standing(s) for s in wrong[::7])
+
+    def test_a_bot_vexer_chooses_its_hints_without_the_option(self, engine: LudicEngine) -> None:
+        actions = _play(engine, ("hard", "expert", "expert"), {"round_limit": 1}, "cd")
+        assert any(a["type"] == "choose_hint" for a in actions)
+
+
 class TestSeekers:
     @pytest.mark.parametrize("levels", [("random", "expert", "easy"), ("hard", "random", "medium", "expert")])
     def test_bots_play_whole_games_legally(self, engine: LudicEngine, levels: tuple[str, ...]) -> None:
-        players = [f"bot:{level}" for level in levels]
-        checked = {level: _checked(bots.BOTS[level]) for level in levels}
-        state = engine.new_game(players, {"round_limit": 2, "vexer_choices": True}, Rng("ab" * 32))
-        rng = random.Random(5)
-        for _ in range(400):
-            if state.phase == "over":
-                break
-            seat = min(engine.to_act(state))
-            view = engine.view(state, seat)
-            legal = engine.legal_actions(state, seat) + engine.action_templates(state, seat)
-            action = checked[levels[seat]](view, legal, rng)
-            state, _ = engine.apply(state, seat, action)
-        assert state.phase == "over"
+        _play(engine, levels, {"round_limit": 2, "vexer_choices": True}, "ab")
 
     def test_the_random_seeker_never_guesses(self) -> None:
         view = {"phase": "guess", "role": "seeker"}
@@ -135,6 +171,21 @@ class TestSeekers:
         rule = table_of(text)
         assert space().index_of(rule.obey) is None
         result = drill(rule.obey, _checked(bots.expert_seeker), random.Random(3), max_actions=60)
+        assert result.solved
+
+    @pytest.mark.parametrize(("text", "seed"), [
+        ("the top card is red and the bottom card is odd, or the top card is black and the bottom card is even", 0),
+        ("the top card is a face card, or the bottom card is odd and the top card is black, or the sum is 10", 1),
+        ("both cards are odd or red", 3),
+    ])
+    def test_the_expert_pairs_two_rules_of_its_space(self, text: str, seed: int) -> None:
+        """Either-or of two facts, three clauses: ``R or S`` / ``R and S`` of two rules of the space,
+        against the Vexer bot's least telling hints."""
+        rule = table_of(text)
+        assert space().index_of(rule.obey) is None
+        sp = space()
+        result = drill(rule.obey, _checked(bots.expert_seeker), random.Random(seed), max_actions=40,
+                       vexer=lambda view, mask, wrong: bots.least_telling(sp, view, mask, wrong))
         assert result.solved
 
     def test_the_expert_copes_with_a_rule_far_outside_its_space(self) -> None:

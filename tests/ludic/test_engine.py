@@ -124,6 +124,14 @@ class TestRule:
         assert caught.value.extra["rule_error"]["reason"] == reason
         assert state.phase == "rule"
 
+    def test_a_refused_rule_comes_with_the_nearest_wording(self, engine: LudicEngine, start: Start) -> None:
+        state = start(None)
+        with pytest.raises(FieldValidationError) as caught:
+            engine.apply(state, 0, {"type": "write_rule", "rule": "the top card is a king or a qeen"})
+        error = caught.value.extra["rule_error"]
+        assert error["suggestion"] == "the top card is a king or a queen"
+        assert "the nearest wording the language accepts" in error["message"]
+
     def test_the_vexer_may_turn_the_initial_sets(self, engine: LudicEngine, start: Start) -> None:
         state = start(None)
         state, _ = act(engine, state, 0, type="write_rule", rule="the bottom card is red", turn_obey=True,

@@ -4,8 +4,12 @@ against an independent brute-force oracle over the 576 sets."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ludic.language import RuleError, parse, render
 from ludic.rules import InitialSets, accept_guess, accept_rule, check
 from ludic.tables import table_of
@@ -240,3 +244,296 @@ class TestChecker:
     def test_report_of_a_syntax_error(self) -> None:
         report = check("top is purple")
         assert report["errors"][0]["column"] == 8 and report["obeying_sets"] is None
+
+
+# ---- exact arithmetic ---------------------------------------------------------------------------
+E = "(512 * 512 * 512 * 32)"
+"""2^32: in 64-bit integers E * E wraps around to 0."""
+
+
+def _oracle_value(expr: Any, top: CardType, bottom: CardType) -> int | None:
+    """The exact value of an expression tree over one set (None: a remainder by zero)."""
+    kind = expr[0]
+    if kind == "const":
+        return int(expr[1])
+    if kind == "card":
+        return top.rank if expr[1] == "top" else bottom.rank
+    if kind == "sum":
+        return top.rank + bottom.rank
+    if kind == "product":
+        return top.rank * bottom.rank
+    left, right = _oracle_value(expr[1], top, bottom), _oracle_value(expr[2], top, bottom)
+    if left is None or right is None:
+        return None
+    if kind == "+":
+        return left + right
+    if kind == "-":
+        return left - right
+    if kind == "*":
+        return left * right
+    return None if right == 0 else left % right
+
+
+def _expr_text(expr: Any) -> str:
+    kind = expr[0]
+    if kind == "const":
+        return str(expr[1])
+    if kind == "card":
+        return f"the {expr[1]} card"
+    if kind in ("sum", "product"):
+        return f"the {kind}"
+    return f"({_expr_text(expr[1])} {kind} {_expr_text(expr[2])})"
+
+
+EXPRESSIONS = st.recursive(
+    st.one_of(st.tuples(st.just("const"), st.integers(0, 1000)),
+              st.tuples(st.just("card"), st.sampled_from(["top", "bottom"])),
+              st.tuples(st.sampled_from(["sum", "product"]))),
+    lambda inner: st.tuples(st.sampled_from(["+", "-", "*", "mod"]), inner, inner),
+    max_leaves=12,
+)
+
+
+class TestExactArithmetic:
+    def test_a_product_past_64_bits_does_not_wrap_around(self) -> None:
+        assert table_of(f"{E} * {E} = 0").obey == 0
+        assert table_of(f"{E} * {E} = {E} * {E}").obey == ALL
+        assert table_of(f"{E} * {E} * the top card > {E} * {E} * 12").obey == oracle_mask(lambda t, b: t.rank == 13)
+
+    def test_huge_values_are_compared_exactly(self) -> None:
+        huge = " * ".join(["1000"] * 30)  # 10^90
+        assert table_of(f"{huge} + the top card - {huge} = the top card").obey == ALL
+        assert table_of(f"({huge} + 1) mod 7 = {(10**90 + 1) % 7}").obey == ALL
+        assert table_of(f"{huge} * the bottom card is even").obey == ALL
+        above_14 = oracle_mask(lambda t, b: t.rank + b.rank > 14)
+        assert table_of(f"({huge} + 1) * (the sum - 14) is at least 1").obey == above_14
+
+    def test_parity_squares_and_primes_of_large_values(self) -> None:
+        assert table_of(f"{E} * {E} + 1 is odd").obey == ALL
+        assert table_of(f"{E} * {E} is a square").obey == ALL
+        assert table_of(f"{E} * {E} + 1 is a square").obey == 0
+        # 2^61 - 1 is a Mersenne prime; 2^64 + 1 = 274177 x 67280421310721 is not.
+        assert table_of("(512 * 512 * 512 * 512 * 512 * 512 * 128) - 1 is prime").obey == ALL
+        assert table_of(f"{E} * {E} + 1 is prime").obey == 0
+
+    def test_primality_beyond_the_exact_test_is_refused(self) -> None:
+        with pytest.raises(RuleError) as caught:
+            table_of(" * ".join(["1000"] * 10) + " + 1 is prime")
+        assert caught.value.reason == "size"
+
+    @settings(max_examples=150, deadline=None)
+    @given(EXPRESSIONS, st.sampled_from(["=", ">", "<="]), st.integers(0, 60))
+    def test_random_expressions_match_exact_python_integers(self, expr: Any, op: str, k: int) -> None:
+        text = f"{_expr_text(expr)} {op} {k}"
+        table = table_of(text)
+        compare = {"=": lambda v: v == k, ">": lambda v: v > k, "<=": lambda v: v <= k}[op]
+        obey = undefined = 0
+        for s in range(SETS):
+            top, bottom = (CardType.from_index(t) for t in split_set(s))
+            value = _oracle_value(expr, top, bottom)
+            if value is None:
+                undefined |= 1 << s
+            elif compare(value):
+                obey |= 1 << s
+        assert (table.obey, table.undefined) == (obey, undefined), text
+
+
+# ---- natural English: each phrasing means exactly its canonical rule -----------------------------
+NATURAL = [
+    # several predicates for one subject ("a king or a queen", "red or black", "odd and red")
+    ("the top card is a king or a queen", "the top card is a king or the top card is a queen"),
+    ("the top card is king or queen", "the top card is 13 or the top card is 12"),
+    ("the top card is a jack, a queen or a king", "the top card is a face card"),
+    ("the sum is 14 or 15", "the sum is 14 or the sum is 15"),
+    ("the sum is 14, 15 or 16", "the sum is between 14 and 16"),
+    ("the bottom card is red or black and the top card is odd", "the top card is odd"),
+    ("the top card is odd and red", "the top card is red and the top card is odd"),
+    ("the top card is odd and red or the sum is 14", "(the top card is odd and the top card is red) or the sum is 14"),
+    ("the top card is red and even, or the sum is 14",
+     "(the top card is red and the top card is even) or the sum is 14"),
+    ("the top card is a red face card or a black pip card",
+     "(the top card is red and the top card is a face card) or (the top card is black and the top card is a pip card)"),
+    ("the top card is greater than 5 and less than 10", "the top card is between 6 and 9"),
+    ("the top card is red but not a king", "the top card is red and the top card is not a king"),
+    ("the top card is red or is a king", "the top card is red or the top card is a king"),
+    ("the top card is not a king or a queen", "not (the top card is a king or the top card is a queen)"),
+    ("the top card isn't a king or a queen", "the top card is not a king and the top card is not a queen"),
+    ("the top card is neither red nor a face card", "the top card is black and the top card is a pip card"),
+    ("the top card is not red and not even", "the top card is black and the top card is odd"),
+    ("both cards are red or black", "the top card is red or the top card is black"),
+    ("both cards are odd or red", "(the top card is odd or the top card is red) and "
+     "(the bottom card is odd or the bottom card is red)"),
+    ("neither card is red or a king", "no card is red and no card is a king"),
+    ("some card is red and even", "the top card is red and the top card is even or "
+     "the bottom card is red and the bottom card is even"),
+    ("every red card is odd or a king", "(if the top card is red then the top card is odd or the top card is a king) "
+     "and (if the bottom card is red then the bottom card is odd or the bottom card is a king)"),
+    # compound subjects
+    ("the top card and the bottom card are red", "both cards are red"),
+    ("the top and bottom cards are red", "the top card is red and the bottom card is red"),
+    ("the top card or the bottom card is a king", "some card is a king"),
+    ("either the top card or the bottom card is a king", "at least one card is a king"),
+    ("the sum of the top card and the bottom card is 10", "the top card + the bottom card = 10"),
+    ("the top card and the bottom card have the same color", "the cards have the same color"),
+    ("they are the same color", "the top card has the same color as the bottom card"),
+    # one ... the other
+    ("one card is red and the other is black", "exactly one card is red"),
+    ("one card is a face card and the other is a pip card", "exactly one card is a face card"),
+    ("one card is even and the other card is odd", "the cards have different parities"),
+    ("one card is a king and the other is a 2", "the top card is a king and the bottom card is 2 or "
+     "the top card is 2 and the bottom card is a king"),
+    ("the top card is red and the other card is black", "the top card is red and the bottom card is black"),
+    ("the high card is red and the other is black", "the high card is red and the low card is black"),
+    # quantified subjects without 'card'
+    ("one of the cards is red", "some card is red"),
+    ("at least one of the cards is a face card", "some card is a face card"),
+    ("exactly one of the cards is even", "exactly one card is even"),
+    ("none of the cards is a king", "no card is a king"),
+    ("both are red", "both cards are red"),
+    ("both of them are even", "every card is even"),
+    ("neither is prime", "neither card is prime"),
+    ("either is a king", "some card is a king"),
+    ("the cards are both red", "both cards are red"),
+    # negation
+    ("the top card isn't red", "the top card is not red"),
+    ("the cards aren't the same color", "the cards are different colors"),
+    ("the sum isn't 14", "the sum is not 14"),
+    ("the top card doesn't divide the bottom card", "the top card does not divide the bottom card"),
+    # comparisons in words
+    ("the sum is over 14", "the sum > 14"),
+    ("the sum is under 10", "the sum < 10"),
+    ("the sum exceeds 14", "the sum is greater than 14"),
+    ("the sum does not exceed 14", "the sum is at most 14"),
+    ("the sum equals 14", "the sum is 14"),
+    ("the top card equals the bottom card", "the cards have the same rank"),
+    ("the top card beats the bottom card", "the top card outranks the bottom card"),
+    ("the top card is beaten by the bottom card", "the bottom card outranks the top card"),
+    ("the sum is no more than 12", "the sum is at most 12"),
+    ("the sum is not less than 12", "the sum is at least 12"),
+    ("the total is fifteen or over", "the sum is at least 15"),
+    ("the top card is the same as the bottom card", "the cards have the same rank"),
+    ("the top card is 2 more than the bottom card", "the top card - the bottom card = 2"),
+    ("the top card is three less than the bottom card", "the bottom card - the top card = 3"),
+    # number words
+    ("the top card is seven", "the top card is 7"),
+    ("the top card is a seven", "the top card is 7"),
+    ("both cards are sevens", "both cards are 7"),
+    ("the sum is twenty-one", "the sum is 21"),
+    ("the sum is twenty one or more", "the sum is at least 21"),
+    ("the top card is a red ten", "the top card is a red 10"),
+    ("the difference is one", "the difference is 1"),
+    # consecutive, differ by, a pair
+    ("the cards are consecutive", "the difference is 1"),
+    ("the ranks are consecutive", "the difference is 1"),
+    ("the cards are not consecutive", "the difference is not 1"),
+    ("the cards differ by 3", "the difference is 3"),
+    ("the cards differ by at least 3", "the difference >= 3"),
+    ("the cards differ by more than 3", "the difference > 3"),
+    ("the cards differ by 1 or 2", "the difference is 1 or the difference is 2"),
+    ("the cards do not differ by 3", "the difference is not 3"),
+    ("the top card and the bottom card differ by 3", "the difference is 3"),
+    ("the cards are a pair", "the cards have the same rank"),
+    ("the cards form a pair", "the cards have the same rank"),
+    ("the cards do not form a pair", "the cards are different ranks"),
+    ("the set is a pair", "the top card = the bottom card"),
+    # number cards
+    ("the top card is a number card", "the top card is a pip card"),
+    ("the top card is a red number card", "the top card is red and the top card is a pip card"),
+    ("every number card is red", "every pip card is red"),
+    ("both cards are number cards", "neither card is a face card"),
+    # commas, if, unless, either
+    ("the top card is red, the bottom card is black", "the top card is red and the bottom card is black"),
+    ("the top card is red, the bottom card is black, or the sum is 10",
+     "the top card is red or the bottom card is black or the sum is 10"),
+    ("if the top card is red, the bottom card is black", "if the top card is red then the bottom card is black"),
+    ("if the top card is red, then the bottom card is black", "the top card is black or the bottom card is black"),
+    ("the bottom card is black if the top card is red", "if the top card is red then the bottom card is black"),
+    ("the bottom card is even unless the top card is red", "the bottom card is even or the top card is red"),
+    ("unless the top card is red, the bottom card is even", "the top card is red or the bottom card is even"),
+    ("either the top card is red or the bottom card is odd", "the top card is red or the bottom card is odd"),
+    ("The top card is red.", "the top card is red"),
+    # ellipsis, 'it', 'but not both', 'if not', 'or over' lists
+    ("the top card is between 4 and 9 and the bottom card is not",
+     "the top card is between 4 and 9 and not (the bottom card is between 4 and 9)"),
+    ("the top card is a prime and the bottom card is not, or the sum is 12",
+     "the top card is prime and the bottom card is not prime or the sum is 12"),
+    ("the top card is odd, or it is even and the bottom card is red", "the top card is odd or the bottom card is red"),
+    ("the top card is red or the bottom card is black, but not both",
+     "the top card has the same color as the bottom card"),
+    ("if the top card is a face card then the bottom card is red, and if not then the bottom card is black",
+     "the top card is a face card and the bottom card is red or "
+     "the top card is a pip card and the bottom card is black"),
+    ("if the top card is red, the bottom card is odd, otherwise it is even",
+     "the top card is red and the bottom card is odd or the top card is black and the bottom card is even"),
+    ("the sum is over 20 or under 8", "the sum > 20 or the sum < 8"),
+    ("the top card is under 5 or over 10, and the bottom card is red",
+     "(the top card < 5 or the top card > 10) and the bottom card is red"),
+    ("at least one of the cards is a face card and the other is a number card", "exactly one card is a face card"),
+]
+
+
+NEAREST = {
+    "the cards are same color": "the cards have the same color",
+    "the top card is greater then 5": "the top card is greater than 5",
+    "one card is red and the other black": "one card is red and the other is black",
+    "or a queen": "the top card is a queen",
+    "the top card is a heart": "the top card is red",
+    "the top card is a king or a qeen": "the top card is a king or a queen",
+}
+HUMAN_RULES = Path(__file__).with_name("human_rules.txt")
+
+
+class TestNaturalEnglish:
+    @pytest.mark.parametrize(("natural", "canonical"), NATURAL)
+    def test_same_table_as_the_canonical_rule(self, natural: str, canonical: str) -> None:
+        assert table_of(natural) == table_of(canonical), (natural, render(parse(natural)))
+
+    @pytest.mark.parametrize(("natural", "canonical"), NATURAL)
+    def test_the_canonical_text_means_the_same(self, natural: str, canonical: str) -> None:
+        assert table_of(render(parse(natural))) == table_of(natural)
+
+    @pytest.mark.parametrize(("text", "oracle"), [
+        ("the top card is a king or a queen", lambda t, b: t.rank in (12, 13)),
+        ("the sum is 14 or 15", lambda t, b: t.rank + b.rank in (14, 15)),
+        ("one card is red and the other is black", lambda t, b: t.red != b.red),
+        ("the top card and the bottom card are red", lambda t, b: t.red and b.red),
+        ("both cards are odd or red", lambda t, b: (t.rank % 2 == 1 or t.red) and (b.rank % 2 == 1 or b.red)),
+        ("the top card is not a king or a queen", lambda t, b: t.rank not in (12, 13)),
+        ("the cards are consecutive", lambda t, b: abs(t.rank - b.rank) == 1),
+        ("the cards differ by 3", lambda t, b: abs(t.rank - b.rank) == 3),
+        ("the top card is red or black and the bottom card is odd", lambda t, b: b.rank % 2 == 1),
+        ("exactly one card is red or a king", lambda t, b: (t.red or t.rank == 13) != (b.red or b.rank == 13)),
+        ("every red card is odd or a king", lambda t, b: all(not c.red or c.rank % 2 == 1 or c.rank == 13
+                                                            for c in (t, b))),
+        ("the top card is 2 more than the bottom card", lambda t, b: t.rank == b.rank + 2),
+    ])
+    def test_against_brute_force(self, text: str, oracle: Oracle) -> None:
+        assert table_of(text).obey == oracle_mask(oracle)
+
+    @pytest.mark.parametrize("text", [
+        "top is purple", "the top card is hihger than 5", "the sum is more 3", "the top card is red or",
+        "or a queen", "the top card is bigger", "the sum is red", "the cards are same color", "top card red",
+        "the top card is greater then 5", "one card is red and the other black", "the top card is a heart",
+        "the cards are the same suit", "the top card is a king or a qeen",
+    ])
+    def test_every_refusal_suggests_a_wording_that_reads(self, text: str) -> None:
+        with pytest.raises(RuleError) as caught:
+            parse(text)
+        suggestion = caught.value.suggestion
+        assert suggestion is not None and suggestion != text
+        parse(suggestion)
+        assert caught.value.as_json()["suggestion"] == suggestion
+        assert f"'{suggestion}'" in str(caught.value)
+        assert NEAREST.get(text, suggestion) == suggestion
+
+    def test_every_human_rule_reads(self) -> None:
+        rules = [line.strip() for line in HUMAN_RULES.read_text().splitlines() if line.strip() and line[0] != "#"]
+        assert len(rules) >= 50
+        for text in rules:
+            table = table_of(text)
+            assert 0 < table.count < SETS and not table.is_ambiguous, text
+
+    def test_an_external_rule_gets_no_suggestion(self) -> None:
+        with pytest.raises(RuleError) as caught:
+            parse(TEXT_COUNTEREXAMPLES[3][0])
+        assert caught.value.suggestion is None

@@ -22,9 +22,9 @@ from ludoteca.core.engine import JSON, Bot
 
 from ludic.catalogue import DIFFICULTIES, vexer_rules
 from ludic.rules import InitialSets, illegality
-from ludic.seeker import decide
-from ludic.space import space
-from ludic.tables import Table
+from ludic.seeker import believe, decide, evidence, obey_fraction
+from ludic.space import Space, space
+from ludic.tables import Table, table_of
 from ludic.universe import BREAK, OBEY, set_of_codes
 
 RULE_PLACEHOLDER = "<rule>"
@@ -52,12 +52,26 @@ def choose_rule(view: JSON, difficulty: str | None, rng: random.Random) -> str:
     return next(sp.text(row) for row in range(len(sp)) if illegality(Table(sp.mask(row)), initial) is None)
 
 
+def least_telling(space_: Space, view: JSON, rule: int, candidates: Sequence[int]) -> int:
+    """Of the sets a hint may show, the one that tells a Seeker least: the hypotheses a Seeker
+    holds from what is public (:func:`ludic.seeker.evidence` of this view) that the hint leaves
+    standing weigh most (the first such set on a tie)."""
+    belief = believe(space_, evidence(view))
+    kept = [float(p if rule >> s & 1 else 1.0 - p) for s, p in zip(candidates, obey_fraction(belief, list(candidates)),
+                                                                     strict=True)]
+    return candidates[max(range(len(kept)), key=lambda i: (kept[i], -i))]
+
+
 def vexer_action(view: JSON, legal: Sequence[JSON], rng: random.Random, difficulty: str | None) -> JSON:
     if view["phase"] == "rule":
         return {"type": "write_rule", "rule": choose_rule(view, difficulty, rng)}
     choices = [a for a in legal if a["type"] in ("choose_flip", "choose_hint")]
     if choices and choices[0]["type"] == "choose_flip":
         return dict(choices[0])  # the oldest set after the initial one
+    if choices and view.get("rule"):
+        sets = [set_of_codes(c["top"], c["bottom"]) for c in choices]
+        chosen = least_telling(space(), view, table_of(view["rule"]).obey, sets)
+        return dict(choices[sets.index(chosen)])
     return dict(rng.choice(list(legal)))
 
 

@@ -24,6 +24,8 @@ from ludic.rules import accept_guess
 from ludic.universe import BREAK, OBEY, codes_for_set, deck_pile, members, set_of_codes
 
 HAND = 4
+HintPolicy = Callable[[dict[str, Any], int, list[int]], int]
+"""How a Vexer picks a hint: (the public view, the rule's table, the counterexample sets) -> one set."""
 
 
 @dataclass
@@ -98,17 +100,20 @@ class _Drill:
                                      "kind": kind, "seat": 1})
         return column
 
-    def hint(self, guess: int, text: str) -> None:
-        s = self.rng.choice(members(self.rule ^ guess))
+    def hint(self, guess: int, text: str, vexer: HintPolicy | None) -> None:
+        wrong = members(self.rule ^ guess)
+        s = self.rng.choice(wrong) if vexer is None else vexer({**self.view("turn"), "hints": []}, self.rule, wrong)
         top, bottom = codes_for_set(s)
         self.hints.append({"source": "slip", "top": top, "bottom": bottom, "obeys": bool(self.rule >> s & 1),
                            "guess": text})
 
 
 def drill(rule: int, seeker: Bot, rng: random.Random, *, max_actions: int = 80,
-          clock: Callable[[], float] | None = None) -> DrillResult:
+          clock: Callable[[], float] | None = None, vexer: HintPolicy | None = None) -> DrillResult:
     """Run one Seeker against the rule with obey bitset ``rule`` until a correct guess (or
-    ``max_actions``). ``clock`` (e.g. ``time.perf_counter``) times each decision."""
+    ``max_actions``). ``clock`` (e.g. ``time.perf_counter``) times each decision. ``vexer`` picks
+    each hint among the counterexamples (the Vexer bot's :func:`ludic.bots.least_telling`);
+    without it the hint is random, as the server picks for a human Vexer."""
     game = _Drill(rule, rng)
     result = DrillResult()
     bot_rng = random.Random(rng.random())
@@ -151,5 +156,5 @@ def drill(rule: int, seeker: Bot, rng: random.Random, *, max_actions: int = 80,
         if correct:
             result.solved = True
             return result
-        game.hint(guess.obey, answer["rule"])
+        game.hint(guess.obey, answer["rule"], vexer)
     return result

@@ -504,6 +504,13 @@ class LudicEngine:
         column, placed = option
         return {"type": ActionType.CHOOSE_FLIP, "column": column, "top": placed.top, "bottom": placed.bottom}
 
+    @staticmethod
+    def _bot_hints(state: LudicState, step: Step) -> bool:
+        """A bot Vexer always chooses its hints (the text lets the Vexer choose; a bot chooses the
+        one that tells least, see bots.py); a human one only with ``vexer_choices``."""
+        assert state.round is not None
+        return step.do is StepKind.HINT and state.players[state.round.vexer].startswith("bot:")
+
     def _run(self, state: LudicState, events: list[Event], chosen: Any = None) -> LudicState:
         """Do the queued steps of this round in order, pausing for the Vexer when the option asks
         for it (a step that ends the round leaves the rest undone)."""
@@ -515,7 +522,7 @@ class LudicEngine:
             options = self._step_options(round_, step)
             choice = chosen
             chosen = None
-            if choice is None and len(options) > 1 and state.options.vexer_choices:
+            if choice is None and len(options) > 1 and (state.options.vexer_choices or self._bot_hints(state, step)):
                 events.append(Event(EventType.VEXER_CHOOSING, {"kind": _choice_kind(step).value}))
                 return replace(state, phase=Phase.CHOOSE)
             if choice is None and options:

@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
+from ludic.suggest import nearest, offset
 from ludic.universe import RANK_WORDS
 
 MAX_TEXT = 2000
@@ -178,7 +180,7 @@ class RuleError(ValueError):
     """
 
     def __init__(self, message: str, *, reason: str = "syntax", line: int = 0, column: int = 0,
-                 expected: list[str] | None = None) -> None:
+                 expected: list[str] | None = None, terminals: frozenset[str] = frozenset()) -> None:
         where = f"line {line}, column {column}: " if line else ""
         super().__init__(where + message)
         self.message = message
@@ -186,10 +188,19 @@ class RuleError(ValueError):
         self.line = line
         self.column = column
         self.expected = expected or []
+        self.terminals = terminals
+        self.suggestion: str | None = None
+
+    def suggest(self, text: str) -> None:
+        """Name the nearest wording the language accepts (in the message too)."""
+        self.suggestion = text
+        self.message += f"; the nearest wording the language accepts: '{text}'"
+        where = f"line {self.line}, column {self.column}: " if self.line else ""
+        self.args = (where + self.message,)
 
     def as_json(self) -> dict[str, Any]:
         return {"message": str(self), "reason": self.reason, "line": self.line,
-                "column": self.column, "expected": self.expected}
+                "column": self.column, "expected": self.expected, "suggestion": self.suggestion}
 
 
 TERMINAL_WORDS: dict[str, str] = {
@@ -214,6 +225,14 @@ TERMINAL_WORDS: dict[str, str] = {
     "REMAINDER": "'remainder'", "WHEN": "'when'", "PLUS": "'+'", "MINUS": "'-'", "TIMES": "'*'",
     "MOD": "'mod'", "NUMBER": "a number", "RANK_WORD": "'jack', 'queen' or 'king'", "PERIOD": "'.'",
     "LPAR": "'('", "RPAR": "')'", "$END": "the end of the rule",
+    "ISNT": "'isn't'", "DOESNT": "'doesn't'", "NOR": "'nor'", "BUT": "'but'", "UNLESS": "'unless'", "COMMA": "','",
+    "EITHER_LEAD": "'either'", "BOTH_WORD": "'both'", "CONSECUTIVE": "'consecutive'",
+    "NUMBER_CARD": "'number card'", "NUMBER_NAME": "a number word ('seven')",
+    "QUANTIFIER": "'some', 'every', 'no', 'exactly one' ...", "QUANTIFIER_OF": "'one of the cards'",
+    "ONE_CARD": "'one card'", "OTHER_ONE": "'the other'", "TOP_AND_BOTTOM": "'the top and bottom cards'",
+    "EITHER_TOP_OR_BOTTOM": "'the top or the bottom card'", "DIFFER": "'differ'", "BY": "'by'",
+    "NOT_BOTH": "'but not both'", "OTHERWISE": "'otherwise'", "IT": "'it'", "FORM": "'forms'",
+    "PAIR": "'pair'", "ONE_WORD": "'one'", "DIFFERENCE_WORD": "'more than'",
 }
 
 EXTERNAL_WORDS = (
@@ -254,17 +273,20 @@ def _explain_outside(text: str) -> RuleError | None:
 
 def _syntax_error(text: str, error: UnexpectedInput) -> RuleError:
     line, column = error.line, error.column
+    names: set[str] = set()
     if isinstance(error, UnexpectedCharacters):
-        expected = _describe_expected(error.allowed or set())
+        names = set(error.allowed or set())
+        expected = _describe_expected(names)
         found = re.match(r"\S+", text[error.pos_in_stream:])
         what = f"'{found.group()}'" if found else "this"
         message = f"unexpected {what}"
     elif isinstance(error, UnexpectedToken) and error.token.type != "$END":
-        expected = _describe_expected(error.accepts or error.expected)
+        names = set(error.accepts or error.expected)
+        expected = _describe_expected(names)
         message = f"unexpected '{error.token}'"
     else:
-        names = error.expected if isinstance(error, (UnexpectedEOF, UnexpectedToken)) else set()
-        expected = _describe_expected(set(names))
+        names = set(error.expected) if isinstance(error, (UnexpectedEOF, UnexpectedToken)) else set()
+        expected = _describe_expected(names)
         lines = text.split("\n")
         line, column = len(lines), len(lines[-1]) + 1
         message = "the rule ends too early"
@@ -273,17 +295,20 @@ def _syntax_error(text: str, error: UnexpectedInput) -> RuleError:
     outside = _explain_outside(text)
     if outside is not None:
         outside.expected = expected
+        outside.terminals = frozenset(names)
         return outside
     if expected:
         message += "; expected " + (expected[0] if len(expected) == 1 else "one of: " + ", ".join(expected))
-    return RuleError(message, reason="syntax", line=line, column=column, expected=expected)
+    return RuleError(message, reason="syntax", line=line, column=column, expected=expected,
+                     terminals=frozenset(names))
 
 
 # ---- parse tree -> syntax tree -------------------------------------------------------------------
 QUANTIFIER_WORDS: dict[str, QuantifierKind] = {
     "some": "some", "a": "some", "an": "some", "at least one": "some", "either": "some",
     "another": "some", "every": "every", "each": "every", "both": "every", "all": "every",
-    "no": "no", "neither": "no", "exactly one": "exactly_one", "only one": "exactly_one",
+    "no": "no", "neither": "no", "none": "no", "exactly one": "exactly_one", "only one": "exactly_one",
+    "one": "some", "every one": "every",
 }
 POSITIONS: dict[str, Position] = {
     "top": "top", "bottom": "bottom", "high": "high", "higher": "high", "highest": "high",
@@ -334,52 +359,493 @@ class _TypeError(Exception):
         self.column = getattr(meta, "column", 1) or 1
 
 
+NUMBER_NAMES = {
+    "zero": 0, "one": 1, "two": 2, "deuce": 2, "three": 3, "trey": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+    "twenty": 20, "twenty one": 21, "twenty two": 22, "twenty three": 23, "twenty four": 24,
+    "twenty five": 25, "twenty six": 26,
+}
+
+
+def _number_name(word: str) -> int:
+    word = word.replace("-", " ")
+    for candidate in (word, word[:-1], word[:-2]):
+        if candidate in NUMBER_NAMES:
+            return NUMBER_NAMES[candidate]
+    raise KeyError(word)  # pragma: no cover - the terminal only matches these words
+
+
+Builder = Callable[[Any, bool], Rule]
+"""A predicate's meaning for a subject: ``build(subject, negated)`` is the statement."""
+
+
+@dataclass(frozen=True)
+class _Pred:
+    """A predicate waiting for its subject (``is red``, ``or a queen``, ``differ by 3``).
+
+    ``explicit``: it says its own verb or ``not`` (so a negated head does not reach it);
+    ``set_level``: it speaks of the two cards together (``the same color``, ``consecutive``), so
+    it cannot be said of one card; ``subject``: what the statement's subject becomes (``the
+    cards differ by 3`` speaks of the difference)."""
+
+    build: Builder
+    negated: bool = False
+    explicit: bool = True
+    set_level: bool = False
+    subject: Callable[[Any], Any] | None = None
+    ellipsis: bool = False
+
+
+def _no_build(subject: Any, negated: bool) -> Rule:  # pragma: no cover - an ellipsis is never built
+    raise AssertionError("an ellipsis takes the predicate of the statement before it")
+
+
+@dataclass(frozen=True)
+class _Said:
+    """A statement of a chain: its rule, and its subject and predicate for the fragments after it."""
+
+    rule: Rule
+    subject: Any = None
+    pred: _Pred | None = None
+
+
+@dataclass(frozen=True)
+class _Fragment:
+    """A predicate without its subject in a chain (``or a queen``); with ``other``, a statement
+    about ``the other card``: the card the statement before did not name."""
+
+    pred: _Pred
+    meta: Any
+    kind: Literal["fragment", "other", "it", "ellipsis"] = "fragment"
+    subject: Any = None
+
+
+OTHER_POSITION: dict[Position, Position] = {"top": "bottom", "bottom": "top", "high": "low", "low": "high"}
+
+
+def _joint_kind(tokens: list[Token]) -> str:
+    """What the words between two parts of a chain say: if, then, unless, and, or, or a comma."""
+    types = [t.type for t in tokens if t.type != "EITHER_LEAD"]
+    for kind in ("OTHERWISE", "IF", "THEN", "UNLESS"):
+        if kind in types:
+            return kind.lower()
+    if any(t in ("OR", "NOR") for t in types):
+        return "or"
+    if any(t in ("AND", "BUT") for t in types):
+        return "and"
+    return "comma" if types else ""
+
+
+def _resolve_commas(kinds: list[str]) -> list[str]:
+    """A comma takes the connective that ends its list (``A, B or C``), ``and`` if none follows."""
+    out = list(kinds)
+    following = "and"
+    for i in range(len(out) - 1, -1, -1):
+        if out[i] in ("and", "or"):
+            following = out[i]
+        elif out[i] == "comma":
+            out[i] = following
+    return out
+
+
+def _and_or(rules: list[Rule], kinds: list[str]) -> Rule:
+    """``and`` before ``or``: the rules joined by the connectives between them (commas resolved)."""
+    kinds = _resolve_commas(kinds)
+    disjuncts: list[list[Rule]] = [[rules[0]]]
+    for kind, rule in zip(kinds, rules[1:], strict=True):
+        if kind == "or":
+            disjuncts.append([rule])
+        else:
+            disjuncts[-1].append(rule)
+    terms = [d[0] if len(d) == 1 else And(tuple(d)) for d in disjuncts]
+    return terms[0] if len(terms) == 1 else Or(tuple(terms))
+
+
+def _over_positions(q: Quantified, body: Callable[[Card], Rule]) -> Rule:
+    """A quantified card said to do several things at once (``both cards are red or black``): the
+    quantifier over the two positions, each card doing all of it."""
+    cases = []
+    for position in ("top", "bottom"):
+        card = Card(position)
+        holds = body(card)
+        if q.restrictors:
+            holds = And((Property(card, q.restrictors), holds))
+        cases.append(holds)
+    some: Rule = Or(tuple(cases))
+    if q.kind == "some":
+        return some
+    if q.kind == "no":
+        return Not(some)
+    if q.kind == "every":
+        if not q.restrictors:
+            return And(tuple(body(Card(p)) for p in ("top", "bottom")))
+        return And(tuple(Implies(Property(Card(p), q.restrictors), body(Card(p)))
+                         for p in ("top", "bottom")))
+    return Or((And((cases[0], Not(cases[1]))), And((cases[1], Not(cases[0])))))
+
+
+def _group(head: _Said, members: list[tuple[str, _Pred]]) -> Rule:
+    """A statement and the fragments that share its subject: ``the top card is a king or a queen``.
+
+    A negated head (``is not``, ``isn't``, ``is neither ... nor``) negates the whole list when no
+    fragment says its own ``not`` (``the top card is not a king or a queen``: neither)."""
+    assert head.pred is not None
+    preds = [head.pred] + [p for _, p in members]
+    kinds = [k for k, _ in members]
+    wrap = head.pred.negated and not any(p.explicit for _, p in members)
+    subject = head.subject
+
+    def body(card: Any) -> Rule:
+        parts = [p.build(card, False if (wrap and i == 0) else p.negated) for i, p in enumerate(preds)]
+        joined = _and_or(parts, kinds)
+        return Not(joined) if wrap else joined
+
+    if isinstance(subject, Quantified) and subject.kind != "other" and not any(p.set_level for p in preds):
+        return _over_positions(subject, body)
+    return body(subject)
+
+
+def _repeat(pred: _Pred, members: list[tuple[str, _Pred]]) -> Callable[[Any, bool], Rule]:
+    """A statement's predicate (with its fragments) said again of another subject, negated or not
+    (``... and the bottom card is not``)."""
+
+    def said(subject: Any, negated: bool) -> Rule:
+        return _group(_Said(pred.build(subject, negated), subject, replace(pred, negated=negated)), members)
+
+    return said
+
+
 @v_args(meta=True)
 class _Build(Transformer[Token, Rule]):
     """Turns lark's parse tree into the syntax tree, checking that the words fit together."""
 
-    # logic
+    # ---- logic: the chain of statements, fragments and connectives ----
     def start(self, meta: Any, children: list[Any]) -> Rule:
         rule: Rule = children[0]
         return rule
 
-    def implication(self, meta: Any, c: list[Any]) -> Rule:
-        return Implies(c[1], c[3])
+    def joint(self, meta: Any, c: list[Token]) -> Token:
+        return c[0]
 
-    def any_of(self, meta: Any, c: list[Any]) -> Rule:
-        items = tuple(x for x in c if not isinstance(x, Token))
-        return items[0] if len(items) == 1 else Or(items)
-
-    def all_of(self, meta: Any, c: list[Any]) -> Rule:
-        items = tuple(x for x in c if not isinstance(x, Token))
-        return items[0] if len(items) == 1 else And(items)
+    def group(self, meta: Any, c: list[Any]) -> Rule:
+        return _rule(c[0])
 
     def negation(self, meta: Any, c: list[Any]) -> Rule:
-        return Not(c[1])
+        return Not(_rule(c[1]))
 
-    # cards
+    def chain(self, meta: Any, c: list[Any]) -> Rule:
+        leading: list[Token] = []
+        while isinstance(c[0], Token):
+            leading.append(c.pop(0))
+        exclusive = isinstance(c[-1], Token) and c[-1].type == "NOT_BOTH"
+        if exclusive:
+            c = c[:-1]
+        parts: list[Any] = []  # rules and lists of joint tokens, alternating
+        head: _Said | None = None
+        members: list[tuple[str, _Pred]] = []
+        pending: list[Token] = []
+        last_subject: Any = None
+        last_body: Callable[[Any, bool], Rule] | None = None
+
+        def flush() -> None:
+            nonlocal head, members, last_body
+            if head is not None:
+                parts.append(_group(head, members) if members else head.rule)
+                if head.pred is not None:
+                    last_body = _repeat(head.pred, list(members))
+            head, members = None, []
+
+        for item in c:
+            if isinstance(item, Token):
+                pending.append(item)
+                continue
+            joint, pending = pending, []
+            if isinstance(item, _Fragment) and item.kind == "fragment":
+                kind = _joint_kind(joint)
+                if head is None or head.pred is None or kind not in ("and", "or", "comma"):
+                    raise _TypeError("this part has no subject: say which card or number it is about "
+                                     "(e.g. 'the top card is a king or a queen', not 'or a queen' alone)",
+                                     item.meta)
+                members.append((kind, item.pred))
+                continue
+            flush()
+            if parts:
+                parts.append(joint)
+            if isinstance(item, _Fragment):
+                head = self._deferred(item, last_subject, last_body)
+            elif isinstance(item, _Said):
+                head = item
+            else:
+                head = _Said(item)
+            last_subject = head.subject
+        flush()
+        rule = _structure(leading, parts, meta)
+        if exclusive:
+            if not (isinstance(rule, Or) and len(rule.operands) == 2):
+                raise _TypeError("'but not both' follows two statements joined by 'or'", meta)
+            a, b = rule.operands
+            rule = Or((And((a, Not(b))), And((b, Not(a)))))
+        return rule
+
+    @staticmethod
+    def _deferred(item: _Fragment, subject: Any, body: Callable[[Any, bool], Rule] | None) -> _Said:
+        """A statement that needs the one before it: ``the other card is ...`` (the card it did not
+        name), ``it is ...`` (its subject), ``... and the bottom card is not`` (its predicate)."""
+        if item.kind == "ellipsis":
+            if body is None:
+                raise _TypeError("'is not' alone needs a statement before it to repeat", item.meta)
+            return _Said(body(item.subject, item.pred.negated), item.subject)
+        if item.kind == "it":
+            if subject is None:
+                raise _TypeError("'it' needs a card or number named before it", item.meta)
+        else:
+            if not isinstance(subject, Card):
+                raise _TypeError("'the other card' needs a card named before it (e.g. 'the top card is "
+                                 "red and the other card is black')", item.meta)
+            subject = Card(OTHER_POSITION[subject.position])
+        return _Said(item.pred.build(subject, item.pred.negated), subject, item.pred)
+
+    def ellipsis(self, meta: Any, c: list[Any]) -> _Pred:
+        return _Pred(_no_build, True, True, ellipsis=True)
+
+    def it_statement(self, meta: Any, c: list[Any]) -> _Fragment:
+        return _Fragment(c[-1], meta, kind="it")
+
+    # ---- statements ----
+    def statement(self, meta: Any, c: list[Any]) -> _Said | _Fragment:
+        subject, pred = c
+        if pred.ellipsis:
+            return _Fragment(pred, meta, kind="ellipsis", subject=subject)
+        if pred.subject is not None:
+            subject = pred.subject(subject)
+        return _Said(pred.build(subject, pred.negated), subject, pred)
+
+    def one_and_other(self, meta: Any, c: list[Any]) -> _Said:
+        first, second = (x for x in c if isinstance(x, _Pred))
+        top, bottom = Card("top"), Card("bottom")
+        return _Said(Or((And((first.build(top, first.negated), second.build(bottom, second.negated))),
+                         And((first.build(bottom, first.negated), second.build(top, second.negated))))))
+
+    def other_statement(self, meta: Any, c: list[Any]) -> _Fragment:
+        return _Fragment(c[-1], meta, kind="other")
+
+    def fragment(self, meta: Any, c: list[Any]) -> _Fragment:
+        pred: _Pred = c[-1]
+        if isinstance(c[0], Token) and c[0].type == "NOT":
+            pred = replace(pred, negated=True, explicit=True)
+        return _Fragment(pred, meta)
+
+    # ---- predicates ----
+    def be(self, meta: Any, c: list[Token]) -> bool:
+        return any(t.type in ("NOT", "ISNT", "NEITHER") for t in c)
+
+    def predicate(self, meta: Any, c: list[Any]) -> _Pred:
+        negated: bool = c[0]
+        comp: _Pred = c[1]
+        return replace(comp, negated=negated, explicit=True)
+
+    def _pred(self, build: Builder, *, negated: bool = False, set_level: bool = False,
+              subject: Callable[[Any], Any] | None = None) -> _Pred:
+        return _Pred(build, negated, True, set_level, subject)
+
+    def have(self, meta: Any, c: list[Any]) -> _Pred:
+        return self._likeness_pred(meta, c[-1], False)
+
+    def have_not(self, meta: Any, c: list[Any]) -> _Pred:
+        return self._likeness_pred(meta, c[-1], True)
+
+    def _likeness_pred(self, meta: Any, likeness: tuple[Any, ...], negated: bool) -> _Pred:
+        if len(likeness) == 2:
+            same, attribute = likeness
+            return self._pred(lambda s, n: self._set_like(meta, s, attribute, same, n), negated=negated,
+                              set_level=True)
+        same, attribute, right = likeness
+        return self._pred(lambda s, n: self._compare(meta, s, "same" if same else "different", right, n, attribute),
+                          negated=negated)
+
+    def symbol(self, meta: Any, c: list[Any]) -> _Pred:
+        op = SYMBOLS[str(c[0])]
+        return self._pred(lambda s, n: self._compare(meta, s, op, c[1], n))
+
+    def _verb_pred(self, meta: Any, c: list[Any], negated: bool) -> _Pred:
+        verb = _words(next(t for t in c if isinstance(t, Token) and t.type == "VERB"))
+        op: CompareOp = "divides" if verb.startswith("divide") else "eq" if verb.startswith("equal") else "gt"
+        target = c[-1]
+        return self._pred(lambda s, n: self._compare(meta, s, op, target, n), negated=negated)
+
+    def verb(self, meta: Any, c: list[Any]) -> _Pred:
+        return self._verb_pred(meta, c, False)
+
+    def verb_not(self, meta: Any, c: list[Any]) -> _Pred:
+        return self._verb_pred(meta, c, True)
+
+    def _both_cards(self, meta: Any, subject: Any, what: str) -> Aggregate:
+        if not (isinstance(subject, Quantified) and subject.kind == "every" and not subject.restrictors):
+            raise _TypeError(f"'{what}' compares the two cards of the set: say 'the cards {what} ...'", meta)
+        return Aggregate("difference")
+
+    def differ_by(self, meta: Any, c: list[Any]) -> _Pred:
+        comp: _Pred = c[-1]
+        return replace(comp, explicit=True, subject=lambda s: self._both_cards(meta, s, "differ by"))
+
+    def differ_by_not(self, meta: Any, c: list[Any]) -> _Pred:
+        return replace(self.differ_by(meta, c), negated=True)
+
+    def form_pair(self, meta: Any, c: list[Any]) -> _Pred:
+        return self.pair(meta, c)
+
+    def form_pair_not(self, meta: Any, c: list[Any]) -> _Pred:
+        return replace(self.pair(meta, c), negated=True)
+
+    # ---- complements (what follows 'is') ----
+    def _comp(self, build: Builder, *, set_level: bool = False) -> _Pred:
+        return _Pred(build, False, False, set_level)
+
+    def adjectives(self, meta: Any, c: list[str]) -> tuple[str, ...]:
+        return tuple(c)
+
+    def property(self, meta: Any, c: list[Any]) -> _Pred:
+        adjectives = next(x for x in c if isinstance(x, tuple))
+        noun = next((t.type for t in c if isinstance(t, Token) and t.type in ("CARD", "NUMBER_WORD")), "")
+        word: Literal["card", "number", ""] = "card" if noun == "CARD" else "number" if noun else ""
+        return self._comp(lambda s, n: self._property(meta, s, adjectives, word, n))
+
+    def number_card(self, meta: Any, c: list[Any]) -> _Pred:
+        adjectives = next((x for x in c if isinstance(x, tuple)), ())
+        return self._comp(lambda s, n: self._property(meta, s, (*adjectives, "pip"), "card", n))
+
+    def _property(self, meta: Any, subject: Any, adjectives: tuple[str, ...], noun: Literal["card", "number", ""],
+                  negated: bool) -> Property:
+        if not _is_card(subject):
+            wrong = [a for a in adjectives if a in CARD_ADJECTIVES]
+            if wrong or noun == "card":
+                raise _TypeError(f"'{(wrong or ['card'])[0]}' describes a card, and the subject here is a "
+                                 "number", meta)
+        return Property(subject, adjectives, negated, noun)
+
+    def rank_literal(self, meta: Any, c: list[Token]) -> Const:
+        return self.number(meta, c)
+
+    def card_literal(self, meta: Any, c: list[Any]) -> _Pred:
+        red = any(isinstance(t, Token) and t.type == "RED" for t in c)
+        value = c[-1].value
+
+        def build(subject: Any, negated: bool) -> CardIs:
+            if not _is_card(subject):
+                raise _TypeError("only a card can be a red or black card of some rank", meta)
+            return CardIs(subject, red, value, negated)
+
+        return self._comp(build)
+
+    def comparative(self, meta: Any, c: list[Token]) -> CompareOp:
+        return COMPARATIVES[c[-1].type]
+
+    def compare(self, meta: Any, c: list[Any]) -> _Pred:
+        op, target = c[-2], c[-1]
+        return self._comp(lambda s, n: self._compare(meta, s, op, target, n))
+
+    def equals(self, meta: Any, c: list[Any]) -> _Pred:
+        return self._comp(lambda s, n: self._compare(meta, s, "eq", c[-1], n))
+
+    def bounded(self, meta: Any, c: list[Any]) -> _Pred:
+        bound = _words(c[-1]).split()[-1]
+        op: CompareOp = "ge" if bound in ("more", "higher", "greater", "above", "over") else "le"
+        return self._comp(lambda s, n: self._compare(meta, s, op, c[-2], n))
+
+    def offset(self, meta: Any, c: list[Any]) -> _Pred:
+        amount, word, target = c
+        if isinstance(target, Quantified):
+            raise _TypeError("say which card: 'the top card is 2 more than the bottom card'", meta)
+        more = _words(word).split()[0] in ("more", "higher", "greater", "larger", "bigger")
+        value = Arith("+" if more else "-", target, amount)
+        return self._comp(lambda s, n: self._compare(meta, s, "eq", value, n))
+
+    def between(self, meta: Any, c: list[Any]) -> _Pred:
+        low, high = (x for x in c if not isinstance(x, Token))
+        return self._comp(lambda s, n: Between(s, low, high, n))
+
+    def likeness(self, meta: Any, c: list[Any]) -> _Pred:
+        same, attribute, right = c[-1]
+        return self._comp(lambda s, n: self._compare(meta, s, "same" if same else "different", right, n, attribute))
+
+    def set_likeness(self, meta: Any, c: list[Any]) -> _Pred:
+        same, attribute = c[-1]
+        return self._comp(lambda s, n: self._set_like(meta, s, attribute, same, n), set_level=True)
+
+    def consecutive(self, meta: Any, c: list[Any]) -> _Pred:
+        return self._comp(lambda s, n: Compare(self._both_cards(meta, s, "consecutive"), "eq", Const(1), n),
+                          set_level=True)
+
+    def pair(self, meta: Any, c: list[Any]) -> _Pred:
+        def build(subject: Any, negated: bool) -> SetLike:
+            self._both_cards(meta, subject, "a pair")
+            return SetLike("value", True, negated)
+
+        return _Pred(build, False, False, True)
+
+    def _set_like(self, meta: Any, subject: Any, attribute: Attribute, same: bool, negated: bool) -> SetLike:
+        if not (isinstance(subject, Quantified) and subject.kind == "every" and not subject.restrictors):
+            raise _TypeError("'the same ...' without 'as' compares the two cards of the set: say 'the "
+                             "cards' or 'both cards'", meta)
+        return SetLike(attribute, same, negated)
+
+    def same(self, meta: Any, c: list[Any]) -> tuple[bool, Attribute, Any]:
+        return True, _attribute(c[2]), c[-1]
+
+    def different(self, meta: Any, c: list[Any]) -> tuple[bool, Attribute, Any]:
+        attribute = next(t for t in c if isinstance(t, Token) and t.type == "ATTRIBUTE")
+        return False, _attribute(attribute), c[-1]
+
+    def set_same(self, meta: Any, c: list[Token]) -> tuple[bool, Attribute]:
+        return True, _attribute(c[-1])
+
+    def set_different(self, meta: Any, c: list[Token]) -> tuple[bool, Attribute]:
+        return False, _attribute(c[-1])
+
+    def _compare(self, meta: Any, left: Any, op: CompareOp, right: Any, negated: bool,
+                 attribute: Attribute | None = None) -> Compare:
+        if isinstance(right, Quantified) and right.kind == "other" and not _is_card(left):
+            raise _TypeError("'the other card' needs a card before it", meta)
+        if attribute == "color" and not (_is_card(left) and _is_card(right)):
+            raise _TypeError("only cards have a color", meta)
+        return Compare(left, op, right, negated, attribute)
+
+    # ---- cards ----
     def card(self, meta: Any, c: list[Token]) -> Card:
         return Card(POSITIONS[next(_words(t) for t in c if t.type == "POSITION")])
-
-    def quantifier(self, meta: Any, c: list[Token]) -> str:
-        return _words(c[0])
 
     def adjective(self, meta: Any, c: list[Token]) -> str:
         return _adjective(c[0])
 
     def quantified(self, meta: Any, c: list[Any]) -> Quantified:
-        word = c[0]
-        return Quantified(QUANTIFIER_WORDS[word], tuple(a for a in c[1:-1]), word)
+        word = _words(c[0])
+        restrictors = next((x for x in c if isinstance(x, tuple)), ())
+        return Quantified(QUANTIFIER_WORDS[word], restrictors, word)
+
+    def quantified_number_card(self, meta: Any, c: list[Any]) -> Quantified:
+        q = self.quantified(meta, c)
+        return replace(q, restrictors=(*q.restrictors, "pip"))
+
+    def quantified_of(self, meta: Any, c: list[Token]) -> Quantified:
+        word = re.split(r"\s+of\s+", _words(c[0]))[0]
+        return Quantified(QUANTIFIER_WORDS[word], (), word)
 
     def the_cards(self, meta: Any, c: list[Any]) -> Quantified:
         return Quantified("every", (), "the cards")
 
+    def either_card(self, meta: Any, c: list[Any]) -> Quantified:
+        return Quantified("some", (), "either")
+
     def other_card(self, meta: Any, c: list[Any]) -> Quantified:
         return Quantified("other", (), "the other")
 
-    # numbers
+    # ---- numbers ----
     def number(self, meta: Any, c: list[Token]) -> Const:
-        word = _words(c[0]).rstrip("s")
+        token = c[0]
+        if token.type == "NUMBER_NAME":
+            return Const(_number_name(_words(token)))
+        word = _words(token).rstrip("s")
         ranks = {v: k for k, v in RANK_WORDS.items()}
         if word in ranks:
             return Const(ranks[word])
@@ -387,7 +853,6 @@ class _Build(Transformer[Token, Rule]):
         if value > MAX_NUMBER:
             raise _TypeError(f"numbers above {MAX_NUMBER} are not needed for two cards", meta)
         return Const(value)
-
     def value_of(self, meta: Any, c: list[Any]) -> ValueOf:
         return ValueOf(c[-1])
 
@@ -427,119 +892,61 @@ class _Build(Transformer[Token, Rule]):
         amount: Number = c[1]
         return amount
 
-    # statements
-    @staticmethod
-    def _negated(c: list[Any]) -> bool:
-        return any(isinstance(x, Token) and x.type == "NOT" for x in c)
 
-    def property(self, meta: Any, c: list[Any]) -> tuple[tuple[str, ...], str]:
-        adjectives = tuple(x for x in c if isinstance(x, str) and not isinstance(x, Token))
-        noun = next((t.type for t in c if isinstance(t, Token) and t.type in ("CARD", "NUMBER_WORD")), "")
-        return adjectives, {"CARD": "card", "NUMBER_WORD": "number", "": ""}[noun]
 
-    def has_property(self, meta: Any, c: list[Any]) -> Property:
-        subject, (adjectives, noun) = c[0], c[-1]
-        if not _is_card(subject):
-            wrong = [a for a in adjectives if a in CARD_ADJECTIVES]
-            if wrong or noun == "card":
-                raise _TypeError(f"'{(wrong or ['card'])[0]}' describes a card, and the subject here is a "
-                                 "number", meta)
-        return Property(subject, adjectives, self._negated(c), noun)
+def _rule(item: Any) -> Rule:
+    """The rule of a chain's part (a statement, or a rule already built)."""
+    if isinstance(item, _Said):
+        return item.rule
+    if isinstance(item, _Fragment):
+        raise _TypeError("this part has no subject: say which card or number it is about", item.meta)
+    rule: Rule = item
+    return rule
 
-    def card_literal(self, meta: Any, c: list[Token]) -> tuple[bool, int]:
-        red = any(t.type == "RED" for t in c)
-        return red, self.number(meta, [c[-1]]).value
 
-    def is_card(self, meta: Any, c: list[Any]) -> CardIs:
-        subject = c[0]
-        if not _is_card(subject):
-            raise _TypeError("only a card can be a red or black card of some rank", meta)
-        red, value = c[-1]
-        return CardIs(subject, red, value, self._negated(c))
+def _structure(leading: list[Token], parts: list[Any], meta: Any) -> Rule:
+    """The logic of a chain: ``parts`` alternates rules and the joint words between them.
 
-    def comparative(self, meta: Any, c: list[Token]) -> CompareOp:
-        return COMPARATIVES[c[-1].type]
+    ``if A then B`` / ``if A, B`` (everything after ``then`` or the first such comma is B),
+    ``B if A``, ``B unless A`` (= B or A), ``unless A, B``; else ``and`` before ``or``."""
+    rules: list[Rule] = parts[0::2]
+    kinds = [_joint_kind(j) for j in parts[1::2]]
+    lead = _joint_kind(leading)
+    where = leading[0] if leading else meta
+    if lead == "if" and "otherwise" in kinds:
+        at = kinds.index("otherwise")
+        condition_and_then = _structure(leading, _interleave(rules[: at + 1], kinds[:at]), meta)
+        otherwise = _structure([], _interleave(rules[at + 1:], kinds[at + 1:]), meta)
+        assert isinstance(condition_and_then, Implies)
+        return And((condition_and_then, Implies(Not(condition_and_then.condition), otherwise)))
+    if lead in ("if", "unless"):
+        split = next((i for i, k in enumerate(kinds) if k == "then"), None)
+        if split is None:
+            split = next((i for i, k in enumerate(kinds) if k == "comma"), None)
+        if split is None:
+            raise _TypeError(f"'{lead}' needs its consequence: '{lead} A then B' or '{lead} A, B'", where)
+        condition = _structure([], _interleave(rules[: split + 1], kinds[:split]), meta)
+        consequence = _structure([], _interleave(rules[split + 1:], kinds[split + 1:]), meta)
+        return Implies(condition, consequence) if lead == "if" else Or((consequence, condition))
+    if lead not in ("", "or"):
+        raise _TypeError(f"a rule cannot begin with '{leading[0]}'", where)
+    for kind in ("if", "unless"):
+        if kind in kinds:
+            at = kinds.index(kind)
+            consequence = _structure([], _interleave(rules[: at + 1], kinds[:at]), meta)
+            condition = _structure([], _interleave(rules[at + 1:], kinds[at + 1:]), meta)
+            return Implies(condition, consequence) if kind == "if" else Or((consequence, condition))
+    if "then" in kinds:
+        raise _TypeError("'then' without 'if': write 'if A then B'", meta)
+    return _and_or(rules, kinds)
 
-    def _compare(self, meta: Any, left: Any, op: CompareOp, right: Any, negated: bool,
-                 attribute: Attribute | None = None) -> Compare:
-        if isinstance(right, Quantified) and right.kind == "other" and not _is_card(left):
-            raise _TypeError("'the other card' needs a card before it", meta)
-        if attribute == "color" and not (_is_card(left) and _is_card(right)):
-            raise _TypeError("only cards have a color", meta)
-        return Compare(left, op, right, negated, attribute)
 
-    def compare(self, meta: Any, c: list[Any]) -> Compare:
-        return self._compare(meta, c[0], c[-2], c[-1], self._negated(c))
-
-    def equals(self, meta: Any, c: list[Any]) -> Compare:
-        return self._compare(meta, c[0], "eq", c[-1], self._negated(c))
-
-    def bounded(self, meta: Any, c: list[Any]) -> Compare:
-        bound = _words(c[-1]).split()[-1]
-        op: CompareOp = "ge" if bound in ("more", "higher", "greater", "above") else "le"
-        return self._compare(meta, c[0], op, c[-2], self._negated(c))
-
-    def between(self, meta: Any, c: list[Any]) -> Between:
-        amounts = [x for x in c[1:] if not isinstance(x, Token)]
-        return Between(c[0], amounts[0], amounts[1], self._negated(c))
-
-    def same(self, meta: Any, c: list[Any]) -> tuple[bool, Attribute, Any]:
-        return True, _attribute(c[2]), c[-1]
-
-    def different(self, meta: Any, c: list[Any]) -> tuple[bool, Attribute, Any]:
-        attribute = next(t for t in c if isinstance(t, Token) and t.type == "ATTRIBUTE")
-        return False, _attribute(attribute), c[-1]
-
-    def _likeness(self, meta: Any, c: list[Any], negated: bool) -> Compare:
-        same, attribute, right = c[-1]
-        return self._compare(meta, c[0], "same" if same else "different", right, negated, attribute)
-
-    def likeness(self, meta: Any, c: list[Any]) -> Compare:
-        return self._likeness(meta, c, self._negated(c))
-
-    def likeness_have(self, meta: Any, c: list[Any]) -> Compare:
-        return self._likeness(meta, c, False)
-
-    def likeness_have_not(self, meta: Any, c: list[Any]) -> Compare:
-        return self._likeness(meta, c, True)
-
-    def set_same(self, meta: Any, c: list[Token]) -> tuple[bool, Attribute]:
-        return True, _attribute(c[-1])
-
-    def set_different(self, meta: Any, c: list[Token]) -> tuple[bool, Attribute]:
-        return False, _attribute(c[-1])
-
-    def _set_likeness(self, meta: Any, c: list[Any], negated: bool) -> SetLike:
-        subject = c[0]
-        if not (isinstance(subject, Quantified) and subject.kind == "every" and not subject.restrictors):
-            raise _TypeError("'the same ...' without 'as' compares the two cards of the set: say 'the "
-                             "cards' or 'both cards'", meta)
-        same, attribute = c[-1]
-        return SetLike(attribute, same, negated)
-
-    def set_likeness(self, meta: Any, c: list[Any]) -> SetLike:
-        return self._set_likeness(meta, c, self._negated(c))
-
-    def set_likeness_have(self, meta: Any, c: list[Any]) -> SetLike:
-        return self._set_likeness(meta, c, False)
-
-    def set_likeness_have_not(self, meta: Any, c: list[Any]) -> SetLike:
-        return self._set_likeness(meta, c, True)
-
-    def symbol(self, meta: Any, c: list[Any]) -> Compare:
-        return self._compare(meta, c[0], SYMBOLS[str(c[1])], c[2], False)
-
-    def _verb(self, meta: Any, c: list[Any], negated: bool) -> Compare:
-        verb = next(t for t in c if isinstance(t, Token) and t.type == "VERB")
-        if _words(verb).startswith("outrank"):
-            return self._compare(meta, c[0], "gt", c[-1], negated)
-        return self._compare(meta, c[0], "divides", c[-1], negated)
-
-    def verb(self, meta: Any, c: list[Any]) -> Compare:
-        return self._verb(meta, c, False)
-
-    def verb_not(self, meta: Any, c: list[Any]) -> Compare:
-        return self._verb(meta, c, True)
+def _interleave(rules: list[Rule], kinds: list[str]) -> list[Any]:
+    """Rules and joints alternating again (the joints as single tokens of their kind)."""
+    out: list[Any] = [rules[0]]
+    for kind, rule in zip(kinds, rules[1:], strict=True):
+        out += [[Token(kind.upper(), kind)], rule]
+    return out
 
 
 @functools.lru_cache(maxsize=1)
@@ -552,7 +959,31 @@ def _parser() -> Lark:
 
 @functools.lru_cache(maxsize=4096)
 def parse(text: str) -> Rule:
-    """The syntax tree of a rule; :class:`RuleError` with line and column if it is not one."""
+    """The syntax tree of a rule; :class:`RuleError` with line and column if it is not one, and
+    the nearest wording the language accepts when there is one (:mod:`ludic.suggest`)."""
+    try:
+        return _parse(text)
+    except RuleError as error:
+        if error.reason in SUGGESTED:
+            found = nearest(text, offset(text, error.line, error.column), sorted(error.terminals), _attempt)
+            if found is not None:
+                error.suggest(found)
+        raise
+
+
+SUGGESTED = ("syntax", "type", "suit")
+"""Refusals worth a suggestion (not: outside the set, too large, ambiguous, illegal)."""
+
+
+def _attempt(text: str) -> tuple[int, list[str]] | None:
+    try:
+        _parse(text)
+    except RuleError as error:
+        return offset(text, error.line, error.column), sorted(error.terminals)
+    return None
+
+
+def _parse(text: str) -> Rule:
     if not text or not text.strip():
         raise RuleError("the rule is empty", reason="syntax", line=1, column=1,
                         expected=["a statement about the set, e.g. 'the top card is red'"])

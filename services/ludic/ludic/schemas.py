@@ -271,6 +271,8 @@ class RuleErrorSchema(Schema):
     line = fields.Integer(required=True, metadata={"description": "1-based; 0 when not about a place"})
     column = fields.Integer(required=True)
     expected = fields.List(fields.String(), required=True, metadata={"description": "What could come there"})
+    suggestion = fields.String(required=True, allow_none=True, metadata={
+        "description": "The nearest wording the language accepts (null when none is near)"})
 
 
 class RuleCheckSchema(Schema):

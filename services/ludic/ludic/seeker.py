@@ -148,16 +148,38 @@ def _remember(space: Space, ev: Evidence, rows: npt.NDArray[np.int64]) -> None:
             _RECENT.popitem(last=False)
 
 
+_MISSES: OrderedDict[tuple[int, tuple[tuple[int, bool], ...]], npt.NDArray[np.int32]] = OrderedDict()
+
+
+def _misses(space: Space, labels: tuple[tuple[int, bool], ...]) -> npt.NDArray[np.int32]:
+    """How many of the labelled sets each rule of the space gets wrong; from the count of a
+    recent subset of the labels when there is one (only a speed-up)."""
+    given = dict(labels)
+    with _RECENT_LOCK:
+        recent = list(_MISSES.items())
+    misses = np.zeros(len(space), dtype=np.int32)
+    new = labels
+    for (owner, old), counted in reversed(recent):
+        if owner == id(space) and all(given.get(s) == o for s, o in old):
+            misses, new = counted, tuple((s, o) for s, o in labels if s not in dict(old))
+            break
+    if new:
+        sets, want = _label_arrays(new)
+        misses = misses + (_bits_at(space.packed, sets) != want).sum(axis=1, dtype=np.int32)
+    with _RECENT_LOCK:
+        _MISSES[(id(space), labels)] = misses
+        while len(_MISSES) > RECENT:
+            _MISSES.popitem(last=False)
+    return misses
+
+
 def believe(space: Space, ev: Evidence) -> Belief:
     """Candidate elimination: the rules of the space that fit every observation; else the space's
     nearest rules with one more atom that fit; else the nearest rules (to be patched)."""
     rows = _narrowed(space, ev)
     best = 0
     if rows is None:
-        misses = np.zeros(len(space), dtype=np.int32)
-        sets, want = _label_arrays(ev.labels)
-        if ev.labels:
-            misses = (_bits_at(space.packed, sets) != want).sum(axis=1, dtype=np.int32)
+        misses = _misses(space, ev.labels).copy()
         for mask in ev.wrong:
             row = space.index_of(mask)
             if row is not None:
@@ -165,7 +187,7 @@ def believe(space: Space, ev: Evidence) -> Belief:
         best = int(misses.min())
         rows = np.flatnonzero(misses == best).astype(np.int64)
         if best > 0:
-            extended = _extend(space, rows, ev)
+            extended = _merge([_extend(space, rows, ev), _extend_pairs(space, ev)], ev)
             if extended is not None:
                 return extended
     if best == 0:
@@ -188,10 +210,7 @@ def _extend(space: Space, rows: npt.NDArray[np.int64], ev: Evidence) -> Belief |
     packed = np.concatenate([p[3] for p in parts])
     if not len(packed):
         return None
-    _, first = np.unique(packed, axis=0, return_index=True)
-    wrong = set(ev.wrong)
-    keep = np.array(sorted(int(i) for i in first if int.from_bytes(packed[i].tobytes(), "little") not in wrong),
-                    dtype=np.int64)
+    keep = _distinct_rows(packed, ev.wrong)
     if not len(keep):
         return None
 
@@ -199,6 +218,128 @@ def _extend(space: Space, rows: npt.NDArray[np.int64], ev: Evidence) -> Belief |
         j = int(keep[i])
         pair = (space.rule(int(lefts[j])), atoms[int(rights[j])])
         return L.And(pair) if ops[j] == 0 else L.Or(pair)
+
+    return Belief(packed[keep], prior_weights(packed[keep]), 0, ev.labels, rule)
+
+
+PAIR_BASE = 32
+"""How many first halves (the space's rules covering most of what they must) are tried for
+``R or S`` / ``R and S`` of two rules of the space."""
+PAIR_LIMIT = 3000
+"""At most this many such pairs are kept."""
+
+
+_PAIR_RECENT: OrderedDict[tuple[int, tuple[tuple[int, bool], ...]], tuple[npt.NDArray[np.int64], ...]] = OrderedDict()
+"""The last few candidate rows for either side of a pair (only a speed-up: rows that fit some
+evidence are the only ones that can fit more of it)."""
+
+
+def _pair_sides(space: Space, ev: Evidence) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The rows that may be one side of ``R or S`` (they break wherever the rule was seen to break)
+    and of ``R and S`` (they obey wherever it was seen to obey)."""
+    labels = dict(ev.labels)
+    with _RECENT_LOCK:
+        recent = list(_PAIR_RECENT.items())
+    base: tuple[npt.NDArray[np.int64], ...] = (np.arange(len(space)), np.arange(len(space)))
+    new = ev.labels
+    for (owner, old), rows in reversed(recent):
+        if owner == id(space) and all(labels.get(s) == o for s, o in old):
+            base, new = rows, tuple((s, o) for s, o in ev.labels if s not in dict(old))
+            break
+    sides = []
+    for side, obeys in zip(base, (False, True), strict=True):
+        chosen = [s for s, o in new if o == obeys]
+        if chosen:
+            bits = _bits_at(space.packed[side], np.array(chosen, dtype=np.int64))
+            side = side[(bits == obeys).all(axis=1)]
+        sides.append(side)
+    result = (sides[0], sides[1])
+    with _RECENT_LOCK:
+        _PAIR_RECENT[(id(space), ev.labels)] = result
+        while len(_PAIR_RECENT) > RECENT:
+            _PAIR_RECENT.popitem(last=False)
+    return result
+
+
+def _extend_pairs(space: Space, ev: Evidence) -> Belief | None:
+    """``R or S`` and ``R and S`` for two rules R, S of the space that fit every observation
+    together: an either-or of two facts ("the top card is red and the bottom card is odd, or the
+    top card is black and the bottom card is even"), three and four clauses. For ``or``, both
+    must break on every set seen breaking and together obey every set seen obeying (``and``: the
+    same, negated); the first halves are the rules that cover most of what they must."""
+    if not ev.labels:
+        return None
+    sets, want = _label_arrays(ev.labels)
+    needed_sets = {1: sets[want == 1], 0: sets[want == 0]}
+    parts = []
+    for op, rows in zip((1, 0), _pair_sides(space, ev), strict=True):
+        needed = needed_sets[op]
+        if not len(rows) or not len(needed):
+            continue
+        bits = _bits_at(space.packed[rows], needed).astype(bool)
+        cover = bits if op == 1 else ~bits
+        words, missing = _words64(cover), _words64(~cover)
+        order = np.argsort(-cover.sum(axis=1), kind="stable")[:PAIR_BASE]
+        lefts, rights = [], []
+        for i in order:
+            partners = np.flatnonzero(~(missing[i][None, :] & ~words).any(axis=1))
+            partners = partners[partners > i] if missing[i].any() else partners[partners != i]
+            lefts.append(np.full(len(partners), rows[i]))
+            rights.append(rows[partners])
+        left, right = np.concatenate(lefts)[:PAIR_LIMIT], np.concatenate(rights)[:PAIR_LIMIT]
+        if not len(left):
+            continue
+        combine = np.bitwise_or if op == 1 else np.bitwise_and
+        parts.append((op, left, right, combine(space.packed[left], space.packed[right])))
+    if not parts:
+        return None
+    ops = np.concatenate([np.full(len(p[1]), p[0]) for p in parts])
+    lefts_all = np.concatenate([p[1] for p in parts])
+    rights_all = np.concatenate([p[2] for p in parts])
+    packed = np.concatenate([p[3] for p in parts])
+
+    def rule(i: int) -> L.Rule:
+        pair = (space.rule(int(lefts_all[i])), space.rule(int(rights_all[i])))
+        return L.Or(pair) if ops[i] == 1 else L.And(pair)
+
+    return Belief(packed, prior_weights(packed), 0, ev.labels, rule)
+
+
+def _distinct_rows(packed: npt.NDArray[np.uint8], wrong: tuple[int, ...]) -> npt.NDArray[np.int64]:
+    """The first row of each distinct table, in order, leaving out the tables judged wrong."""
+    rows = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
+    _, first = np.unique(rows, return_index=True)
+    first.sort()
+    if wrong:
+        judged = {m.to_bytes(packed.shape[1], "little") for m in wrong}
+        first = np.array([i for i in first if packed[i].tobytes() not in judged], dtype=np.int64)
+    return first.astype(np.int64)
+
+
+def _words64(flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint64]:
+    """Rows of booleans packed into 64-bit words (zero-padded)."""
+    packed = np.packbits(flags, axis=1, bitorder="little")
+    pad = (-packed.shape[1]) % 8
+    if pad:
+        packed = np.concatenate([packed, np.zeros((len(packed), pad), dtype=np.uint8)], axis=1)
+    return np.ascontiguousarray(packed).view(np.uint64)
+
+
+def _merge(beliefs: list[Belief | None], ev: Evidence) -> Belief | None:
+    """The hypotheses of several beliefs, one per distinct table, none judged wrong already."""
+    found = [b for b in beliefs if b is not None and b.size]
+    if not found:
+        return None
+    packed = np.concatenate([b.packed for b in found])
+    owners = np.concatenate([np.full(b.size, k) for k, b in enumerate(found)])
+    index = np.concatenate([np.arange(b.size) for b in found])
+    keep = _distinct_rows(packed, ev.wrong)
+    if not len(keep):
+        return None
+
+    def rule(i: int) -> L.Rule:
+        j = int(keep[i])
+        return found[int(owners[j])].rule(int(index[j]))
 
     return Belief(packed[keep], prior_weights(packed[keep]), 0, ev.labels, rule)
 

@@ -7,6 +7,8 @@ zero). Three values, combined with Kleene's strong logic (``false and undefined`
 defined everywhere while "the high card is red" is not.
 
 Evaluation is vectorised with numpy over all 576 sets at once; the result is two Python ints.
+Arithmetic is exact: values stay in int64 while a bound on their size shows they fit, and become
+Python integers (numpy object arrays) beyond, so no product or sum ever wraps around.
 
 Quantifiers range over the two positions of the set (top, bottom). When a statement has a card
 subject and a quantified object ("a red card outranks a black card", "the top card outranks
@@ -17,8 +19,10 @@ compared with itself.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -27,8 +31,13 @@ from ludic import language as L
 from ludic.universe import ALL, EQUAL_RANKS, RED_AT, SETS, VALUE_AT, mask_from_array, members
 
 Bools = npt.NDArray[np.bool_]
-Ints = npt.NDArray[np.int64]
-LIMIT = 10**12
+Ints = npt.NDArray[Any]
+"""Integer values of each set: int64, or Python ints (dtype object) when int64 could overflow."""
+INT64_SAFE = 2**62
+"""Values whose bound stays below this are kept in int64 (sums and products of two such still
+checked before they are computed)."""
+PRIME_LIMIT = 3_317_044_064_679_887_385_961_981
+"""Miller-Rabin with the first 13 primes as bases is exact below this (Sorenson and Webster 2015)."""
 
 _FALSE = np.zeros(SETS, dtype=bool)
 _TRUE = np.ones(SETS, dtype=bool)
@@ -132,33 +141,59 @@ FIXED = {"top": TOP, "bottom": BOTTOM, "high": HIGH, "low": LOW}
 POSITIONS = (TOP, BOTTOM)
 
 
-@functools.lru_cache(maxsize=1)
-def _primes_upto(n: int) -> frozenset[int]:
-    sieve = bytearray([1]) * (n + 1)
-    sieve[0:2] = b"\x00\x00"
-    for i in range(2, int(n**0.5) + 1):
-        if sieve[i]:
-            sieve[i * i:: i] = bytearray(len(sieve[i * i:: i]))
-    return frozenset(i for i, flag in enumerate(sieve) if flag)
+def _bools(values: Any) -> Bools:
+    """A comparison's result as booleans (object arrays compare to object arrays)."""
+    return np.asarray(values, dtype=bool)
 
 
-def _is_prime(values: Ints) -> Bools:
+_MR_BASES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
+
+
+def is_prime(n: int) -> bool:
+    """Exact primality of ``n`` (deterministic Miller-Rabin below :data:`PRIME_LIMIT`)."""
+    if n < 2:
+        return False
+    for p in _MR_BASES:
+        if n % p == 0:
+            return n == p
+    if n >= PRIME_LIMIT:
+        raise L.RuleError("the rule asks whether a number above 3 x 10^24 is prime; the language decides "
+                          "primality only below that (two cards never need more)", reason="size")
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for a in _MR_BASES:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(r - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def _per_value(values: Ints, test: Callable[[int], bool]) -> Bools:
     out = np.zeros(values.shape, dtype=bool)
     for v in np.unique(values):
-        if v >= 2 and (v in _primes_upto(200) if v <= 200 else all(v % d for d in range(2, int(v**0.5) + 1))):
-            out |= values == v
+        if test(int(v)):
+            out |= _bools(values == v)
     return out
 
 
+def _is_prime(values: Ints) -> Bools:
+    return _per_value(values, is_prime)
+
+
 def _is_square(values: Ints) -> Bools:
-    roots = np.sqrt(np.clip(values, 0, None)).round().astype(np.int64)
-    square: Bools = (values >= 0) & (roots * roots == values)
-    return square
+    return _per_value(values, lambda v: v >= 0 and math.isqrt(v) ** 2 == v)
 
 
 NUMBER_TESTS: dict[str, Callable[[Ints], Bools]] = {
-    "even": lambda v: v % 2 == 0,
-    "odd": lambda v: v % 2 != 0,
+    "even": lambda v: _bools(v % 2 == 0),
+    "odd": lambda v: _bools(v % 2 != 0),
     "prime": _is_prime,
     "square": _is_square,
 }
@@ -203,20 +238,7 @@ class _Evaluator:
                      "product": top * bottom}[term.kind]
             return Num(value, _FALSE)
         left, right = self.number(term.left), self.number(term.right)
-        unknown = left.unknown | right.unknown
-        if term.op == "+":
-            value = left.value + right.value
-        elif term.op == "-":
-            value = left.value - right.value
-        elif term.op == "*":
-            value = left.value * right.value
-        else:
-            zero = right.value == 0
-            value = np.where(zero, 0, left.value % np.where(zero, 1, right.value))
-            unknown = unknown | zero
-        if np.abs(value).max() > LIMIT:
-            raise L.RuleError("the numbers in this rule grow too large", reason="size")
-        return Num(value, unknown)
+        return _arith(term.op, left, right)
 
     # statements
     def statement(self, stmt: L.Property | L.CardIs | L.Compare | L.Between) -> Truth:
@@ -237,7 +259,7 @@ class _Evaluator:
         if isinstance(stmt, L.Between):
             value = _as_num(subject)
             low, high = self.number(stmt.low), self.number(stmt.high)
-            inside = (low.value <= value.value) & (value.value <= high.value)
+            inside = _bools(low.value <= value.value) & _bools(value.value <= high.value)
             return Truth.of(inside, value.unknown | low.unknown | high.unknown).negate_if(stmt.negated)
         assert isinstance(stmt, L.Compare)
         right = stmt.target
@@ -294,6 +316,39 @@ class _Evaluator:
         return some & ~both
 
 
+def _bound(values: Ints) -> int:
+    """The largest absolute value in ``values`` (an exact Python int)."""
+    return max(abs(int(values.max())), abs(int(values.min())))
+
+
+def _exact(values: Ints) -> Ints:
+    return values if values.dtype == object else values.astype(object)
+
+
+def _arith(op: str, left: Num, right: Num) -> Num:
+    """``left op right`` for every set, exactly: in int64 when the bound of the result fits,
+    in Python integers otherwise (``mod`` by zero is undefined; Python's floor modulo, like numpy's)."""
+    a, b = _bound(left.value), _bound(right.value)
+    bound = a * b if op == "*" else a + b if op in ("+", "-") else b
+    x, y = left.value, right.value
+    if bound >= INT64_SAFE or x.dtype == object or y.dtype == object:
+        x, y = _exact(x), _exact(y)
+    unknown = left.unknown | right.unknown
+    if op == "+":
+        value = x + y
+    elif op == "-":
+        value = x - y
+    elif op == "*":
+        value = x * y
+    else:
+        zero = _bools(y == 0)
+        value = np.where(zero, 0, x % np.where(zero, 1, y))
+        unknown = unknown | zero
+    if value.dtype == object and _bound(value) < INT64_SAFE:
+        value = value.astype(np.int64)
+    return Num(value, unknown)
+
+
 def _as_num(term: CardValue | Num) -> Num:
     return term.num() if isinstance(term, CardValue) else term
 
@@ -310,6 +365,8 @@ def _compare(stmt: L.Compare, left: CardValue | Num, right: CardValue | Num) -> 
     op = stmt.op
     if stmt.attribute == "parity":
         x, y = x % 2, y % 2
+    if x.dtype == object or y.dtype == object:
+        x, y = _exact(x), _exact(y)
     if op in ("same", "eq"):
         values = x == y
     elif op in ("different", "ne"):
@@ -324,10 +381,10 @@ def _compare(stmt: L.Compare, left: CardValue | Num, right: CardValue | Num) -> 
         values = x >= y
     else:
         divisor, dividend = (x, y) if op == "divides" else (y, x)
-        zero = divisor == 0
-        values = np.where(zero, False, dividend % np.where(zero, 1, divisor) == 0)
+        zero = _bools(divisor == 0)
+        values = np.where(zero, False, _bools(dividend % np.where(zero, 1, divisor) == 0))
         unknown = unknown | zero
-    return Truth.of(values, unknown)
+    return Truth.of(_bools(values), unknown)
 
 
 def truth(rule: L.Rule) -> Truth:

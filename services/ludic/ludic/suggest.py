@@ -1,0 +1,147 @@
+"""The nearest wording the language accepts, for a rule it refuses.
+
+A refused rule is edited a little and parsed again, cheapest edits first, until one reads:
+known rewrites (a suit becomes a color, ``more 3`` becomes ``more than 3``, a leading fragment
+gets a subject), a misspelt word replaced by the nearest word of the language, and at the place
+of the error a word deleted, replaced or inserted (one of the words the parser expected there,
+or a card such as ``the bottom card`` where a card or number was expected); then the same
+edits twice. The first edit that parses and compiles is the suggestion. Only refusals pay for
+this (a few dozen parses of a short text, a few milliseconds).
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+MAX_TRIES = 200
+"""Parses at most, per refused rule."""
+MAX_SUGGESTED = 300
+"""Longer texts get no suggestion (each try parses the whole text again)."""
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "BE": ("is",), "HAVE": ("has",), "NOT": ("not",), "AND": ("and",), "OR": ("or",), "THEN": ("then",),
+    "A": ("a",), "THE": ("the",), "OF": ("of",), "AS": ("as",), "FROM": ("from",), "THAN": ("than",),
+    "CARD": ("card",), "POSITION": ("the bottom card", "top", "bottom"), "RED": ("red",), "BLACK": ("black",),
+    "EVEN": ("even",), "ODD": ("odd",), "PRIME": ("prime",), "FACE": ("face card",), "PIP": ("pip card",),
+    "NUMBER": ("7",), "RANK_WORD": ("king",), "ATTRIBUTE": ("color", "rank"), "SAME": ("same",),
+    "GREATER_THAN": ("greater than",), "LESS_THAN": ("less than",), "AT_LEAST": ("at least",),
+    "AT_MOST": ("at most",), "VERB": ("outranks",), "QUANTIFIER": ("some",), "THE_CARDS": ("the cards",),
+    "SUM": ("sum",), "DIVISIBLE_BY": ("divisible by",), "BETWEEN": ("between",), "DIFFERENT": ("different",),
+}
+REWRITES: tuple[tuple[str, str], ...] = (
+    (r"\b(an?\s+)?(hearts?|diamonds?)\b", "red"),
+    (r"\b(an?\s+)?(spades?|clubs?)\b", "black"),
+    (r"\b(are|is)\s+(the\s+)?same\s+(colou?rs?|ranks?|parity|parities)\b(?!\s+as)", r"have the same \3"),
+    (r"\bsuits?\b", "color"),
+    (r"\b(bigger|higher|greater|larger|more|less|lower|smaller|fewer)\b(?!\s+than)", r"\1 than"),
+    (r"\b(bigger|higher|greater|larger)\s+than\s*$", r"\1 than the bottom card"),
+    (r"\b(the\s+)?(top|bottom)\s+(card\s+)?(is|are)\s+(bigger|higher|greater|larger)\s*\.?\s*$",
+     r"the \2 card outranks the other card"),
+    (r"\bequals?\s+to\b", "is equal to"),
+    (r"\bthe\s+other\s+(card\s+|one\s+)?(?!is\b|has\b|isn)", r"the other \1is "),
+    (r"\bsame\s+(colou?r|rank|parity)\b(?!\s+as)", r"same \1 as the bottom card"),
+    (r"\bcolou?r\s+is\s+(red|black)\b", r"is \1"),
+    (r"\bthe\s+(top|bottom)\s+card'?s\s+(colou?r|value|rank)\s+is\b", r"the \1 card is"),
+    (r"\bdivisible\b(?!\s+by)", "divisible by"),
+    (r"\bmultiple\b(?!\s+of)", "multiple of"),
+    (r"\bthe\s+cards?\s+is\b", "the cards are"),
+    (r"\bcards\s+is\b", "cards are"),
+    (r"\bcard\s+are\b", "card is"),
+)
+SUBJECTS = ("the top card is ", "the sum is ")
+DEFAULT_WORDS = ("even", "odd", "7", "the bottom card", "red")
+"""Tried where the parser expected nothing in particular (a type error: the words do not fit)."""
+
+
+@functools.lru_cache(maxsize=1)
+def vocabulary() -> tuple[str, ...]:
+    """Every word the grammar's terminals spell out (for spelling corrections)."""
+    grammar = Path(__file__).with_name("rule.lark").read_text(encoding="utf-8")
+    words: set[str] = set()
+    for pattern in re.findall(r"^[A-Z_]+(?:\.\d)?:\s*/(.*)/i?\s*$", grammar, flags=re.M):
+        cleaned = re.sub(r"\\[a-z]", " ", pattern)
+        words |= {w for w in re.findall(r"[a-z]{2,}", cleaned)}
+    return tuple(sorted(words))
+
+
+def _words(text: str) -> list[re.Match[str]]:
+    return list(re.finditer(r"[A-Za-z']+|\d+|[^\sA-Za-z\d]", text))
+
+
+def offset(text: str, line: int, column: int) -> int:
+    """The index in ``text`` of a 1-based line and column."""
+    lines = text.split("\n")
+    line = min(max(line, 1), len(lines))
+    return sum(len(x) + 1 for x in lines[: line - 1]) + max(column - 1, 0)
+
+
+def _single_edits(text: str, at: int, expected: list[str]) -> Iterator[str]:
+    """Texts one edit away: rewrites, spelling, and a word deleted, replaced or inserted at ``at``."""
+    for pattern, replacement in REWRITES:
+        edited = re.sub(pattern, replacement, text, count=1, flags=re.I)
+        if edited != text:
+            yield edited
+    vocab = vocabulary()
+    tokens = _words(text)
+    for token in tokens:
+        word = token.group().lower()
+        if word.isalpha() and word not in vocab:
+            for close in difflib.get_close_matches(word, vocab, n=3, cutoff=0.7):
+                yield text[: token.start()] + close + text[token.end():]
+    here = next((i for i, t in enumerate(tokens) if t.end() > at), len(tokens))
+    inserts = [e for name in expected for e in EXAMPLES.get(name, ())] or list(DEFAULT_WORDS)
+    position = tokens[here].start() if here < len(tokens) else len(text.rstrip(". "))
+    for word in inserts:
+        yield text[:position].rstrip() + " " + word + " " + text[position:].lstrip()
+    for i in (here, here - 1, here + 1):
+        if 0 <= i < len(tokens):
+            token = tokens[i]
+            for word in inserts:
+                yield text[: token.start()] + word + text[token.end():]
+            yield text[: token.start()] + text[token.end():]
+    stripped = re.sub(r"^\s*(or|and|but|,)\s+", "", text, flags=re.I)
+    for subject in SUBJECTS:
+        yield subject + stripped
+
+
+def _tidy(text: str) -> str:
+    return re.sub(r"[ \t]{2,}", " ", text).strip()
+
+
+Attempt = Callable[[str], tuple[int, list[str]] | None]
+"""Parses a text: None when it reads, else where its error is (an offset) and the terminals
+expected there."""
+
+
+def _fresh(candidates: Iterator[str], seen: set[str]) -> Iterator[str]:
+    for candidate in map(_tidy, candidates):
+        if candidate and candidate not in seen:
+            seen.add(candidate)
+            yield candidate
+
+
+def nearest(text: str, at: int, expected: list[str], attempt: Attempt) -> str | None:
+    """The nearest text ``attempt`` accepts, or None when nothing near reads."""
+    if len(text) > MAX_SUGGESTED:
+        return None
+    seen = {text}
+    first: list[tuple[str, tuple[int, list[str]]]] = []
+
+    def rounds() -> Iterator[tuple[str, bool]]:
+        yield from ((c, True) for c in _fresh(_single_edits(text, at, expected), seen))
+        for candidate, (where, again) in first[:24]:
+            yield from ((c, False) for c in _fresh(_single_edits(candidate, where, again), seen))
+
+    for tries, (candidate, is_first) in enumerate(rounds()):
+        if tries >= MAX_TRIES:
+            return None
+        result = attempt(candidate)
+        if result is None:
+            return candidate
+        if is_first:
+            first.append((candidate, result))
+    return None
