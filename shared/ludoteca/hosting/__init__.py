@@ -16,6 +16,7 @@ from ludoteca.cluster import cluster_client, is_cluster_url
 from ludoteca.config import Settings
 from ludoteca.engine import GameDefinition
 from ludoteca.hosting.bodies import LIMITS_DOC, install_body_bounds
+from ludoteca.hosting.cors import install_cors
 from ludoteca.hosting.document import DocumentedApi, exported_servers
 from ludoteca.hosting.ops import ops_blueprint
 from ludoteca.hosting.ratelimit import document_rate_limits, install_rate_limit
@@ -104,6 +105,7 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
     if definition.extras is not None:
         api.register_blueprint(definition.extras())
     app.register_blueprint(ops_blueprint(app, definition.name, definition.title, client, definition.action_schemas))
+    install_cors(app, settings.cors_origins)
     install_rate_limit(app, client, definition.name, settings)
     install_body_bounds(app, settings.max_body_bytes)
     return app
