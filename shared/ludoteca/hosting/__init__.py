@@ -96,6 +96,7 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
     )
     schemas = game_schemas(definition)
     api = DocumentedApi(app, conflict=schemas.conflict)
+    api.definition = definition
     document_rate_limits(api)
     app.extensions["ludoteca"] = {"service": service, "definition": definition, "api": api}
     _register_actions(api, definition, schemas.action_component)
