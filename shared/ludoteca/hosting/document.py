@@ -1,6 +1,6 @@
 """What a service's OpenAPI document says beyond its routes and schemas: where to send requests,
-how nullable and enumerated properties read to a generator, and that public operations need no
-token.
+how nullable and enumerated properties read to a generator, that public operations need no
+token, and the examples the engine makes (:mod:`ludoteca.hosting.examples`).
 
 The exported files (``openapi/<game>.json``, ``make openapi``) list every way in; the document a
 service serves at ``/openapi.json`` names the one it was fetched through, so a client reading it
