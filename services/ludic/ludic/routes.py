@@ -28,13 +28,17 @@ def check_json(body: dict[str, Any]) -> dict[str, Any]:
     return check(body["rule"], initial)
 
 
+EXAMPLE = {"rule": "the top card is red"}
+"""The request of the document's example (its answer is the checker's own)."""
+
+
 def extras() -> Blueprint:
     blp = Blueprint("ludic", __name__, url_prefix="/", description="Ludic's rule checker.")
 
     @blp.route("/rules/check")
     class RulesCheck(MethodView):
-        @blp.arguments(RuleCheckRequestSchema, location="json")
-        @blp.response(200, RuleCheckSchema)
+        @blp.arguments(RuleCheckRequestSchema, location="json", example=EXAMPLE)
+        @blp.response(200, RuleCheckSchema, example=check_json(EXAMPLE))
         @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
         @blp.doc(operationId="checkRule")
         def post(self, body: dict[str, Any]) -> dict[str, Any]:

@@ -33,7 +33,7 @@ def extras() -> Blueprint:
     @blp.route("/numerals")
     class Numerals(MethodView):
         @blp.arguments(NumeralsQuerySchema, location="query", unknown=RAISE)
-        @blp.response(200, NumeralsSchema)
+        @blp.response(200, NumeralsSchema, example=numerals_json("LXVI"))
         @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
         @blp.doc(operationId="getNumerals")
         def get(self, query: dict[str, Any]) -> dict[str, Any]:
@@ -45,7 +45,7 @@ def extras() -> Blueprint:
 
     @blp.route("/odds")
     class Odds(MethodView):
-        @blp.response(200, OddsSchema)
+        @blp.response(200, OddsSchema, example=odds().to_json())
         @blp.doc(operationId="getOdds")
         def get(self) -> dict[str, Any]:
             """Get the odds of a throw

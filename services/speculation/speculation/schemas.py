@@ -147,12 +147,15 @@ class GuessEntrySchema(Schema):
 
 
 class ViewSchema(Schema):
-    phase = fields.String(required=True, validate=validate.OneOf([p.value for p in Phase]))
+    phase = fields.String(required=True, validate=validate.OneOf([p.value for p in Phase]),
+                          metadata={"description": "Where the game is"})
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "Your seat (null: spectator)"})
-    clothing = fields.Nested(ClothingSchema, required=True)
-    first_guesser = fields.Integer(required=True, allow_none=True)
+    clothing = fields.Nested(ClothingSchema, required=True, metadata={"description": "Who guesses first, and why"})
+    first_guesser = fields.Integer(required=True, allow_none=True,
+                                   metadata={"description": "The seat that guesses first (null: not decided yet)"})
     guesser = fields.Integer(required=True, allow_none=True, metadata={"description": "Whose turn to guess"})
-    winner = fields.Integer(required=True, allow_none=True)
+    winner = fields.Integer(required=True, allow_none=True, metadata={"description": "The winner (null until the "
+                                                                                    "end)"})
     boards = fields.List(fields.Nested(BoardSchema), required=True,
                          metadata={"description": "Per seat: your own in full, the other's found cards only"})
     records = fields.List(fields.Nested(RecordSchema), required=True,

@@ -15,6 +15,7 @@ from flask import Flask
 from ludoteca.adapters import observe
 from ludoteca.adapters.connect import redis_client
 from ludoteca.adapters.hosting.bodies import LIMITS_DOC, install_body_bounds
+from ludoteca.adapters.hosting.cors import install_cors
 from ludoteca.adapters.hosting.document import DocumentedApi, exported_servers
 from ludoteca.adapters.hosting.ops import ops_blueprint
 from ludoteca.adapters.hosting.ratelimit import document_rate_limits, install_rate_limit
@@ -63,6 +64,7 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
     )
     schemas = game_schemas(definition)
     api = DocumentedApi(app, conflict=schemas.conflict)
+    api.definition = definition
     document_rate_limits(api)
     app.extensions["ludoteca"] = {"service": service, "definition": definition, "api": api}
     _register_actions(api, definition, schemas.action_component)
@@ -72,6 +74,7 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
     if definition.extras is not None:
         api.register_blueprint(definition.extras())
     app.register_blueprint(ops_blueprint(app, definition.name, definition.title, client, definition.action_schemas))
+    install_cors(app, settings.cors_origins)
     install_rate_limit(app, client, definition.name, settings)
     install_body_bounds(app, settings.max_body_bytes)
     return app

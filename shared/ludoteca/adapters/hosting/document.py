@@ -1,6 +1,6 @@
 """What a service's OpenAPI document says beyond its routes and schemas: where to send requests,
-how nullable and enumerated properties read to a generator, and that public operations need no
-token.
+how nullable and enumerated properties read to a generator, that public operations need no
+token, and the examples the engine makes (:mod:`ludoteca.adapters.hosting.examples`).
 
 The exported files (``openapi/<game>.json``, ``make openapi``) list every way in; the document a
 service serves at ``/openapi.json`` names the one it was fetched through, so a client reading it
@@ -12,20 +12,25 @@ where they are: ``/<game>/games`` through the front door, which strips ``/<game>
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
 import flask
 import marshmallow as ma
 from apispec import BasePlugin
+from ludoteca.adapters.hosting.examples import operation_examples
 from ludoteca.adapters.hosting.problems import ProblemApi
 from ludoteca.adapters.hosting.schemas import action_ref_to_property
+from ludoteca.core.engine import GameDefinition
 
-NULL: dict[str, Any] = {"nullable": True, "enum": [None]}
+NULL: dict[str, Any] = {"type": "object", "nullable": True, "enum": [None]}
 """The null alternative of a nullable ``$ref`` (OpenAPI 3.0 has no null type; ``nullable`` alone
 beside a ``$ref`` means nothing): ``anyOf: [{$ref}, NULL]`` reads as "that schema or null" to a
 validator and to a generator (openapi-python-client: ``Result | None``, one class), where
-apispec's own ``anyOf: [{type: object, nullable: true}, {$ref}]`` reads as "any object"."""
+apispec's own ``anyOf: [{type: object, nullable: true}, {$ref}]`` reads as "any object". (The
+``type`` is there for the validators that refuse ``nullable`` without one; ``enum: [null]``
+admits null only.)"""
 
 #: A prefix worth naming in ``servers``: one or more plain path segments (anything else sent as
 #: ``X-Forwarded-Prefix`` is ignored: the document then says ``/``).
@@ -120,8 +125,49 @@ class DocumentedApi(ProblemApi):
         """None: no route pages with flask-smorest's pagination (its schema would be an unused
         component)."""
 
-    def _openapi_json(self) -> flask.Response:
+    definition: GameDefinition | None = None
+    """The game whose engine makes the document's examples (set by ``create_app``)."""
+
+    def document(self, script_root: str | None = None) -> dict[str, Any]:
+        """The whole document: the exported one, or (``script_root``: the request's prefix) the
+        one served to a request. Both carry the engine's examples (:mod:`~ludoteca.adapters.hosting.examples`)."""
         spec: dict[str, Any] = self.spec.to_dict()
-        spec["servers"] = served_servers(flask.request.script_root)
-        return flask.current_app.response_class(flask.json.dumps(spec, indent=2, sort_keys=False),
-                                                mimetype="application/json")
+        if self.definition is not None:
+            add_examples(spec, _examples(self.definition))
+        if script_root is not None:
+            spec["servers"] = served_servers(script_root)
+        return spec
+
+    def _openapi_json(self) -> flask.Response:
+        return flask.current_app.response_class(
+            flask.json.dumps(self.document(flask.request.script_root), indent=2, sort_keys=False),
+            mimetype="application/json")
+
+
+_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {}
+"""Each game's examples, made once per process (a fixed seed: always the same)."""
+
+
+def _examples(definition: GameDefinition) -> dict[str, dict[str, Any]]:
+    if definition.name not in _EXAMPLES:
+        _EXAMPLES[definition.name] = operation_examples(definition)
+    return copy.deepcopy(_EXAMPLES[definition.name])
+
+
+def add_examples(spec: dict[str, Any], examples: dict[str, dict[str, Any]]) -> None:
+    """Put each operation's example request body and main (2xx) answer in place; an example with
+    a ``summary`` goes under ``examples`` with it."""
+    for item in spec["paths"].values():
+        for method, operation in item.items():
+            example = examples.get(operation.get("operationId", "")) if method != "parameters" else None
+            if example is None:
+                continue
+            if "request" in example:
+                operation["requestBody"]["content"]["application/json"]["example"] = example["request"]
+            if "response" in example:
+                status = min(code for code in operation["responses"] if code.startswith("2"))
+                media = operation["responses"][status]["content"]["application/json"]
+                if "summary" in example:
+                    media["examples"] = {"example": {"summary": example["summary"], "value": example["response"]}}
+                else:
+                    media["example"] = example["response"]

@@ -261,7 +261,7 @@ def game_schemas(d: GameDefinition) -> GameSchemas:
         "seats": fields.Integer(required=True, metadata={"description": "How many seats"}),
         "open_seats": fields.List(fields.Integer(), required=True, metadata={"description": "The seats to join"}),
         "players": fields.List(fields.String(), required=True,
-                               metadata={"description": "Each seat's name (empty: open)"}),
+                               metadata={"description": "Each seat's kind: `human` or `bot:<level>`"}),
         "options": fields.Nested(options_schema, required=True, metadata={"description": "The game's options"}),
     })
     lobby = type(f"{prefix}LobbySchema", (ma.Schema,), {
