@@ -99,8 +99,9 @@ def without_socket_options(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def run_schemathesis(game: str, settings: Settings) -> tuple[collections.Counter[str], list[str]]:
     """Every phase over one service: (requests per phase, failures)."""
-    # No long-poll actually waits here (a generated `wait` would hold each call for seconds).
-    app = create_app(registry.game(game), replace(settings, max_long_poll_seconds=0.0))
+    # No long-poll actually waits here (a generated `wait` would hold each call for seconds), and an
+    # event stream closes as soon as it has sent what is there (this middleware reads it whole).
+    app = create_app(registry.game(game), replace(settings, max_long_poll_seconds=0.0, max_stream_seconds=0.0))
     app.config["TESTING"] = True
     tokens: dict[str, str] = {}
     app.wsgi_app = recording_tokens(app.wsgi_app, tokens)  # type: ignore[method-assign]

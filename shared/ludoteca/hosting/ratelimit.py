@@ -61,7 +61,7 @@ from ludoteca.hosting.problems import PROBLEM_JSON, ProblemSchema, render_ludote
 from ludoteca.repository import Stored, WriteQuota
 
 #: Routes that read the caller's seat from the bearer token (routes.py's ``caller``).
-SEATED_ENDPOINTS = frozenset({"games.Game", "games.Actions", "games.Events"})
+SEATED_ENDPOINTS = frozenset({"games.Game", "games.Actions", "games.Events", "games.Stream"})
 #: Routes whose POST creates a seat: creating a game, joining one.
 NEW_SEAT_ENDPOINTS = frozenset({"games.Games", "games.Players"})
 EXEMPT_BLUEPRINTS = frozenset({"ops", "api-docs"})
