@@ -59,6 +59,9 @@ class Settings:
     max_body_bytes: int = 64 * 1024
     leaderboard_players: int = 10_000  # the names a leaderboard keeps (the fewest wins go first)
     redis_max_connections: int = 2000  # per process: above gunicorn's worker_connections (1000)
+    min_turn_seconds: int = 5
+    """The smallest ``turn_seconds`` a game accepts (LUDOTECA_MIN_TURN_SECONDS): the documented
+    bound, ``ludoteca.timers.MIN_SECONDS``; a test stack lowers it to keep its timers short."""
 
     def __post_init__(self) -> None:
         if not self.broker_url:
@@ -84,6 +87,7 @@ class Settings:
             max_body_bytes=int(env.get("LUDOTECA_MAX_BODY", cls.max_body_bytes)),
             leaderboard_players=int(env.get("LUDOTECA_LEADERBOARD_PLAYERS", cls.leaderboard_players)),
             redis_max_connections=int(env.get("LUDOTECA_REDIS_MAX_CONNECTIONS", cls.redis_max_connections)),
+            min_turn_seconds=int(env.get("LUDOTECA_MIN_TURN_SECONDS", cls.min_turn_seconds)),
         )
         if "redis_url" in overrides and "broker_url" not in overrides and not env.get("BROKER_URL"):
             overrides["broker_url"] = ""  # derive it from the overriding sessions URL

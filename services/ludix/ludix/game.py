@@ -31,4 +31,5 @@ definition = GameDefinition(
     bots=BOTS,
     extras=extras,
     description=DESCRIPTION,
+    basic_bot="steady",
 )

@@ -71,7 +71,7 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
         dispatcher = CeleryDispatcher.for_url(settings.broker_url)
     store = GameStore(client, definition.name, settings.game_ttl_seconds, settings.idempotency_ttl_seconds,
                       settings.leaderboard_players)
-    service = GameService(definition, store, dispatcher)
+    service = GameService(definition, store, dispatcher, min_turn_seconds=settings.min_turn_seconds)
 
     app = Flask(f"ludoteca.{definition.name}")
     # the client address (rate limits) comes from X-Forwarded-For only behind trusted proxies
@@ -96,7 +96,7 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
     document_rate_limits(api)
     app.extensions["ludoteca"] = {"service": service, "definition": definition, "api": api}
     api.ma_plugin.converter.add_attribute_function(action_ref_to_property)
-    schemas = game_schemas(definition)
+    schemas = game_schemas(definition, service.options_schema)
     _register_actions(api, definition, schemas.action_component)
     api.register_blueprint(games_blueprint(service, schemas))
     _undecorate_move(app)
