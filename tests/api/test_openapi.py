@@ -47,7 +47,8 @@ other games' responses), or 404 for a well-formed id of a game that does not exi
 STATEFUL_RULES = [("POST", "/games"), ("POST", "/games/{game_id}/players"), ("POST", "/games/{game_id}/actions"),
                   ("GET", "/games/{game_id}/replay"), ("POST", "/rules/check")]
 """Where "schema-valid data must be accepted" is off: the cross-field and state rules there
-cannot be written in OpenAPI 3.0 (the creator's seat must be a human seat of `seats`; a joined
+cannot be written in OpenAPI 3.0 (the creator's seat must be a human seat of `seats`, and the
+`timeout_bot` option comes only with `turn_seconds`; a joined
 seat must be open; an action must be legal now and `If-Match` current; the replay opens at the
 end; Ludic's two initial sets come both or neither), so schema-valid data is rightly refused with
 409/412/422. Every other check runs on them, and this one on every other operation."""
