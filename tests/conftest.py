@@ -6,6 +6,7 @@ Every process started here is stopped at the end of the session, failures includ
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -19,7 +20,7 @@ import redis
 from flask.testing import FlaskClient
 from ludoteca.adapters.hosting import create_app
 from ludoteca.config import Settings
-from ludoteca.entrypoints.devstack import Supervisor, embedded_redis
+from ludoteca.entrypoints.devstack import Supervisor, embedded_redis, free_port, start_front_door, start_service
 from ludoteca.service_layer import registry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,6 +97,26 @@ def start_worker(supervisor: Supervisor, name: str, env: dict[str, str], log: Pa
             raise RuntimeError("the Celery worker did not start:\n" + (log.read_text()[-3000:] if log.exists() else ""))
         time.sleep(0.1)
     return proc
+
+
+@contextlib.contextmanager
+def served_games(games: tuple[str, ...], redis_url: str, logs: Path,
+                 env: dict[str, str] | None = None) -> Iterator[tuple[str, dict[str, str]]]:
+    """The services of ``games`` under gunicorn (as the Procfile runs them, with ``env`` more) on
+    free ports and the front door before them: yields (the front door's URL, each game's own
+    URL); stops them all at the end."""
+    sup = Supervisor()
+    try:
+        services = {}
+        for game in games:
+            port = free_port()
+            start_service(sup, game, port, redis_url, ROOT, logs / f"{game}.log", env)
+            services[game] = f"http://127.0.0.1:{port}"
+        door = free_port()
+        start_front_door(sup, door, services, ROOT, logs / "front-door.log")
+        yield f"http://127.0.0.1:{door}", services
+    finally:
+        sup.stop()
 
 
 def start_sweeper(supervisor: Supervisor, env: dict[str, str], log: Path, grace: float,

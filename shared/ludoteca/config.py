@@ -43,6 +43,12 @@ class Settings:
     game_ttl_seconds: int = 7 * 24 * 3600
     idempotency_ttl_seconds: int = 24 * 3600
     max_long_poll_seconds: float = 30.0
+    max_stream_seconds: float = 300.0
+    """The longest an event stream stays open (LUDOTECA_MAX_STREAM): then the server closes it and
+    the client reconnects with ``Last-Event-ID`` (nothing lost), so servers can be recycled."""
+    stream_heartbeat_seconds: float = 15.0
+    """A comment line on an idle event stream this often (LUDOTECA_STREAM_HEARTBEAT), under the
+    idle timeouts of proxies between the client and the front door."""
     # Rate limits, requests a minute (see ludoteca.adapters.hosting.ratelimit); 0 turns every limit off.
     # Unset (None) ones derive from rate_limit_per_minute: reads 2x, new seats /20, failures /60.
     rate_limit_per_minute: int = 600  # seat writes per seat; anonymous writes per address
@@ -54,6 +60,9 @@ class Settings:
     leaderboard_players: int = 10_000  # the names a leaderboard keeps (the fewest wins go first)
     redis_max_connections: int = 2000  # per process: above gunicorn's worker_connections (1000)
     cors_origins: tuple[str, ...] = ()  # browser origins allowed (ludoteca.adapters.hosting.cors); empty: no CORS
+    min_turn_seconds: int = 5
+    """The smallest ``turn_seconds`` a game accepts (LUDOTECA_MIN_TURN_SECONDS): the documented
+    bound, ``ludoteca.service_layer.timers.MIN_SECONDS``; a test stack lowers it to keep its timers short."""
 
     def __post_init__(self) -> None:
         if not self.broker_url:
@@ -69,6 +78,8 @@ class Settings:
             game_ttl_seconds=int(env.get("LUDOTECA_GAME_TTL", cls.game_ttl_seconds)),
             idempotency_ttl_seconds=int(env.get("LUDOTECA_IDEMPOTENCY_TTL", cls.idempotency_ttl_seconds)),
             max_long_poll_seconds=float(env.get("LUDOTECA_MAX_WAIT", cls.max_long_poll_seconds)),
+            max_stream_seconds=float(env.get("LUDOTECA_MAX_STREAM", cls.max_stream_seconds)),
+            stream_heartbeat_seconds=float(env.get("LUDOTECA_STREAM_HEARTBEAT", cls.stream_heartbeat_seconds)),
             rate_limit_per_minute=int(env.get("LUDOTECA_RATE_LIMIT", cls.rate_limit_per_minute)),
             rate_limit_reads_per_minute=_optional_int(env.get("LUDOTECA_RATE_LIMIT_READS")),
             rate_limit_create_per_minute=_optional_int(env.get("LUDOTECA_RATE_LIMIT_CREATE")),
@@ -78,6 +89,7 @@ class Settings:
             leaderboard_players=int(env.get("LUDOTECA_LEADERBOARD_PLAYERS", cls.leaderboard_players)),
             redis_max_connections=int(env.get("LUDOTECA_REDIS_MAX_CONNECTIONS", cls.redis_max_connections)),
             cors_origins=parse_origins(env.get("LUDOTECA_CORS_ORIGINS", "")),
+            min_turn_seconds=int(env.get("LUDOTECA_MIN_TURN_SECONDS", cls.min_turn_seconds)),
         )
         if "redis_url" in overrides and "broker_url" not in overrides and not env.get("BROKER_URL"):
             overrides["broker_url"] = ""  # derive it from the overriding sessions URL

@@ -48,7 +48,8 @@ other games' responses), or 404 for a well-formed id of a game that does not exi
 STATEFUL_RULES = [("POST", "/games"), ("POST", "/games/{game_id}/players"), ("POST", "/games/{game_id}/actions"),
                   ("GET", "/games/{game_id}/replay"), ("POST", "/rules/check")]
 """Where "schema-valid data must be accepted" is off: the cross-field and state rules there
-cannot be written in OpenAPI 3.0 (the creator's seat must be a human seat of `seats`; a joined
+cannot be written in OpenAPI 3.0 (the creator's seat must be a human seat of `seats`, and the
+`timeout_bot` option comes only with `turn_seconds`; a joined
 seat must be open; an action must be legal now and `If-Match` current; the replay opens at the
 end; Ludic's two initial sets come both or neither), so schema-valid data is rightly refused with
 409/412/422. Every other check runs on them, and this one on every other operation."""
@@ -229,8 +230,9 @@ def without_socket_options(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def run_schemathesis(game: str, settings: Settings) -> tuple[collections.Counter[str], list[str]]:
     """Every phase over one service: (requests per phase, failures)."""
-    # No long-poll actually waits here (a generated `wait` would hold each call for seconds).
-    app = create_app(registry.game(game), replace(settings, max_long_poll_seconds=0.0))
+    # No long-poll actually waits here (a generated `wait` would hold each call for seconds), and an
+    # event stream closes as soon as it has sent what is there (this middleware reads it whole).
+    app = create_app(registry.game(game), replace(settings, max_long_poll_seconds=0.0, max_stream_seconds=0.0))
     app.config["TESTING"] = True
     tokens: dict[str, str] = {}
     app.wsgi_app = recording_tokens(app.wsgi_app, tokens)  # type: ignore[method-assign]

@@ -16,16 +16,14 @@ import statistics
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 import requests
+from conftest import served_games
 from longpolls import LongPollCrowd
-from ludoteca.entrypoints.devstack import Supervisor, free_port, start_front_door, start_service
 from ludoteca.service_layer import registry
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
-ROOT = Path(__file__).resolve().parents[2]
 GAMES = ("ludix", "speculation")
 LONG_POLLS = 200
 TABLES_PER_GAME = 10
@@ -41,20 +39,10 @@ class Stack:
 
 @pytest.fixture(scope="module")
 def stack(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    logs = tmp_path_factory.mktemp("starvation")
-    sup = Supervisor()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("LUDOTECA_RATE_LIMIT", "0")  # every request here comes from one address
-        try:
-            ports = {game: free_port() for game in GAMES}
-            for game, port in ports.items():
-                start_service(sup, game, port, redis_url, ROOT, logs / f"{game}.log")
-            services = {game: f"http://127.0.0.1:{port}" for game, port in ports.items()}
-            door = free_port()
-            start_front_door(sup, door, services, ROOT, logs / "front-door.log")
-            yield Stack(f"http://127.0.0.1:{door}", services)
-        finally:
-            sup.stop()
+    # every request here comes from one address: no rate limit
+    with served_games(GAMES, redis_url, tmp_path_factory.mktemp("starvation"), {"LUDOTECA_RATE_LIMIT": "0"}) \
+            as (front_door, services):
+        yield Stack(front_door, services)
 
 
 def timed(s: requests.Session, method: str, url: str, **kwargs: object) -> tuple[requests.Response, float]:

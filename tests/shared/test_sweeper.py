@@ -106,3 +106,28 @@ def test_sweepers_take_turns(redis_client: redis.Redis) -> None:
     assert two.sweep().skipped_locked == 1
     store.unlock("lock", one.token)
     assert two.sweep().skipped_locked == 0
+
+
+def test_a_timed_turn_is_dispatched_once_its_deadline_has_passed(redis_client: redis.Redis) -> None:
+    """A human's turn with a 1 s timer (the bound lowered): the commit records it due at its
+    deadline; the sweeper leaves it alone before, moves its hint to the deadline and dispatches
+    the bot turn then, once (then backs off)."""
+    store = GameStore(redis_client, f"sweep{secrets.token_hex(3)}", 60, 60)
+    service = GameService(registry.game("ludix"), store, Recorder(), min_turn_seconds=1)
+    envelope, _, _ = service.create(["human", "human"], {"turn_seconds": 1}, 0, None)
+    gid = envelope["id"]
+    service.join(gid, None, None)
+    version, due = store.due(gid)
+    assert due is not None and (due.kind, due.version) == ("turn", version)
+    assert abs(due.since_ms - store.server_ms() - 1000) < 300  # the deadline, a second on
+    out = Recorder()
+    sweeper = Sweeper(redis_client, [store.game], out, grace_seconds=0.2, ttl_seconds=60)
+    time.sleep(0.3)
+    count = sweeper.sweep()
+    assert (count.timeouts, count.deferred) == (0, 1) and out.sent == []  # its hint moved to the deadline
+    assert [score for g, score in store.hints_before(10**15) if g == gid] == [due.since_ms - 200]
+    time.sleep(max(0.0, (due.since_ms - store.server_ms()) / 1000) + 0.05)
+    assert sweeper.sweep().timeouts == 1
+    assert out.sent == [("bot_turn", store.game, gid, version)]
+    assert sweeper.sweep().timeouts == 0  # backed off
+    assert service.bot_turn(gid, version) == "timed-out"

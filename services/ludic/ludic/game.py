@@ -40,4 +40,5 @@ definition = GameDefinition(
     bots=BOTS,
     extras=extras,
     description=DESCRIPTION,
+    basic_bot="easy",
 )

@@ -43,4 +43,5 @@ definition = GameDefinition(
     extras=extras,
     description=DESCRIPTION,
     warm_up=warm_up,
+    basic_bot="steady",
 )

@@ -49,4 +49,5 @@ definition = GameDefinition(
     extras=None,
     description=DESCRIPTION,
     warm_up=warm_up,
+    basic_bot="greedy",
 )

@@ -31,4 +31,5 @@ definition = GameDefinition(
     bots=BOTS,
     extras=None,
     description=DESCRIPTION,
+    basic_bot="basic",
 )

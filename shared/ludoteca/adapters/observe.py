@@ -74,7 +74,8 @@ BOT_TURN_SECONDS = Histogram(
     ["game"], buckets=BOT_BUCKETS)
 BOT_TURNS = Counter(
     "ludoteca_bot_turns",
-    "Bot-turn tasks by outcome: played, stale (the game moved on: a duplicate), missing, no-bot.",
+    "Bot-turn tasks by outcome: played, timed-out (a human's timed-out turn), early, stale (the game moved on: "
+    "a duplicate), missing, no-bot.",
     ["game", "outcome"])
 GAMES_CREATED = Counter("ludoteca_games_created", "Games created.", ["game"])
 GAMES_FINISHED = Counter(
@@ -94,7 +95,8 @@ QUEUE_DEPTH = Gauge(
 SWEEPS = Counter("ludoteca_sweeps", "Sweeper passes by outcome (ok, failed).", ["outcome"])
 SWEEP_DISPATCHED = Counter(
     "ludoteca_sweeper_dispatched",
-    "Bot turns and results the sweeper dispatched again (their task was lost or late).",
+    "Bot turns and results the sweeper dispatched again (their task was lost or late), and timed-out "
+    "turns (kind timeout: the sweeper is their only dispatcher).",
     ["game", "kind"])
 SWEEP_LAST = Gauge(
     "ludoteca_sweeper_last_pass_timestamp_seconds",

@@ -3,7 +3,8 @@
 Keys of one game share a hash tag so they live in one Redis Cluster slot::
 
     <game>:{<id>}:game      hash: version, doc (JSON: seats, options, engine state), and what is
-                            due: due ("bot:<version>" or "result"), due_at (server ms)
+                            due: due ("bot:<version>", "turn:<version>" or "result"), due_at
+                            (server ms; a timed turn's: its deadline, :mod:`ludoteca.service_layer.timers`)
     <game>:{<id>}:events    stream: one entry per event, id "<seq>-1"
     <game>:{<id>}:log       list: the actions in order (for the replay)
     <game>:{<id>}:idem:<seat>:<key>   string: a stored response for an Idempotency-Key
@@ -79,7 +80,7 @@ if cur ~= ARGV[1] then return {'stale', cur, redis.call('HGET', KEYS[1], 'doc')}
 local new = tostring(tonumber(cur) + 1)
 redis.call('HSET', KEYS[1], 'version', new, 'doc', ARGV[2])
 local seq = tonumber(ARGV[8])
-for i = 12, #ARGV do
+for i = 13, #ARGV do
   redis.call('XADD', KEYS[2], tostring(seq) .. '-1', 'e', ARGV[i])
   seq = seq + 1
 end
@@ -88,10 +89,14 @@ if ARGV[4] == '1' then redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6
 if ARGV[9] == '' then
   redis.call('HDEL', KEYS[1], 'due', 'due_at')
 else
-  local t = redis.call('TIME')
   local due = ARGV[9]
-  if due == 'bot' then due = 'bot:' .. new end
-  redis.call('HSET', KEYS[1], 'due', due, 'due_at', string.format('%.0f', t[1] * 1000 + math.floor(t[2] / 1000)))
+  local at = ARGV[12]
+  if at == '' then
+    local t = redis.call('TIME')
+    at = string.format('%.0f', t[1] * 1000 + math.floor(t[2] / 1000))
+  end
+  if due == 'bot' or due == 'turn' then due = due .. ':' .. new end
+  redis.call('HSET', KEYS[1], 'due', due, 'due_at', at)
 end
 local ttl = tonumber(ARGV[3])
 redis.call('EXPIRE', KEYS[1], ttl)
@@ -104,18 +109,22 @@ _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'version', '1', 'doc', ARGV[1])
 if ARGV[3] ~= '' then
-  local t = redis.call('TIME')
   local due = ARGV[3]
-  if due == 'bot' then due = 'bot:1' end
-  redis.call('HSET', KEYS[1], 'due', due, 'due_at', string.format('%.0f', t[1] * 1000 + math.floor(t[2] / 1000)))
+  local at = ARGV[4]
+  if at == '' then
+    local t = redis.call('TIME')
+    at = string.format('%.0f', t[1] * 1000 + math.floor(t[2] / 1000))
+  end
+  if due == 'bot' or due == 'turn' then due = due .. ':1' end
+  redis.call('HSET', KEYS[1], 'due', due, 'due_at', at)
 end
 local seq = 1
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   redis.call('XADD', KEYS[2], tostring(seq) .. '-1', 'e', ARGV[i])
   seq = seq + 1
 end
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
-if #ARGV >= 4 then redis.call('EXPIRE', KEYS[2], tonumber(ARGV[2])) end
+if #ARGV >= 5 then redis.call('EXPIRE', KEYS[2], tonumber(ARGV[2])) end
 return 1
 """
 
@@ -270,11 +279,12 @@ class GameStore:
         return f"{self.game}:{{due}}"
 
     # -- games ------------------------------------------------------------------------------
-    def create(self, game_id: str, doc: dict[str, Any], events: Sequence[dict[str, Any]], due: str = "") -> bool:
-        """A new game at version 1; ``due`` as in :meth:`commit`."""
+    def create(self, game_id: str, doc: dict[str, Any], events: Sequence[dict[str, Any]], due: str = "",
+               due_at: int | None = None) -> bool:
+        """A new game at version 1; ``due`` and ``due_at`` as in :meth:`commit`."""
         if due:
             self.hint(game_id)
-        args: list[Any] = [_dumps(doc), self.ttl, due, *(_dumps(e) for e in events)]
+        args: list[Any] = [_dumps(doc), self.ttl, due, "" if due_at is None else due_at, *(_dumps(e) for e in events)]
         created = self._create(keys=[self._key(game_id, "game"), self._key(game_id, "events")], args=args)
         return bool(created)
 
@@ -299,11 +309,14 @@ class GameStore:
         idempotency: tuple[int, str, dict[str, Any]] | None = None,
         due: str = "",
         quota: WriteQuota | None = None,
+        due_at: int | None = None,
     ) -> CommitResult:
         """Compare-and-set on ``expected_version``; see the module docstring. ``due``: what the
-        new version makes due, ``"bot"`` (a bot turn at the new version), ``"result"``, or
-        ``""`` (nothing). When something is due, the write-ahead :meth:`hint` goes first, so a
-        crash right after the commit still leaves the sweeper its hint. ``quota`` (not yet
+        new version makes due, ``"bot"`` (a bot turn at the new version), ``"turn"`` (a human's
+        turn with a timer, :mod:`ludoteca.service_layer.timers`: due at ``due_at``, its deadline in ms),
+        ``"result"``, or ``""`` (nothing); ``due_at`` defaults to the server's time. When
+        something is due, the write-ahead :meth:`hint` goes first, so a crash right after the
+        commit still leaves the sweeper its hint. ``quota`` (not yet
         spent): the script spends one unit first and commits nothing when it is over
         (``limited``); its key must be in the game's slot (it carries the game's hash tag)."""
         if due:
@@ -322,7 +335,7 @@ class GameStore:
         args: list[Any] = [
             str(expected_version), _dumps(doc), self.ttl, idem_flag, idem_value, self.idem_ttl,
             _dumps(log_entry) if log_entry is not None else "", first_seq, due, limit, window,
-            *(_dumps(e) for e in events),
+            "" if due_at is None else due_at, *(_dumps(e) for e in events),
         ]
         out = self._commit(keys=keys, args=args)
         if limit:

@@ -10,6 +10,9 @@ game has due and:
 
 - a bot turn due at the version it reads: dispatches ``bot_turn(game, id, version)`` again;
 - a finished game whose result is not recorded yet: dispatches ``record_result(game, id)``;
+- a human's timed turn (:mod:`ludoteca.service_layer.timers`) at the version it reads: nothing before its
+  deadline (the hint moves to it), then ``bot_turn(game, id, version)``, whose bot plays it: this
+  is the timer's only path (no task waits for a deadline in the broker);
 - then moves the hint forward with exponential backoff (the next look comes after as long again
   as the turn has been due, between the grace and a minute);
 - nothing due, or the game gone: removes the hint (only if nobody wrote a newer one meanwhile).
@@ -62,6 +65,7 @@ class SweepCount:
 
     bot_turns: int = 0
     results: int = 0
+    timeouts: int = 0
     deferred: int = 0
     removed: int = 0
     skipped_locked: int = 0
@@ -106,10 +110,17 @@ class Sweeper:
             if version is None or due is None:
                 count.removed += store.drop_hint(game_id, score)
                 continue
-            if now - due.since_ms < self.grace_ms:  # fell due again since the hint was written
+            if due.kind == "turn" and due.version == version:
+                if now < due.since_ms:  # look again at the deadline
+                    count.deferred += store.defer_hint(game_id, score, due.since_ms - self.grace_ms)
+                    continue
+                self.dispatcher.bot_turn(game, game_id, version)
+                count.timeouts += 1
+                observe.SWEEP_DISPATCHED.labels(game, "timeout").inc()
+            elif now - due.since_ms < self.grace_ms:  # fell due again since the hint was written
                 count.deferred += store.defer_hint(game_id, score, due.since_ms)
                 continue
-            if due.kind == "bot" and due.version == version:
+            elif due.kind == "bot" and due.version == version:
                 self.dispatcher.bot_turn(game, game_id, version)
                 count.bot_turns += 1
                 observe.SWEEP_DISPATCHED.labels(game, "bot").inc()
@@ -134,7 +145,7 @@ class Sweeper:
                 count = self.sweep()
                 if self.broker is not None:
                     self.export_queue_depth()
-                if count.bot_turns or count.results:
+                if count.bot_turns or count.results or count.timeouts:
                     log.info("sweep: %s", count)
                 observe.SWEEPS.labels("ok").inc()
                 observe.SWEEP_LAST.set(time.time())

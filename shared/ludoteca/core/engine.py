@@ -245,6 +245,8 @@ class GameDefinition:
     ``/rules/check``), mounted beside the standard ones. ``warm_up`` prepares what the bots
     need before their first turn (compiled code, tables loaded into memory): the worker calls it
     once in its main process, before its pool forks, so no bot's first decision pays for it.
+    ``basic_bot``: the level that plays a human's turn when its timer runs out, unless the game's
+    creator chose another (:mod:`ludoteca.service_layer.timers`; empty: the first of ``bots``).
     """
 
     name: str
@@ -257,3 +259,4 @@ class GameDefinition:
     extras: Callable[[], Blueprint] | None = None
     description: str = ""
     warm_up: Callable[[], object] | None = None
+    basic_bot: str = ""

@@ -82,6 +82,14 @@ class GameNotStartedError(ConflictError):
     title = "The game has not started"
 
 
+class TurnTimedOutError(ConflictError):
+    """The seat's turn timed out while this move was on its way: a bot played it
+    (:mod:`ludoteca.service_layer.timers`); the move is not applied on top."""
+
+    slug = "turn-timed-out"
+    title = "Your turn timed out"
+
+
 class SeatTakenError(ConflictError):
     slug = "no-open-seat"
     title = "No open seat"

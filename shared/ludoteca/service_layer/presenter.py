@@ -7,10 +7,12 @@ caller's seat, never the stored state.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ludoteca.core.engine import GameDefinition, GameResult, may_act
+from ludoteca.service_layer import timers
 from ludoteca.service_layer.record import GameRecord, Status
 
 
@@ -21,8 +23,12 @@ def result_body(result: GameResult | None) -> dict[str, Any] | None:
 
 
 def public_event(record: Mapping[str, Any]) -> dict[str, Any]:
-    """An event record as a client sees it (without its audience)."""
-    return {"seq": record["seq"], "version": record["version"], "type": record["type"], "data": record["data"]}
+    """An event record as a client sees it (without its audience; ``by``: ``timeout`` for the
+    events of a move a bot played for a timed-out human seat)."""
+    event = {"seq": record["seq"], "version": record["version"], "type": record["type"], "data": record["data"]}
+    if "by" in record:
+        event["by"] = record["by"]
+    return event
 
 
 def is_visible(record: Mapping[str, Any], seat: int | None) -> bool:
@@ -33,9 +39,10 @@ def is_visible(record: Mapping[str, Any], seat: int | None) -> bool:
 class Presenter:
     """Builds the caller's envelope of one game type."""
 
-    def __init__(self, definition: GameDefinition) -> None:
+    def __init__(self, definition: GameDefinition, clock: Callable[[], float] = time.time) -> None:
         self.game = definition.name
         self.engine = definition.engine
+        self.clock = clock  # a timed game's seconds left
 
     @staticmethod
     def seats(record: GameRecord) -> list[dict[str, Any]]:
@@ -66,5 +73,6 @@ class Presenter:
             "to_act": sorted(to_act) if active and to_act is not None else [],
             "may_act": sorted(may_act(self.engine, state, seat, to_act)) if active and to_act is not None else [],
             "result": result_body(result),
+            "timer": timers.view(record.options, record.timer, self.clock()),
             "state": self.engine.view(state, seat),
         }

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ludoteca.service_layer.timers import TurnClock
+
 
 class Status(enum.StrEnum):
     """Where a game is in its life; the values are the stored and the API's strings."""
@@ -25,7 +27,9 @@ class Status(enum.StrEnum):
 class GameRecord:
     """One game: its seats (``players[i]`` is ``human`` or ``bot:<level>``), their names and
     token hashes (``None``: the human seat is open), the options, the secret seed and its public
-    commitment, the events written so far, the status and the engine's dumped state."""
+    commitment, the events written so far, the status and the engine's dumped state; a game
+    with a turn timer (option ``turn_seconds``) also its clock (:class:`~ludoteca.service_layer.timers.TurnClock`,
+    written only then: the documents of untimed games are unchanged)."""
 
     id: str
     players: tuple[str, ...]
@@ -38,6 +42,7 @@ class GameRecord:
     event_count: int
     status: Status
     state: Mapping[str, Any]
+    timer: TurnClock | None = None
 
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> GameRecord:
@@ -46,15 +51,19 @@ class GameRecord:
             token_hashes=tuple(doc["token_hashes"]), options=doc["options"], seed=doc["seed"],
             seed_sha256=doc["seed_sha256"], created_at=doc["created_at"],
             event_count=int(doc["event_count"]), status=Status(doc["status"]), state=doc["state"],
+            timer=TurnClock.from_doc(doc["timer"]) if doc.get("timer") is not None else None,
         )
 
     def to_doc(self) -> dict[str, Any]:
-        return {
+        doc = {
             "id": self.id, "players": list(self.players), "names": list(self.names),
             "token_hashes": list(self.token_hashes), "options": self.options, "seed": self.seed,
             "seed_sha256": self.seed_sha256, "created_at": self.created_at,
             "event_count": self.event_count, "status": self.status.value, "state": self.state,
         }
+        if self.timer is not None:
+            doc["timer"] = self.timer.to_doc()
+        return doc
 
     # -- seats ------------------------------------------------------------------------------
     def is_human(self, seat: int) -> bool:

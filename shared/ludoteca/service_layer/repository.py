@@ -44,7 +44,9 @@ class Stored:
 @dataclass(frozen=True)
 class Due:
     """What a game is waiting on from the platform: ``kind`` is ``bot`` (a bot turn at
-    ``version``) or ``result`` (recording the result); ``since_ms``: server time it fell due."""
+    ``version``), ``turn`` (a human's timed turn at ``version``, :mod:`ludoteca.service_layer.timers`) or
+    ``result`` (recording the result); ``since_ms``: server time it fell due (a timed turn: its
+    deadline, when it falls due)."""
 
     kind: str
     version: int
@@ -86,14 +88,15 @@ def retry_seconds(pttl_ms: int) -> int:
 class GameRepository(Protocol):
     """What the service layer needs of a store (the Redis store and the in-memory fake)."""
 
-    def create(self, game_id: str, doc: dict[str, Any], events: Sequence[dict[str, Any]], due: str = "") -> bool: ...
+    def create(self, game_id: str, doc: dict[str, Any], events: Sequence[dict[str, Any]], due: str = "",
+               due_at: int | None = None) -> bool: ...
 
     def load(self, game_id: str) -> Stored: ...
 
     def commit(self, game_id: str, expected_version: int, doc: dict[str, Any], events: Sequence[dict[str, Any]],
                first_seq: int, log_entry: dict[str, Any] | None = None,
                idempotency: tuple[int, str, dict[str, Any]] | None = None, due: str = "",
-               quota: WriteQuota | None = None) -> CommitResult: ...
+               quota: WriteQuota | None = None, due_at: int | None = None) -> CommitResult: ...
 
     def idempotency_record(self, game_id: str, seat: int, key: str) -> dict[str, Any] | None: ...
 
@@ -150,18 +153,20 @@ class MemoryStore:
     def _ms(self) -> int:
         return int(self.clock() * 1000)
 
-    def _set_due(self, game: _Game, due: str, version: int) -> None:
-        game.due = None if not due else (f"bot:{version}" if due == "bot" else due, self._ms())
+    def _set_due(self, game: _Game, due: str, version: int, due_at: int | None = None) -> None:
+        tag = f"{due}:{version}" if due in ("bot", "turn") else due
+        game.due = None if not due else (tag, self._ms() if due_at is None else due_at)
 
     # -- games ------------------------------------------------------------------------------
-    def create(self, game_id: str, doc: dict[str, Any], events: Sequence[dict[str, Any]], due: str = "") -> bool:
+    def create(self, game_id: str, doc: dict[str, Any], events: Sequence[dict[str, Any]], due: str = "",
+               due_at: int | None = None) -> bool:
         with self._lock:
             if game_id in self._games:
                 return False
             if due:
                 self.hints.add(game_id)
             game = _Game(1, copy.deepcopy(doc), [copy.deepcopy(e) for e in events])
-            self._set_due(game, due, 1)
+            self._set_due(game, due, 1, due_at)
             self._games[game_id] = game
             self._lock.notify_all()
             return True
@@ -185,7 +190,7 @@ class MemoryStore:
     def commit(self, game_id: str, expected_version: int, doc: dict[str, Any], events: Sequence[dict[str, Any]],
                first_seq: int, log_entry: dict[str, Any] | None = None,
                idempotency: tuple[int, str, dict[str, Any]] | None = None, due: str = "",
-               quota: WriteQuota | None = None) -> CommitResult:
+               quota: WriteQuota | None = None, due_at: int | None = None) -> CommitResult:
         with self._lock:
             if quota is not None and not quota.spent:
                 retry = self._spend(quota)
@@ -211,7 +216,7 @@ class MemoryStore:
                 game.log.append(copy.deepcopy(log_entry))
             if idempotency is not None:
                 self._idem[(game_id, idempotency[0], idempotency[1])] = copy.deepcopy(idempotency[2])
-            self._set_due(game, due, game.version)
+            self._set_due(game, due, game.version, due_at)
             self._lock.notify_all()
             return CommitResult("ok", version=game.version)
 

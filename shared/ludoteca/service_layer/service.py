@@ -47,8 +47,10 @@ from ludoteca.core.errors import (
     RateLimitedError,
     SeatTakenError,
     StaleVersionError,
+    TurnTimedOutError,
 )
 from ludoteca.core.rng import Rng, commitment, new_seed
+from ludoteca.service_layer import timers
 from ludoteca.service_layer.presenter import Presenter, is_visible, public_event, result_body
 from ludoteca.service_layer.record import GameRecord, Status
 from ludoteca.service_layer.repository import GameMissing, GameRepository, Stored, WriteQuota
@@ -116,6 +118,7 @@ class Move:
     state: Any
     events: list[dict[str, Any]]
     due: str
+    due_at: int | None
     response: dict[str, Any]
 
 
@@ -168,14 +171,17 @@ class GameService:
     """Use cases of one hosted game."""
 
     def __init__(self, definition: GameDefinition, store: GameRepository, dispatcher: Dispatcher,
-                 clock: Callable[[], float] = time.time, observer: Observer | None = None) -> None:
+                 clock: Callable[[], float] = time.time, observer: Observer | None = None,
+                 min_turn_seconds: int = timers.MIN_SECONDS) -> None:
         self.d = definition
         self.observer = observer or Unobserved()
         self.engine = definition.engine
         self.store = store
         self.dispatcher = dispatcher
         self.clock = clock
-        self.presenter = Presenter(definition)
+        self.options_schema = timers.options_schema(definition, min_turn_seconds)
+        """The game's options with the turn timer's (:mod:`ludoteca.service_layer.timers`)."""
+        self.presenter = Presenter(definition, clock)
         self.recent = RecentGames()
         self._action_schemas = {kind: cls() for kind, cls in definition.action_schemas.items()}
 
@@ -206,7 +212,7 @@ class GameService:
             raise FieldValidationError("The game options must be a JSON object.",
                                        errors={"options": ["Expected a JSON object."]})
         try:
-            loaded = self.d.options_schema().load(options)
+            loaded = self.options_schema().load(options)
         except MaValidationError as err:
             raise FieldValidationError("The game options are not valid.", errors={"options": err.messages}) from None
         return dict(loaded)
@@ -233,7 +239,7 @@ class GameService:
                                        errors={"seat": ["Not a human seat."]})
         opts = self.parse_options(options)
         seed = new_seed()
-        state = self.engine.new_game(list(seats), opts, Rng(seed))
+        state = self.engine.new_game(list(seats), timers.engine_options(opts), Rng(seed))
         game_id = secrets.token_hex(8)
         token_hashes: list[str | None] = [None] * n
         names = [kind if kind != "human" else "" for kind in seats]
@@ -245,7 +251,7 @@ class GameService:
             id=game_id, players=tuple(seats), names=tuple(names), token_hashes=tuple(token_hashes),
             options=opts, seed=seed, seed_sha256=commitment(seed), created_at=self.clock(),
             event_count=1, status=WAITING, state=self.engine.dump(state))
-        record = replace(record, status=self._status(record, state))
+        record = self._clocked(replace(record, status=self._status(record, state)), state, None, 1)
         created = {"seq": 1, "version": 1, "type": "GameCreated", "audience": None,
                    "data": {"seats": list(seats), "options": opts, "seed_sha256": record.seed_sha256}}
         # An engine whose new game already holds events (Ludor's first deal: RoundStarted and each
@@ -254,12 +260,14 @@ class GameService:
         events = [created, *(_event_record(seq, 1, e) for seq, e in enumerate(opening(state) if opening else [], 2))]
         record = replace(record, event_count=len(events))
         due = self._due(record, state)
-        if not self.store.create(game_id, record.to_doc(), events, due=due):  # pragma: no cover - id collision
+        due_at = self._due_at(record, due)
+        if not self.store.create(game_id, record.to_doc(), events, due=due,
+                                 due_at=due_at):  # pragma: no cover - id collision
             raise ConflictError("Game id collision; try again.")
         self.observer.game_created(self.d.name)
         if record.status is WAITING:
             self.store.lobby_add(game_id, record.created_at)
-        self._dispatch(game_id, 1, due)
+        self._dispatch(game_id, 1, due, due_at)
         return self.presenter.envelope(1, record, creator_seat, state), creator_seat, token
 
     def join(self, game_id: str, seat: int | None, name: str | None) -> tuple[dict[str, Any], int, str]:
@@ -288,13 +296,14 @@ class GameService:
             if new.status is ACTIVE:
                 events.append({"seq": seq + 1, "version": version, "type": "GameStarted",
                                "audience": None, "data": {}})
-            new = replace(new, event_count=record.event_count + len(events))
+            new = self._clocked(replace(new, event_count=record.event_count + len(events)), state, None, version)
             due = self._due(new, state)
-            res = self.store.commit(game_id, stored.version, new.to_doc(), events, seq, due=due)
+            due_at = self._due_at(new, due)
+            res = self.store.commit(game_id, stored.version, new.to_doc(), events, seq, due=due, due_at=due_at)
             if res.status == "ok":
                 if new.status is not WAITING:
                     self.store.lobby_remove(game_id)
-                self._dispatch(game_id, res.version, due)
+                self._dispatch(game_id, res.version, due, due_at)
                 return self.presenter.envelope(res.version, new, chosen, state), chosen, token
         raise ConflictError("The game is too busy right now; try again.")
 
@@ -408,24 +417,37 @@ class GameService:
     # -- playing ----------------------------------------------------------------------------
     def play(self, game_id: str, seat: int | None, body: Any, if_match: int | None,
              idempotency_key: str | None, loaded: Stored | None = None,
-             quota: WriteQuota | None = None) -> Played:
+             quota: WriteQuota | None = None, timeout_bot: str | None = None) -> Played:
         """Apply one action: :meth:`check_move`, :meth:`step`, :meth:`commit_move`.
 
         ``loaded``: the game as the caller already read it (saves a read on the first attempt;
         retries after a lost compare-and-set read again). ``quota``: the seat's write quota,
-        spent by the commit (or, for a refused request, by :meth:`_refused`)."""
+        spent by the commit (or, for a refused request, by :meth:`_refused`). ``timeout_bot``:
+        the move is a timed-out turn played by that bot level (:mod:`ludoteca.service_layer.timers`).
+
+        A game with a turn timer starts from a fresh read (not from memory), and a move of a
+        seat whose turn timed out since that read is refused (:class:`TurnTimedOutError`)."""
         if seat is None:
             raise AuthenticationError("Playing needs a seat token (Authorization: Bearer <token>).")
+        if loaded is not None and loaded.cached and timers.seconds_of(loaded.record.options) is not None:
+            loaded = None
         action: dict[str, Any] | None = None
+        started: int | None = None
         try:
             for _ in range(MAX_RETRIES):
                 stored = loaded or self._reload(game_id)
                 loaded = None
+                started = stored.version if started is None else started
                 try:
+                    clock = stored.record.timer
+                    if timeout_bot is None and clock is not None and clock.is_overtaken(seat, started):
+                        raise TurnTimedOutError(
+                            f"Seat {seat}'s turn timed out at version {started}: a bot played it; see the game.",
+                            current_version=stored.version)
                     checked = self.check_move(stored, if_match, body, validate=action is None)
                     action = checked if action is None else action
                     state = self.engine.load(stored.record.state)
-                    move = self.step(stored, state, seat, action)
+                    move = self.step(stored, state, seat, action, timeout_bot)
                 except LudotecaError:
                     if stored.cached:  # refused on the game as remembered: check the stored one
                         continue
@@ -461,23 +483,36 @@ class GameService:
             raise GameOverError("The game is over; see its replay.")
         return action
 
-    def step(self, stored: Stored, state: Any, seat: int, action: dict[str, Any]) -> Move:
-        """The engine step: the new state, its events and the seat's response (pure)."""
+    def step(self, stored: Stored, state: Any, seat: int, action: dict[str, Any],
+             timeout_bot: str | None = None) -> Move:
+        """The engine step: the new state, its events and the seat's response (pure but for the
+        clock of a timed game). ``timeout_bot``: a timed-out turn played by that bot level: a
+        ``TurnTimedOut`` event comes first and every event of the move says ``by: timeout``."""
         record = stored.record
         new_state, events = self.engine.apply(state, seat, action)
+        if timeout_bot is not None:
+            deadline = record.timer.deadline if record.timer is not None else None
+            events = [Event(timers.TIMED_OUT, {"seat": seat, "bot": timeout_bot,
+                                               "deadline": None if deadline is None else timers.iso(deadline)}),
+                      *events]
         version = stored.version + 1
         first = record.event_count + 1
         records = [_event_record(first + i, version, e) for i, e in enumerate(events)]
+        if timeout_bot is not None:
+            for rec in records:
+                rec["by"] = timers.BY_TIMEOUT
         result = self.engine.result(new_state)
         to_act = self.engine.to_act(new_state) if result is None else frozenset()
         new = replace(record, state=self.engine.dump(new_state), event_count=record.event_count + len(records),
                       status=FINISHED if result is not None else record.status)
+        new = self._clocked(new, new_state, seat, version, to_act, timed_out=timeout_bot is not None)
         response = {
             "action": action, "seat": seat,
             "events": [public_event(r) for r in records if is_visible(r, seat)],
             "game": self.presenter.envelope(version, new, seat, new_state, result, to_act),
         }
-        return Move(version, new, new_state, records, self._due(new, new_state, to_act), response)
+        due = self._due(new, new_state, to_act)
+        return Move(version, new, new_state, records, due, self._due_at(new, due), response)
 
     def commit_move(self, game_id: str, stored: Stored, seat: int, move: Move, body: Any,
                     idempotency_key: str | None, quota: WriteQuota | None, strict: bool = False
@@ -493,7 +528,7 @@ class GameService:
         try:
             res = self.store.commit(game_id, stored.version, doc, move.events,
                                     move.record.event_count - len(move.events) + 1, log_entry, idem,
-                                    due=move.due, quota=quota)
+                                    due=move.due, quota=quota, due_at=move.due_at)
         except GameMissing:  # expired since this process last saw it
             self.recent.forget(game_id)
             raise self._missing(game_id) from None
@@ -501,7 +536,7 @@ class GameService:
             self.recent.put(game_id, res.version, doc)
             if move.due == "result":  # this move ended the game
                 self.observer.game_finished(self.d.name)
-            self._dispatch(game_id, res.version, move.due)
+            self._dispatch(game_id, res.version, move.due, move.due_at)
             return Played(move.response, move.version, replayed=False), None
         if res.status == "limited":
             raise self._limited(quota, res.retry_after)
@@ -536,7 +571,9 @@ class GameService:
         return RateLimitedError(f"At most {what}; try again in {retry} s.", retry_after=retry)
 
     def bot_turn(self, game_id: str, version: int) -> str:
-        """Play one bot move if the game is still at ``version`` (idempotent task body)."""
+        """Play one bot move if the game is still at ``version`` (idempotent task body): a bot
+        seat's, else, past its deadline, the turn of the lowest waiting human seat of a timed game
+        (:mod:`ludoteca.service_layer.timers`) with the game's timeout bot (``timed-out``)."""
         try:
             stored = self._load(game_id)
         except NotFoundError:
@@ -545,19 +582,32 @@ class GameService:
         if stored.version != version or record.status is not ACTIVE:
             return "stale"
         state = self.engine.load(record.state)
-        bot_seats = [s for s in sorted(self.engine.to_act(state)) if not record.is_human(s)]
-        if not bot_seats:
-            return "no-bot"
-        seat = bot_seats[0]
-        bot = self.d.bots[record.players[seat][4:]]
+        to_act = self.engine.to_act(state)
+        bot_seats = [s for s in sorted(to_act) if not record.is_human(s)]
+        timeout_bot = None
+        if bot_seats:
+            seat = bot_seats[0]
+            level = record.players[seat][4:]
+        else:
+            clock = record.timer
+            if clock is None or not clock.deadline:
+                return "no-bot"
+            if not clock.is_due(self.clock()):
+                return "early"  # the sweeper dispatches it again after the deadline
+            waiting = [s for s in clock.seats if s in to_act and record.is_human(s)]
+            if not waiting:
+                return "no-bot"
+            seat = waiting[0]
+            level = timeout_bot = str(record.options.get(timers.BOT) or self.d.basic_bot or next(iter(self.d.bots)))
+        bot = self.d.bots[level]
         view = self.engine.view(state, seat)
         legal = self.engine.legal_actions(state, seat) + self.engine.action_templates(state, seat)
         action = bot(view, legal, bot_random(record.seed, version, seat))
         try:
-            self.play(game_id, seat, dict(action), version, None, loaded=stored)
+            self.play(game_id, seat, dict(action), version, None, loaded=stored, timeout_bot=timeout_bot)
         except StaleVersionError:
             return "stale"
-        return "played"
+        return "played" if timeout_bot is None else "timed-out"
 
     def record_result(self, game_id: str) -> bool:
         """Record a finished game's result exactly once (idempotent task body)."""
@@ -594,22 +644,47 @@ class GameService:
         return ACTIVE if record.is_full else WAITING
 
     def _due(self, record: GameRecord, state: Any, to_act: frozenset[int] | None = None) -> str:
-        """What a version with this record makes due: ``bot``, ``result`` or nothing."""
+        """What a version with this record makes due: ``bot``, ``turn`` (a human's timed turn,
+        due at its deadline), ``result`` or nothing."""
         if record.status is FINISHED:
             return "result"
         if record.status is ACTIVE:
             seats = self.engine.to_act(state) if to_act is None else to_act
             if any(not record.is_human(s) for s in seats):
                 return "bot"
+            if record.timer is not None and record.timer.deadline is not None:
+                return "turn"
         return ""
 
-    def _dispatch(self, game_id: str, version: int, due: str) -> None:
-        """Dispatch what the commit made due. A failure never fails the request (the move is
+    @staticmethod
+    def _due_at(record: GameRecord, due: str) -> int | None:
+        """When a timed turn falls due (its deadline, ms); ``None``: as it is committed."""
+        if due != "turn" or record.timer is None or record.timer.deadline is None:
+            return None
+        return int(record.timer.deadline * 1000)
+
+    def _clocked(self, record: GameRecord, state: Any, actor: int | None, version: int,
+                 to_act: frozenset[int] | None = None, timed_out: bool = False) -> GameRecord:
+        """The record with its turn clock moved on by a commit of ``actor`` at ``version`` (a
+        game without a timer: as it is)."""
+        seconds = timers.seconds_of(record.options)
+        if seconds is None:
+            return record
+        waiting: frozenset[int] = frozenset()
+        if record.status is ACTIVE:
+            seats = self.engine.to_act(state) if to_act is None else to_act
+            waiting = frozenset(s for s in seats if record.is_human(s))
+        clock = timers.advance(record.timer, seconds, actor, waiting, self.clock(), version if timed_out else None)
+        return replace(record, timer=clock)
+
+    def _dispatch(self, game_id: str, version: int, due: str, due_at: int | None = None) -> None:
+        """Dispatch what the commit made due (a timed turn only when its deadline has passed
+        already, else the sweeper does it then). A failure never fails the request (the move is
         committed): it is logged, and the sweeper dispatches it again."""
         try:
             if due == "result":
                 self.dispatcher.record_result(self.d.name, game_id)
-            elif due == "bot":
+            elif due == "bot" or (due == "turn" and due_at is not None and due_at <= self.clock() * 1000):
                 self.dispatcher.bot_turn(self.d.name, game_id, version)
         except Exception:
             log.warning("dispatch of %s for %s %s v%s failed; the sweeper will retry it",

@@ -40,7 +40,8 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
         dispatcher = CeleryDispatcher.for_url(settings.broker_url)
     store = GameStore(client, definition.name, settings.game_ttl_seconds, settings.idempotency_ttl_seconds,
                       settings.leaderboard_players)
-    service = GameService(definition, store, dispatcher, observer=observe.GAMES)
+    service = GameService(definition, store, dispatcher, observer=observe.GAMES,
+                          min_turn_seconds=settings.min_turn_seconds)
 
     app = Flask(f"ludoteca.{definition.name}")
     # the client address (rate limits) comes from X-Forwarded-For only behind trusted proxies
@@ -62,7 +63,7 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
                 "description": "The seat token returned once by POST /games or POST /games/{id}/players"}}},
         },
     )
-    schemas = game_schemas(definition)
+    schemas = game_schemas(definition, service.options_schema)
     api = DocumentedApi(app, conflict=schemas.conflict)
     api.definition = definition
     document_rate_limits(api)

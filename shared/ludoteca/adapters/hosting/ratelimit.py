@@ -62,7 +62,7 @@ from ludoteca.core.errors import AuthenticationError, NotFoundError, RateLimited
 from ludoteca.service_layer.repository import Stored, WriteQuota
 
 #: Routes that read the caller's seat from the bearer token (routes.py's ``caller``).
-SEATED_ENDPOINTS = frozenset({"games.Game", "games.Actions", "games.Events"})
+SEATED_ENDPOINTS = frozenset({"games.Game", "games.Actions", "games.Events", "games.Stream"})
 #: Routes whose POST creates a seat: creating a game, joining one.
 NEW_SEAT_ENDPOINTS = frozenset({"games.Games", "games.Players"})
 EXEMPT_BLUEPRINTS = frozenset({"ops", "api-docs"})

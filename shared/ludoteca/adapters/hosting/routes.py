@@ -10,6 +10,7 @@ import marshmallow as ma
 from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from ludoteca.adapters.hosting import streams
 from ludoteca.adapters.hosting.accesslog import note_seat
 from ludoteca.adapters.hosting.bodies import json_body
 from ludoteca.adapters.hosting.identity import GAME_ID, bearer_token
@@ -24,6 +25,7 @@ from ludoteca.adapters.hosting.schemas import (
     LobbyQuerySchema,
     StatsSchema,
 )
+from ludoteca.config import Settings
 from ludoteca.core import jsontext
 from ludoteca.core.errors import AuthenticationError, BadRequestError, NotFoundError
 from ludoteca.service_layer.repository import Stored
@@ -231,6 +233,26 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
             _, seat = caller(game_id)
             wait = min(query["wait"], current_app.config["LUDOTECA"].max_long_poll_seconds)
             return json_response(service.events(game_id, seat, query["after"], wait))
+
+    @blp.route("/<string:game_id>/stream")
+    class Stream(MethodView):
+        @blp.arguments(streams.StreamQuerySchema, location="query", unknown=ma.RAISE)
+        @blp.response(200, {"type": "string"}, content_type=streams.MEDIA_TYPE, example=streams.EXAMPLE,
+                      description="The event stream (see the operation's description)")
+        @blp.alt_response(204, description="The game is over and no event is left after the cursor")
+        @_document(blp, 400, 401, 404, 422)
+        @blp.doc(security=optional_bearer, parameters=[streams.LAST_EVENT_ID_PARAMETER], operationId="streamEvents",
+                 summary="Stream the game's events",
+                 description=streams.DESCRIPTION.format(max_stream=Settings.max_stream_seconds))
+        def get(self, query: dict[str, Any], game_id: str) -> Response:
+            """Stream the game's events
+
+            The caller's events as they happen (server-sent events), resumable."""
+            stored, seat = caller(game_id)
+            settings = current_app.config["LUDOTECA"]
+            after = streams.cursor(query["after"], request.headers.get("Last-Event-ID"))
+            return streams.event_stream(service, stored, seat, after, settings.max_stream_seconds,
+                                        settings.stream_heartbeat_seconds)
 
     @blp.route("/<string:game_id>/replay")
     class Replay(MethodView):

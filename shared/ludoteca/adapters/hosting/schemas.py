@@ -89,6 +89,18 @@ class SeatSchema(ma.Schema):
     claimed = fields.Boolean(required=True, metadata={"description": "Taken by a player (bots always are)"})
 
 
+class TimerSchema(ma.Schema):
+    turn_seconds = fields.Integer(required=True, metadata={"description": "Seconds a human seat has to act"})
+    bot = fields.String(required=True, metadata={"description": "The bot level that plays a timed-out turn"})
+    seats = fields.List(fields.Integer(), required=True,
+                        metadata={"description": "The human seats the deadline is for (empty: none is waiting)"})
+    deadline = fields.String(required=True, allow_none=True,
+                             metadata={"description": "When their turn times out (ISO 8601, UTC)",
+                                       "example": "2026-12-01T14:03:07.250Z"})
+    seconds_left = fields.Float(required=True, allow_none=True,
+                                metadata={"description": "Seconds from this answer to the deadline (0: due now)"})
+
+
 class ResultSchema(ma.Schema):
     winners = fields.List(fields.Integer(), required=True, metadata={"description": "Seats sharing the win"})
     scores = fields.List(fields.Float(), required=True, metadata={"description": "One score per seat"})
@@ -101,6 +113,9 @@ class EventSchema(ma.Schema):
     version = fields.Integer(required=True, metadata={"description": "Game version the event produced"})
     type = fields.String(required=True, metadata={"description": "Past-tense event name"})
     data = fields.Dict(required=True, metadata={"description": "What happened, as the caller may see it"})
+    by = fields.String(validate=validate.OneOf(["timeout"]),
+                       metadata={"description": "`timeout`: the move of a human seat whose turn timed out, played "
+                                                "by a bot (after a `TurnTimedOut` event); absent otherwise"})
 
 
 class EventRecordSchema(EventSchema):
@@ -187,12 +202,13 @@ class GameSchemas:
     conflict: type[ProblemSchema]
 
 
-def game_schemas(d: GameDefinition) -> GameSchemas:
-    """Build the per-game subclasses; class names become OpenAPI component names."""
+def game_schemas(d: GameDefinition, options_schema: type[ma.Schema] | None = None) -> GameSchemas:
+    """Build the per-game subclasses; class names become OpenAPI component names.
+    ``options_schema``: the options as the service loads them (default: the game's own)."""
     prefix = "".join(part.capitalize() for part in d.name.split("_"))
     action_component = f"{prefix}Action"
     kinds = ["human"] + [f"bot:{level}" for level in d.bots]
-    options_schema = d.options_schema
+    options_schema = options_schema or d.options_schema
 
     def _opts() -> dict[str, Any]:
         return dict(options_schema().load({}))
@@ -229,6 +245,8 @@ def game_schemas(d: GameDefinition) -> GameSchemas:
                            "of the play); `GET .../actions` lists what"}),
         "result": fields.Nested(ResultSchema, allow_none=True, required=True,
                                 metadata={"description": "How the game ended (null until it has)"}),
+        "timer": fields.Nested(TimerSchema, allow_none=True, required=True,
+                               metadata={"description": "The turn timer (option `turn_seconds`; null: none)"}),
         "state": fields.Nested(d.view_schema, required=True, metadata={"description": "Your view of the game"}),
     })
     created = type(f"{prefix}SeatGrantSchema", (ma.Schema,), {

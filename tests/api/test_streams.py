@@ -1,0 +1,188 @@
+"""``GET /games/{id}/stream`` over the real Redis (the Flask test client): per-seat visibility,
+resuming with ``Last-Event-ID`` or ``after``, the end of a game, heartbeats, the lifetime bound and
+every refusal as problem+json. Through gunicorn and the front door: tests/integration/test_streams.py."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from api_client import Api
+from flask import Flask
+from ludoteca.adapters.hosting import create_app
+from ludoteca.config import Settings
+from ludoteca.service_layer import registry
+from sse import Message, Parser, events_of
+
+LIFETIME = 1.5
+HEARTBEAT = 0.3
+
+
+@pytest.fixture(scope="module")
+def apps(settings: Settings) -> Callable[[str], Flask]:
+    """Apps whose streams close after 1.5 s and beat every 0.3 s (the defaults are 300 s and 15 s)."""
+    short = dataclasses.replace(settings, max_stream_seconds=LIFETIME, stream_heartbeat_seconds=HEARTBEAT)
+    made: dict[str, Flask] = {}
+
+    def app(game: str) -> Flask:
+        if game not in made:
+            made[game] = create_app(registry.game(game), short)
+            made[game].config["TESTING"] = True
+        return made[game]
+
+    return app
+
+
+def stream(app: Flask, gid: str, token: str | None = None, query: str = "",
+           last_event_id: str | None = None) -> tuple[int, list[Message], Any]:
+    """The whole stream (it closes by itself within its lifetime): status, messages, headers."""
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+    if last_event_id is not None:
+        headers["Last-Event-ID"] = last_event_id
+    resp = app.test_client().get(f"/games/{gid}/stream{query}", headers=headers, buffered=False)
+    try:
+        if resp.status_code != 200:
+            return resp.status_code, [], resp
+        parser = Parser()
+        for chunk in resp.response:
+            parser.feed(chunk)
+        return 200, parser.messages, resp
+    finally:
+        resp.close()
+
+
+def humans_table(api: Api, game: str) -> tuple[str, list[str]]:
+    seats = registry.game(game).engine.min_seats
+    gid, token = api.create(["human"] * seats)
+    tokens = [token]
+    for _ in range(seats - 1):
+        status, data = api.join(gid)
+        assert status == 201, data
+        tokens.append(data["token"])
+    return gid, tokens  # type: ignore[return-value]
+
+
+def play_first_legal(api: Api, gid: str, tokens: list[str], moves: int) -> None:
+    """Each move: the lowest seat to act plays its first listed legal action."""
+    for _ in range(moves):
+        to_act = api.view(gid)["to_act"]
+        assert to_act
+        seat = to_act[0]
+        action = api.actions(gid, tokens[seat])["actions"][0]
+        status, data, _ = api.play(gid, tokens[seat], action)
+        assert status == 200, data
+
+
+def polled(api: Api, gid: str, token: str | None) -> list[dict[str, Any]]:
+    _, data, _ = api.call("GET", f"/games/{gid}/events?after=0", token)
+    return list(data["events"])
+
+
+def test_each_seat_streams_its_own_events_and_a_spectator_the_public_ones(apps: Callable[[str], Flask]) -> None:
+    """Ludic: after the cuts every seeker is dealt a hand in an event only it may see."""
+    app = apps("ludic")
+    api = Api(app.test_client())
+    gid, tokens = humans_table(api, "ludic")
+    for _ in range(12):  # the cuts (a tie cuts again), until the round starts with the deal
+        if any(e["type"] == "RoundStarted" for e in polled(api, gid, None)):
+            break
+        play_first_legal(api, gid, tokens, 1)
+    dealt: dict[Any, list[int]] = {}
+    for who in [None, 0, 1, 2]:
+        status, messages, resp = stream(app, gid, None if who is None else tokens[who])
+        assert status == 200 and resp.mimetype == "text/event-stream"
+        assert resp.headers["Cache-Control"] == "no-cache, no-transform"
+        got = [m.data for m in events_of(messages)]
+        assert [m.seq for m in events_of(messages)] == [e["seq"] for e in got]
+        assert got == polled(api, gid, None if who is None else tokens[who])  # the long-poll's events, exactly
+        dealt[who] = [e["data"]["seat"] for e in got if e["type"] == "HandDealt"]
+    assert dealt[None] == []
+    seekers = [s for s in (0, 1, 2) if dealt[s]]
+    assert len(seekers) == 2 and all(dealt[s] == [s] for s in seekers)
+    assert dealt[({0, 1, 2} - set(seekers)).pop()] == []  # the Vexer sees no hand
+
+
+def test_resume_after_last_event_id_or_after_each_event_once(apps: Callable[[str], Flask]) -> None:
+    app = apps("ludix")
+    api = Api(app.test_client())
+    gid, tokens = humans_table(api, "ludix")
+    play_first_legal(api, gid, tokens, 4)
+    _, everything, _ = stream(app, gid)
+    seqs = [m.seq for m in events_of(everything)]
+    assert seqs == list(range(1, len(seqs) + 1)) and len(seqs) >= 6
+    cut = seqs[2]
+    for kwargs in [{"last_event_id": str(cut)}, {"query": f"?after={cut}"},
+                   {"query": "?after=1", "last_event_id": str(cut)}]:  # the header wins
+        status, messages, _ = stream(app, gid, **kwargs)  # type: ignore[arg-type]
+        assert status == 200
+        assert [m.seq for m in events_of(messages)] == seqs[3:], kwargs
+    status, messages, _ = stream(app, gid, last_event_id=str(seqs[-1]))
+    assert events_of(messages) == []
+
+
+def test_an_idle_stream_gets_heartbeats_and_closes_at_its_lifetime(apps: Callable[[str], Flask]) -> None:
+    app = apps("ludix")
+    api = Api(app.test_client())
+    gid, _ = humans_table(api, "ludix")
+    t0 = time.monotonic()
+    status, messages, _ = stream(app, gid, last_event_id="999")
+    took = time.monotonic() - t0
+    assert status == 200
+    assert messages[0].retry == 1000 and messages[0].comment is not None
+    beats = [m for m in messages[1:] if m.comment == "keep-alive"]
+    assert len(beats) >= 2 and events_of(messages) == []
+    assert took >= LIFETIME * 0.9  # it stayed open, then closed by itself
+
+
+def test_a_finished_game_ends_its_stream_then_answers_204(apps: Callable[[str], Flask]) -> None:
+    app = apps("ludix")
+    api = Api(app.test_client())
+    gid, token = api.create(["human", "bot:steady"], {"target": 50})
+    service = app.extensions["ludoteca"]["service"]
+    assert token is not None
+    deadline = time.monotonic() + 60
+    while api.view(gid)["status"] != "finished" and time.monotonic() < deadline:
+        view = api.view(gid, token)
+        if 0 in view["to_act"]:
+            action = api.actions(gid, token)["actions"][0]
+            api.play(gid, token, action)
+        else:  # no worker here: the service plays the bot's turn itself
+            service.bot_turn(gid, view["version"])
+    finished = api.view(gid)
+    assert finished["status"] == "finished"
+    status, messages, _ = stream(app, gid, token)
+    assert status == 200
+    end = messages[-1]
+    assert end.event == "end" and end.data["status"] == "finished"
+    assert end.data["result"] == finished["result"]
+    last = events_of(messages)[-1].seq
+    assert end.data["last_seq"] == last == polled(api, gid, token)[-1]["seq"]
+    status, messages, resp = stream(app, gid, token, last_event_id=str(last))
+    assert status == 204 and not resp.data  # EventSource stops reconnecting on a 204
+    status, messages, _ = stream(app, gid, token, last_event_id=str(last - 1))
+    assert [m.seq for m in events_of(messages)] == [last] and messages[-1].event == "end"
+
+
+@pytest.mark.parametrize(("headers", "query", "status"), [
+    ({"Last-Event-ID": "x7"}, "", 400),
+    ({"Last-Event-ID": ""}, "", 400),
+    ({"Last-Event-ID": "-3"}, "", 400),
+    ({"Last-Event-ID": "99999999999999999"}, "", 400),
+    ({"Authorization": "Bearer nope"}, "", 401),
+    ({"Authorization": "Basic abc"}, "", 401),
+    ({}, "?after=-1", 422),
+    ({}, "?after=1e3", 422),
+    ({}, "?wait=3", 422),
+])
+def test_refusals_are_problems(apps: Callable[[str], Flask], headers: dict[str, str], query: str,
+                               status: int) -> None:
+    app = apps("ludix")
+    api = Api(app.test_client())
+    gid, _ = api.create(["human", "human"])
+    got, _, _ = api.call("GET", f"/games/{gid}/stream{query}", headers=headers)
+    assert got == status
+    got, _, _ = api.call("GET", "/games/0123456789abcdef/stream")
+    assert got == 404

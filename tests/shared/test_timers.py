@@ -1,0 +1,138 @@
+"""Turn timers (:mod:`ludoteca.service_layer.timers`) in the service layer over the in-memory store, with a clock
+the tests move: the deadline rules, the timeout bot's move and a human move that lost its race
+with it. The same with the real worker and sweeper: tests/integration/test_turn_timers.py."""
+
+from __future__ import annotations
+
+import pytest
+from ludoteca.core.errors import StaleVersionError, TurnTimedOutError
+from ludoteca.service_layer import registry, timers
+from ludoteca.service_layer.repository import MemoryStore
+from ludoteca.service_layer.service import GameService
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.bot_turns: list[int] = []
+
+    def bot_turn(self, game: str, game_id: str, version: int) -> None:
+        self.bot_turns.append(version)
+
+    def record_result(self, game: str, game_id: str) -> None:
+        pass
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture()
+def clock() -> Clock:
+    return Clock()
+
+
+def service(game: str, clock: Clock) -> tuple[GameService, Recorder]:
+    recorder = Recorder()
+    return GameService(registry.game(game), MemoryStore(game, clock=clock), recorder, clock=clock), recorder
+
+
+class TestAdvance:
+    @pytest.mark.parametrize(("actor", "before", "after", "kept"), [
+        (0, {0}, {0}, False),       # a seat that acts again (Ludix's rolls): a new deadline
+        (0, {0}, {1}, False),       # the turn passes: a new deadline
+        (0, {0, 1}, {1}, True),     # a simultaneous phase: the seat still waiting keeps its deadline
+        (None, {0}, {0}, False),    # a join or the creation: a new one
+        (2, {0, 1}, {0, 1, 2}, False),  # a seat that was not waiting comes in: a new one
+    ])
+    def test_when_a_deadline_is_kept(self, actor: int | None, before: set[int], after: set[int], kept: bool) -> None:
+        clock = timers.TurnClock(100.0, tuple(sorted(before)))
+        new = timers.advance(clock, 30, actor, frozenset(after), 150.0)
+        assert new.deadline == (100.0 if kept else 180.0) and new.seats == tuple(sorted(after))
+
+    def test_nobody_waiting_has_no_deadline_and_timeouts_are_remembered(self) -> None:
+        new = timers.advance(timers.TurnClock(100.0, (0,)), 30, 0, frozenset(), 150.0, timed_out_version=7)
+        assert new.deadline is None and new.seats == () and new.timed_out == {0: 7}
+        assert new.is_overtaken(0, 6) and not new.is_overtaken(0, 7) and not new.is_overtaken(1, 0)
+        assert timers.TurnClock.from_doc(new.to_doc()) == new
+
+
+def test_a_game_without_the_option_has_no_timer(clock: Clock) -> None:
+    svc, _ = service("ludix", clock)
+    envelope, _, _ = svc.create(["human", "human"], {}, 0, None)
+    assert envelope["timer"] is None
+    assert "timer" not in svc.store.load(envelope["id"]).doc  # untimed documents are unchanged
+    assert svc.store.due(envelope["id"])[1] is None
+
+
+def test_an_idle_turn_is_played_once_by_the_timeout_bot_after_the_deadline(clock: Clock) -> None:
+    svc, recorder = service("ludix", clock)
+    envelope, _, _ = svc.create(["human", "human"], {"turn_seconds": 30}, 0, None)
+    gid = envelope["id"]
+    svc.join(gid, None, None)
+    stored = svc.store.load(gid)
+    version, due = svc.store.due(gid)
+    assert due is not None and due.kind == "turn" and due.version == version == stored.version
+    assert due.since_ms == int((clock.now + 30) * 1000)
+    deadline = clock.now + 30
+    timer = svc.envelope(stored, None)["timer"]
+    assert timer == {"turn_seconds": 30, "bot": "steady", "seats": [0, 1], "deadline": timers.iso(deadline),
+                     "seconds_left": 30.0}
+    clock.now += 29.9
+    assert svc.bot_turn(gid, version) == "early"
+    clock.now += 0.2
+    assert svc.bot_turn(gid, version) == "timed-out"
+    assert svc.bot_turn(gid, version) == "stale"  # a second dispatch of the same turn does nothing
+    events = [e for _, e in svc.store.events_after(gid, 0) if e["version"] == version + 1]
+    assert events[0]["type"] == "TurnTimedOut" and events[0]["data"] == {
+        "seat": 0, "bot": "steady", "deadline": timers.iso(deadline)}
+    assert all(e["by"] == "timeout" for e in events)
+    assert [entry["version"] for entry in svc.store.action_log(gid)] == [version + 1]
+    # seat 0 called "alea jacta est": its turn, and its own new deadline
+    after = svc.store.load(gid)
+    assert after.record.timer is not None and after.record.timer.deadline == pytest.approx(clock.now + 30)
+    assert recorder.bot_turns == []  # nothing dispatched before a deadline: the sweeper does it then
+
+
+def test_a_human_move_that_raced_the_timeout_is_refused_not_applied_on_top(clock: Clock) -> None:
+    svc, _ = service("ludix", clock)
+    envelope, _, _ = svc.create(["human", "human"], {"turn_seconds": 10}, 0, None)
+    gid = envelope["id"]
+    svc.join(gid, None, None)
+    read_by_the_human = svc.store.load(gid)  # the human's request has read the game ...
+    clock.now += 11
+    assert svc.bot_turn(gid, read_by_the_human.version) == "timed-out"  # ... and the timeout commits first
+    call = {"type": "alea_jacta_est"}  # legal where the human read the game (the bot called since)
+    with pytest.raises(TurnTimedOutError):
+        svc.play(gid, 0, call, None, None, loaded=read_by_the_human)
+    with pytest.raises(StaleVersionError):  # with If-Match: the usual 412
+        svc.play(gid, 0, call, read_by_the_human.version, None, loaded=read_by_the_human)
+    # a move that reads the game after the timeout is a move like any other
+    played = svc.play(gid, 0, {"type": "roll"}, None, None)
+    assert played.version == read_by_the_human.version + 2
+    # and one from a process that remembered the game from before is read afresh, not refused
+    stale_memory = read_by_the_human.__class__(read_by_the_human.version, read_by_the_human.doc, cached=True)
+    svc.play(gid, 0, {"type": "hold"} if svc.envelope(svc.store.load(gid), 0)["state"]["throw"] else {"type": "roll"},
+             None, None, loaded=stale_memory)
+
+
+def test_a_simultaneous_phase_times_out_seat_after_seat_on_one_deadline(clock: Clock) -> None:
+    """Ludix's call: both seats wait; the timeout plays seat 0, seat 1 is no longer to act (the
+    first call starts): nothing more is due. Speculation's sealed reports: both wait, the first
+    timeout plays seat 0, and seat 1's deadline, already past, is dispatched at once."""
+    svc, recorder = service("speculation", clock)
+    envelope, _, _ = svc.create(["human", "human"], {"turn_seconds": 10}, 0, None)
+    gid = envelope["id"]
+    svc.join(gid, None, None)
+    version, due = svc.store.due(gid)
+    assert due is not None and due.kind == "turn"
+    assert svc.store.load(gid).record.timer.seats == (0, 1)  # type: ignore[union-attr]
+    clock.now += 10
+    assert svc.bot_turn(gid, version) == "timed-out"
+    assert recorder.bot_turns == [version + 1]  # seat 1 still waits, on the same (past) deadline
+    assert svc.bot_turn(gid, version + 1) == "timed-out"
+    timed_out = [e["data"]["seat"] for _, e in svc.store.events_after(gid, 0) if e["type"] == "TurnTimedOut"]
+    assert timed_out == [0, 1]
