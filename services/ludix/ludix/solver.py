@@ -127,7 +127,7 @@ def final_turn(size: int, probs: Array, vals: Array, nv: Array) -> tuple[Array, 
 @njit(cache=True)
 def final_turn_threshold(size: int, threshold: int, probs: Array, vals: Array, nv: Array) -> Array:
     """The second player's chance in the final turn when it holds at turn total ``threshold``
-    whatever the deficit (the ``steady`` bot), by starting deficit ``d0``."""
+    whatever the deficit (the ``blind`` bot), by starting deficit ``d0``."""
     kmax = threshold + MAX_POINTS
     hold = np.zeros(kmax + MAX_POINTS + 1)
     policy = np.zeros(kmax + 1, dtype=np.bool_)
@@ -161,7 +161,7 @@ def solve_game(
     ``roll_first[i, j, k]`` (shape ``(T, T, cap + 1)``): A, with ``i`` against ``j``, rolls at
     turn total ``k``. ``roll_second[j, i, k]``: B likewise, shape ``(T, T, T)`` when solving (B
     never rolls once its total reaches ``T``: holding wins), ``(T, T, K + 1)`` to evaluate a
-    policy that may roll on past ``T`` up to the total ``K`` (``steady``). Written when
+    policy that may roll on past ``T`` up to the total ``K`` (``blind``). Written when
     optimizing, read otherwise. ``final[d]``: B's chance in its final turn at deficit ``d``.
     Returns ``V_A[i, j]`` and ``V_B[j, i]`` at the start of a turn and the numeral exceptions.
     """
