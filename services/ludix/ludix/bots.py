@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from functools import cache, lru_cache
@@ -177,3 +178,12 @@ blind_bot = _playing_bot(blind_rolls)
 expert_bot = _playing_bot(expert_rolls)
 
 BOTS: dict[str, Bot] = {"random": random_bot, "blind": blind_bot, "steady": steady_bot, "expert": expert_bot}
+
+
+def warm_up() -> float:
+    """Load the multi-seat expert's compiled sweep (numba's disk cache, written by ``make policy``)
+    and plan one turn; returns the seconds it took (a cold process would otherwise spend them in
+    its first decision)."""
+    start = time.perf_counter()
+    multiseat.plan(*expert_table(DEFAULT_TARGET), DEFAULT_TARGET, (0, 0, 0), 0, 0, False)
+    return time.perf_counter() - start

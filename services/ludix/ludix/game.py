@@ -27,7 +27,7 @@ def warm_up() -> float:
     """The multi-seat expert's compiled sweep, loaded (numba's disk cache, ``make policy``) and run
     once, so that no first decision of a worker compiles it (imported here: the game services
     never run a bot)."""
-    from ludix.multiseat import warm_up as warm
+    from ludix.bots import warm_up as warm
 
     return warm()
 

@@ -26,13 +26,12 @@ totals, seat, first player, last round): the turn's other decisions are one arra
 from __future__ import annotations
 
 import math
-import time
 from functools import cache
 
 import numpy as np
 
 from ludix import solver
-from ludix.engine import DEFAULT_TARGET, MAX_TARGET
+from ludix.engine import MAX_TARGET
 from ludix.solver import MAX_POINTS
 from ludix.table import Policy
 from ludix.table_build import throw_arrays
@@ -119,13 +118,3 @@ def plan(
     solver.sweep(hold, kmax, bust, arr.probs, arr.vals, arr.nv, arr.pbust, True, rolls, rolls, work[0], work[1])
     rolls[:ends] = False
     return rolls
-
-
-def warm_up() -> float:
-    """Load the compiled sweep (numba's disk cache, written by ``make policy``) and plan one turn;
-    returns the seconds it took (a cold process would otherwise spend them in its first decision)."""
-    from ludix.bots import expert_table
-
-    start = time.perf_counter()
-    plan(*expert_table(DEFAULT_TARGET), DEFAULT_TARGET, (0, 0, 0), 0, 0, False)
-    return time.perf_counter() - start

@@ -13,8 +13,7 @@ import argparse
 import sys
 import time
 
-from ludix import multiseat
-from ludix.bots import steady_threshold
+from ludix.bots import steady_threshold, warm_up
 from ludix.engine import DEFAULT_TARGET
 from ludix.table import Policy, has_table, table_path
 from ludix.table_build import build, highest_rolling_total, table
@@ -45,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             policy = build(args.target)
             _info(policy, time.perf_counter() - start)
-        print(f"multi-seat expert's sweep compiled and run in {multiseat.warm_up():.1f} s")
+        print(f"multi-seat expert's sweep compiled and run in {warm_up():.1f} s")
     else:
         _info(table(args.target), None)
     return 0
