@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 # integration files start their own Redis, worker and services on free ports.
 TEST_JOBS ?= 2
 
-.PHONY: install policy run test test-fast lint openapi golden bench bench-full bench-api bench-abuse bench-bots clean
+.PHONY: install chromium policy run test test-fast lint openapi golden bench bench-full bench-api bench-abuse bench-bots clean
 
 $(STAMP): requirements.txt requirements-dev.txt shared/pyproject.toml $(wildcard services/*/pyproject.toml)
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +17,19 @@ $(STAMP): requirements.txt requirements-dev.txt shared/pyproject.toml $(wildcard
 	$(BIN)/pip install -q -r requirements-dev.txt
 	touch $(STAMP)
 
-install: $(STAMP)
+install: $(STAMP) chromium
+
+# Headless Chromium for tests/browser: Debian's package, driven by Playwright (which never downloads
+# a browser here). Installed with apt-get only when it is missing and apt-get exists (CI runs as
+# root; otherwise through sudo when there is one); anywhere else the browser tests say what to do.
+CHROMIUM ?= /usr/bin/chromium
+chromium:
+	@if [ ! -x $(CHROMIUM) ] && command -v apt-get > /dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo > /dev/null; then SUDO=sudo; \
+	  else echo "chromium: $(CHROMIUM) is missing; run: apt-get install -y chromium" >&2; exit 0; fi; \
+	  echo "chromium: apt-get install -y chromium"; \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium; \
+	fi
 
 # Precompute the bots' tables once (cached under $$LUDOTECA_CACHE or ~/.cache/ludoteca): Ludix's
 # solved game, Ludic's hypothesis space, and Ludor's compiled simulator (numba's cache), so no move ever waits for them.
