@@ -11,13 +11,20 @@ TEST_JOBS ?= 2
 
 .PHONY: install chromium policy run test test-fast lint openapi golden bench bench-full bench-api bench-abuse bench-bots clean
 
+# The OpenAPI lint (spectral, tests/api/test_openapi_lint.py): node packages pinned by the lock file
+LINT_DIR   := tools/openapi-lint
+LINT_STAMP := $(LINT_DIR)/node_modules/.package-lock.json
+
 $(STAMP): requirements.txt requirements-dev.txt shared/pyproject.toml $(wildcard services/*/pyproject.toml)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -r requirements-dev.txt
 	touch $(STAMP)
 
-install: $(STAMP) chromium
+$(LINT_STAMP): $(LINT_DIR)/package.json $(LINT_DIR)/package-lock.json
+	cd $(LINT_DIR) && npm ci --no-audit --no-fund --ignore-scripts
+
+install: $(STAMP) $(LINT_STAMP) chromium
 
 # Headless Chromium for tests/browser: Debian's package, driven by Playwright (which never downloads
 # a browser here). Installed with apt-get only when it is missing and apt-get exists (CI runs as

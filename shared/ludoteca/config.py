@@ -53,6 +53,7 @@ class Settings:
     max_body_bytes: int = 64 * 1024
     leaderboard_players: int = 10_000  # the names a leaderboard keeps (the fewest wins go first)
     redis_max_connections: int = 2000  # per process: above gunicorn's worker_connections (1000)
+    cors_origins: tuple[str, ...] = ()  # browser origins allowed (ludoteca.hosting.cors); empty: no CORS
 
     def __post_init__(self) -> None:
         if not self.broker_url:
@@ -76,10 +77,16 @@ class Settings:
             max_body_bytes=int(env.get("LUDOTECA_MAX_BODY", cls.max_body_bytes)),
             leaderboard_players=int(env.get("LUDOTECA_LEADERBOARD_PLAYERS", cls.leaderboard_players)),
             redis_max_connections=int(env.get("LUDOTECA_REDIS_MAX_CONNECTIONS", cls.redis_max_connections)),
+            cors_origins=parse_origins(env.get("LUDOTECA_CORS_ORIGINS", "")),
         )
         if "redis_url" in overrides and "broker_url" not in overrides and not env.get("BROKER_URL"):
             overrides["broker_url"] = ""  # derive it from the overriding sessions URL
         return replace(base, **overrides)
+
+
+def parse_origins(raw: str) -> tuple[str, ...]:
+    """``LUDOTECA_CORS_ORIGINS`` as a tuple (empty: CORS off); an origin loses a trailing slash."""
+    return tuple(dict.fromkeys(o.strip().rstrip("/") for o in raw.split(",") if o.strip()))
 
 
 def _optional_int(raw: str | None) -> int | None:

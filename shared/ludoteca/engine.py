@@ -196,6 +196,18 @@ class Secret(Generic[S]):
     may_see: Callable[[S, Viewer, int], bool]
 
 
+def may_act(engine: Engine[Any], state: Any, viewer: Viewer, to_act: frozenset[int] | None = None) -> frozenset[int]:
+    """The seats that may post an action now, as far as ``viewer`` may know: ``to_act`` (passed
+    when the caller has it), plus the viewer's own seat when the engine's optional
+    ``acts_out_of_turn(state, seat) -> bool`` says it may act out of turn (Ludor's holder of the
+    Autoplim). Only the viewer's own seat: whether another seat could is that seat's secret."""
+    seats = engine.to_act(state) if to_act is None else to_act
+    out_of_turn: Callable[[Any, int], bool] | None = getattr(engine, "acts_out_of_turn", None)
+    if viewer is not None and viewer not in seats and out_of_turn is not None and out_of_turn(state, viewer):
+        return seats | {viewer}
+    return seats
+
+
 def owner_only(state: Any, viewer: Viewer, owner: int) -> bool:
     """The usual :attr:`Secret.may_see`: what belongs to a seat is that seat's alone."""
     return viewer == owner

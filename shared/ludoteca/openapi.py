@@ -27,7 +27,7 @@ class _NoDispatch:
 def document(game: str) -> dict[str, Any]:
     app = create_app(registry.game(game), Settings(), dispatcher=_NoDispatch())
     with app.app_context():
-        spec: dict[str, Any] = app.extensions["ludoteca"]["api"].spec.to_dict()
+        spec: dict[str, Any] = app.extensions["ludoteca"]["api"].document()
     return spec
 
 

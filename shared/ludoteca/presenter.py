@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ludoteca.engine import GameDefinition, GameResult
+from ludoteca.engine import GameDefinition, GameResult, may_act
 from ludoteca.record import GameRecord, Status
 
 
@@ -64,6 +64,7 @@ class Presenter:
             "seed_sha256": record.seed_sha256, "created_at": record.created_at, "you": seat,
             "seats": self.seats(record),
             "to_act": sorted(to_act) if active and to_act is not None else [],
+            "may_act": sorted(may_act(self.engine, state, seat, to_act)) if active and to_act is not None else [],
             "result": result_body(result),
             "state": self.engine.view(state, seat),
         }

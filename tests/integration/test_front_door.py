@@ -166,6 +166,33 @@ def test_the_served_document_sends_try_it_out_through_the_prefix(door: Door) -> 
     assert r.status_code == 201, r.text
 
 
+def test_a_cors_preflight_passes_through_the_front_door(redis_url: str, tmp_path: Path) -> None:
+    """A service with ``LUDOTECA_CORS_ORIGINS`` set, behind Caddy: the browser's preflight
+    (``OPTIONS`` with ``Access-Control-Request-*``) reaches it and its answer comes back whole."""
+    origin = "https://app.example"
+    sup = Supervisor()
+    try:
+        service, port = free_port(), free_port()
+        start_service(sup, "ludix", service, redis_url, ROOT, tmp_path / "ludix.log",
+                      env={"LUDOTECA_CORS_ORIGINS": origin})
+        start_front_door(sup, port, {"ludix": f"127.0.0.1:{service}"}, ROOT, tmp_path / "front-door.log")
+        base = f"http://127.0.0.1:{port}/ludix"
+        r = requests.options(f"{base}/games", timeout=10, headers={
+            "Origin": origin, "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type, authorization, idempotency-key"})
+        assert r.status_code == 204, (r.status_code, r.text)
+        assert r.headers["Access-Control-Allow-Origin"] == origin
+        assert "idempotency-key" in r.headers["Access-Control-Allow-Headers"].lower()
+        created = requests.post(f"{base}/games", json={"seats": ["human", "human"]}, headers={"Origin": origin},
+                                timeout=10)
+        assert created.status_code == 201 and created.headers["Access-Control-Allow-Origin"] == origin
+        assert "Location" in created.headers["Access-Control-Expose-Headers"]
+        other = requests.get(f"{base}/stats", headers={"Origin": "https://evil.example"}, timeout=10)
+        assert other.status_code == 200 and "Access-Control-Allow-Origin" not in other.headers
+    finally:
+        sup.stop()
+
+
 def test_bodies_pass_whole_chunked_or_not(door: Door) -> None:
     big = "x" * 300_000  # larger than one relayed block
     for body in ("hello", big):

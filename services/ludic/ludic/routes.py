@@ -28,17 +28,25 @@ def check_json(body: dict[str, Any]) -> dict[str, Any]:
     return check(body["rule"], initial)
 
 
+EXAMPLE = {"rule": "the top card is red"}
+"""The request of the document's example (its answer is the checker's own)."""
+
+
 def extras() -> Blueprint:
     blp = Blueprint("ludic", __name__, url_prefix="/", description="Ludic's rule checker.")
 
     @blp.route("/rules/check")
     class RulesCheck(MethodView):
-        @blp.arguments(RuleCheckRequestSchema, location="json")
-        @blp.response(200, RuleCheckSchema)
+        @blp.arguments(RuleCheckRequestSchema, location="json", example=EXAMPLE)
+        @blp.response(200, RuleCheckSchema, example=check_json(EXAMPLE))
         @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+        @blp.doc(operationId="checkRule")
         def post(self, body: dict[str, Any]) -> dict[str, Any]:
-            """Check a rule: errors with line and column, ambiguity, how many of the 576 sets obey,
-            and legality against two initial sets if given."""
+            """Check a rule
+
+            Parse a rule and report: its errors with line and column, whether it is ambiguous,
+            how many of the 576 sets obey it, and its legality against two initial sets if given.
+            A bad rule is a normal answer (200, `valid: false`)."""
             return check_json(body)
 
     return blp

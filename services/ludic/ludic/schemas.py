@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ludoteca.hosting.schemas import StrictBoolean, strict_integer
+from ludoteca.hosting.schemas import StrictBoolean, named_enum, strict_integer
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from ludic.engine import ActionType, Choice, EndedBy, Logged, Role
@@ -136,18 +136,18 @@ ACTION_SCHEMAS: dict[str, type[Schema]] = {
 
 # ---- view --------------------------------------------------------------------------------------------
 class CutView(Schema):
-    seat = fields.Integer(required=True)
-    card = fields.String(required=True, metadata={"example": "3D"})
+    seat = fields.Integer(required=True, metadata={"description": "Who cut"})
+    card = fields.String(required=True, metadata={"example": "3D", "description": "The card cut"})
     attempt = fields.Integer(required=True, metadata={"description": "1, or more after ties"})
 
 
 class PlacedSetView(Schema):
     face_up = fields.Boolean(required=True, metadata={"description": "Face-down sets show nothing"})
-    initial = fields.Boolean(required=True)
-    top = fields.String(required=True, allow_none=True)
-    bottom = fields.String(required=True, allow_none=True)
-    kind = fields.String(required=True, allow_none=True,
-                         validate=validate.OneOf([k.value for k in SetKind]))
+    initial = fields.Boolean(required=True, metadata={"description": "One of the two initial sets"})
+    top = fields.String(required=True, allow_none=True, metadata={"description": "Top card (null: face down)"})
+    bottom = fields.String(required=True, allow_none=True, metadata={"description": "Bottom card (null: face down)"})
+    kind = named_enum("SetKind", [k.value for k in SetKind], required=True, allow_none=True,
+                      metadata={"description": "How the set came to the table (null: face down)"})
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "Who built it"})
 
 
@@ -159,24 +159,27 @@ class ColumnsView(Schema):
 
 
 class AcesView(Schema):
-    obey = fields.String(required=True, metadata={"example": "AS"})
-    broken = fields.String(required=True, data_key="break", metadata={"example": "AH"})
+    obey = fields.String(required=True, metadata={"example": "AS", "description": "The Ace heading the obey column"})
+    broken = fields.String(required=True, data_key="break", metadata={
+        "example": "AH", "description": "The Ace heading the break column"})
 
 
 class HintView(Schema):
-    source = fields.String(required=True, validate=validate.OneOf(SOURCES))
-    top = fields.String(required=True)
-    bottom = fields.String(required=True)
+    source = fields.String(required=True, validate=validate.OneOf(SOURCES), metadata={
+        "description": "Where the hint came from"})
+    top = fields.String(required=True, metadata={"description": "The hinted set's top card"})
+    bottom = fields.String(required=True, metadata={"description": "The hinted set's bottom card"})
     obeys = fields.Boolean(required=True, metadata={"description": "Which column the set belongs in"})
     guess = fields.String(required=True, allow_none=True, metadata={"description": "The guess it disproves "
                                                                     "(null: a hint after a pass)"})
 
 
 class LogEntryView(Schema):
-    event = fields.String(required=True, validate=validate.OneOf([e.value for e in Logged]))
+    event = fields.String(required=True, validate=validate.OneOf([e.value for e in Logged]),
+                          metadata={"description": "What happened"})
     seat = fields.Integer(metadata={"description": "Who acted (all but flip)"})
     top = fields.String(metadata={"description": "query, play, flip, hint pointed to a column"})
-    bottom = fields.String()
+    bottom = fields.String(metadata={"description": "The set's bottom card (beside `top`)"})
     column = fields.String(validate=COLUMN, metadata={"description": "Where the set went"})
     correct = fields.Boolean(metadata={"description": "play: the chosen column was right; guess: equivalent"})
     rule = fields.String(metadata={"description": "guess: its text (said aloud)"})
@@ -185,66 +188,78 @@ class LogEntryView(Schema):
 
 
 class PendingView(Schema):
-    kind = fields.String(required=True, validate=validate.OneOf([c.value for c in Choice]))
+    kind = fields.String(required=True, validate=validate.OneOf([c.value for c in Choice]),
+                         metadata={"description": "What the Vexer must choose: a hint or a flip"})
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "Seeker owed the hint"})
     options = fields.List(fields.Dict(), required=True, allow_none=True, metadata={
         "description": "The Vexer's choices (choose_hint / choose_flip bodies); null for everyone else"})
 
 
 class SummarySetView(Schema):
-    top = fields.String(required=True)
-    bottom = fields.String(required=True)
-    face_up = fields.Boolean(required=True)
-    initial = fields.Boolean(required=True)
+    top = fields.String(required=True, metadata={"description": "Top card"})
+    bottom = fields.String(required=True, metadata={"description": "Bottom card"})
+    face_up = fields.Boolean(required=True, metadata={"description": "Was face up at the end"})
+    initial = fields.Boolean(required=True, metadata={"description": "One of the two initial sets"})
 
 
 class SummaryColumnsView(Schema):
-    obey = fields.List(fields.Nested(SummarySetView), required=True)
-    broken = fields.List(fields.Nested(SummarySetView), required=True, data_key="break")
+    obey = fields.List(fields.Nested(SummarySetView), required=True, metadata={"description": "The obey column"})
+    broken = fields.List(fields.Nested(SummarySetView), required=True, data_key="break",
+                         metadata={"description": "The break column"})
 
 
 class RoundSummaryView(Schema):
-    round = fields.Integer(required=True)
-    vexer = fields.Integer(required=True)
+    round = fields.Integer(required=True, metadata={"description": "The round's number, from 1"})
+    vexer = fields.Integer(required=True, metadata={"description": "The round's Vexer"})
     rule = fields.String(required=True, allow_none=True, metadata={"description": "Revealed at the end"})
-    ended_by = fields.String(required=True, validate=validate.OneOf([e.value for e in EndedBy]))
-    guesser = fields.Integer(required=True, allow_none=True)
-    guess = fields.String(required=True, allow_none=True)
+    ended_by = fields.String(required=True, validate=validate.OneOf([e.value for e in EndedBy]),
+                             metadata={"description": "What ended the round"})
+    guesser = fields.Integer(required=True, allow_none=True, metadata={"description": "Who guessed the rule (null: "
+                                                                                     "nobody)"})
+    guess = fields.String(required=True, allow_none=True, metadata={"description": "The winning guess's text"})
     points = fields.Integer(required=True, metadata={"description": "The Vexer's score for the round"})
     zero_reason = fields.String(required=True, allow_none=True)
     columns = fields.Nested(SummaryColumnsView, required=True, metadata={"description": "All sets, turned up"})
-    next_vexer = fields.Integer(required=True)
+    next_vexer = fields.Integer(required=True, metadata={"description": "The next round's Vexer"})
 
 
 class ViewSchema(Schema):
-    phase = fields.String(required=True, validate=validate.OneOf(PHASES))
+    phase = fields.String(required=True, validate=validate.OneOf(PHASES), metadata={"description": "Where the "
+                                                                                               "round is"})
     you = fields.Integer(required=True, allow_none=True, metadata={"description": "Your seat (null: spectator)"})
-    role = fields.String(required=True, validate=validate.OneOf([r.value for r in Role]))
-    vexer = fields.Integer(required=True, allow_none=True)
+    role = fields.String(required=True, validate=validate.OneOf([r.value for r in Role]),
+                         metadata={"description": "Your role this round"})
+    vexer = fields.Integer(required=True, allow_none=True, metadata={"description": "This round's Vexer (null: "
+                                                                                   "before the cut decides)"})
     token = fields.Integer(required=True, allow_none=True, metadata={
         "description": "Who holds the token (the next Vexer if nobody guesses the rule)"})
-    round = fields.Integer(required=True)
+    round = fields.Integer(required=True, metadata={"description": "The round's number, from 1"})
     target = fields.Integer(required=True, metadata={"description": "Points to become ludic (15, or 11)"})
-    scores = fields.List(fields.Integer(), required=True)
+    scores = fields.List(fields.Integer(), required=True, metadata={"description": "Points per seat"})
     ludic = fields.List(fields.Integer(), required=True, metadata={"description": "Seats that are ludic"})
-    winners = fields.List(fields.Integer(), required=True)
-    cuts = fields.List(fields.Nested(CutView), required=True)
+    winners = fields.List(fields.Integer(), required=True, metadata={"description": "The winners (empty "
+                                                                                    "until the end)"})
+    cuts = fields.List(fields.Nested(CutView), required=True, metadata={"description": "The cuts for the first "
+                                                                                       "Vexer"})
     turn = fields.Integer(required=True, allow_none=True, metadata={"description": "The Seeker to act"})
-    aces = fields.Nested(AcesView, required=True)
-    deck_count = fields.Integer(required=True)
-    hintbook_count = fields.Integer(required=True)
+    aces = fields.Nested(AcesView, required=True, metadata={"description": "The two Aces heading the columns"})
+    deck_count = fields.Integer(required=True, metadata={"description": "Cards left in the deck"})
+    hintbook_count = fields.Integer(required=True, metadata={"description": "Sets left in the hint book"})
     hand = fields.List(fields.String(), required=True, allow_none=True, metadata={"description": "Yours"})
-    hand_counts = fields.List(fields.Integer(), required=True)
-    columns = fields.Nested(ColumnsView, required=True)
+    hand_counts = fields.List(fields.Integer(), required=True, metadata={"description": "Cards in each seat's "
+                                                                                        "hand"})
+    columns = fields.Nested(ColumnsView, required=True, metadata={"description": "The sets on the table"})
     hints = fields.List(fields.Nested(HintView), required=True, metadata={"description": "Yours"})
-    hint_counts = fields.List(fields.Integer(), required=True)
+    hint_counts = fields.List(fields.Integer(), required=True, metadata={"description": "Hints each seat holds"})
     log = fields.List(fields.Nested(LogEntryView), required=True, metadata={
         "description": "This round's public record: every set placed (even if now face down), guesses, "
         "hints and flips"})
     rule = fields.String(required=True, allow_none=True, metadata={"description": "Only the Vexer sees it"})
-    pending = fields.Nested(PendingView, required=True, allow_none=True)
+    pending = fields.Nested(PendingView, required=True, allow_none=True,
+                            metadata={"description": "The Vexer's pending choice (null: none)"})
     last_phase = fields.Boolean(required=True, metadata={"description": "Every Seeker is out of cards"})
-    rounds = fields.List(fields.Nested(RoundSummaryView), required=True)
+    rounds = fields.List(fields.Nested(RoundSummaryView), required=True,
+                         metadata={"description": "The rounds played, oldest first"})
 
 
 # ---- /rules/check ----------------------------------------------------------------------------------------
@@ -265,20 +280,22 @@ class RuleCheckRequestSchema(_Strict):
 
 
 class RuleErrorSchema(Schema):
-    message = fields.String(required=True)
+    message = fields.String(required=True, metadata={"description": "What is wrong, in words"})
     reason = fields.String(required=True, validate=validate.OneOf(
-        ["syntax", "external", "suit", "type", "size", "ambiguous", "illegal"]))
+        ["syntax", "external", "suit", "type", "size", "ambiguous", "illegal"]), metadata={"description": "Its kind"})
     line = fields.Integer(required=True, metadata={"description": "1-based; 0 when not about a place"})
-    column = fields.Integer(required=True)
+    column = fields.Integer(required=True, metadata={"description": "1-based; 0 when not about a place"})
     expected = fields.List(fields.String(), required=True, metadata={"description": "What could come there"})
 
 
 class RuleCheckSchema(Schema):
-    rule = fields.String(required=True)
+    rule = fields.String(required=True, metadata={"description": "The rule, as sent"})
     valid = fields.Boolean(required=True, metadata={"description": "Readable, unambiguous (and legal if sets given)"})
     canonical = fields.String(required=True, allow_none=True, metadata={"description": "The rule re-written"})
-    errors = fields.List(fields.Nested(RuleErrorSchema), required=True)
-    ambiguous = fields.Boolean(required=True, allow_none=True)
+    errors = fields.List(fields.Nested(RuleErrorSchema), required=True, metadata={"description": "Why it is not "
+                                                                                                "valid"})
+    ambiguous = fields.Boolean(required=True, allow_none=True, metadata={"description": "Undefined on some set "
+                                                                                      "(null: unreadable)"})
     undefined_sets = fields.Integer(required=True, allow_none=True, metadata={
         "description": "Sets on which the rule is undefined (high/low of equal ranks, division by zero)"})
     obeying_sets = fields.Integer(required=True, allow_none=True, metadata={"description": "Of the 576 sets"})

@@ -33,18 +33,25 @@ def extras() -> Blueprint:
     @blp.route("/numerals")
     class Numerals(MethodView):
         @blp.arguments(NumeralsQuerySchema, location="query", unknown=RAISE)
-        @blp.response(200, NumeralsSchema)
+        @blp.response(200, NumeralsSchema, example=numerals_json("LXVI"))
         @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+        @blp.doc(operationId="getNumerals")
         def get(self, query: dict[str, Any]) -> dict[str, Any]:
-            """Every valid numeral of a throw (four symbols in any order), best first."""
+            """Read a throw
+
+            Every valid numeral of a throw (its four symbols in any order), best first, and how
+            likely the throw is."""
             return numerals_json(query["dice"])
 
     @blp.route("/odds")
     class Odds(MethodView):
-        @blp.response(200, OddsSchema)
+        @blp.response(200, OddsSchema, example=odds().to_json())
+        @blp.doc(operationId="getOdds")
         def get(self) -> dict[str, Any]:
-            """The exact distribution of a throw: 14 scoring multisets, bust 23/81, expected
-            points."""
+            """Get the odds of a throw
+
+            The exact distribution of one throw of the four dice: the 14 scoring multisets, bust
+            23/81, the expected points; probabilities as exact fractions with their decimals."""
             return odds().to_json()
 
     return blp

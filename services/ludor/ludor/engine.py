@@ -320,6 +320,11 @@ class LudorEngine:
             return frozenset(humans or waiting)
         return frozenset()
 
+    def acts_out_of_turn(self, state: LudorState, seat: int) -> bool:
+        """The holder of the Autoplim may play it at any moment of the play
+        (``ludoteca.engine.may_act``)."""
+        return state.phase is Phase.PLAY and 0 <= seat < state.n and AUTOPLIM_NAME in state.hands[seat]
+
     def legal_actions(self, state: LudorState, seat: int) -> list[JSON]:
         if not 0 <= seat < state.n:
             return []

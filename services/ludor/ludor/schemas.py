@@ -10,7 +10,7 @@ import dataclasses
 from enum import StrEnum
 from typing import Any
 
-from ludoteca.hosting.schemas import StrictBoolean, strict_integer
+from ludoteca.hosting.schemas import StrictBoolean, named_enum, strict_integer
 from marshmallow import RAISE, Schema, fields, validate
 
 from ludor.combos import KIND_NAMES
@@ -161,7 +161,7 @@ class TransferSchema(Schema):
 
 
 def _title(**kwargs: Any) -> fields.String:
-    return fields.String(validate=validate.OneOf([t.value for t in Title]), **kwargs)
+    return named_enum("Title", [t.value for t in Title], **kwargs)
 
 
 class RoundSchema(Schema):

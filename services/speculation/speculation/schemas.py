@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from enum import StrEnum
 
+from ludoteca.hosting.schemas import named_enum
 from marshmallow import RAISE, Schema, fields, validate
 
 from speculation.board import VALUES, Tier
@@ -92,9 +93,8 @@ class ClothingSchema(Schema):
     items = fields.List(fields.Integer(allow_none=True), required=True,
                         metadata={"description": "Per seat; another seat's count stays null until both reported"})
     tied = fields.List(fields.Integer(), required=True, metadata={"description": "Seats in the dressing race"})
-    decided_by = fields.String(required=True, allow_none=True,
-                               validate=validate.OneOf([d.value for d in DecidedBy]),
-                               metadata={"description": "How the first guesser was chosen"})
+    decided_by = named_enum("DecidedBy", [d.value for d in DecidedBy], required=True, allow_none=True,
+                            metadata={"description": "How the first guesser was chosen"})
 
 
 class ValueCardSchema(Schema):
@@ -139,20 +139,23 @@ class GuessEntrySchema(Schema):
     tier = fields.String(required=True, validate=validate.OneOf(TIERS))
     values = fields.List(fields.Integer(validate=VALUE_RANGE), required=True,
                          metadata={"description": "One value on a tier, four (sorted) at the joker"})
-    answer = fields.String(required=True, allow_none=True, validate=validate.OneOf([a.value for a in Answer]),
-                           metadata={"description": "Tier guesses; null for joker guesses"})
+    answer = named_enum("Answer", [a.value for a in Answer], required=True, allow_none=True,
+                        metadata={"description": "Tier guesses; null for joker guesses"})
     card = fields.String(required=True, allow_none=True, metadata={"description": "The card a 'yes' found"})
     right = fields.Integer(required=True, allow_none=True, validate=validate.Range(min=0, max=JOKER_SIZE),
                            metadata={"description": "Joker guesses: how many values were right"})
 
 
 class ViewSchema(Schema):
-    phase = fields.String(required=True, validate=validate.OneOf([p.value for p in Phase]))
+    phase = fields.String(required=True, validate=validate.OneOf([p.value for p in Phase]),
+                          metadata={"description": "Where the game is"})
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "Your seat (null: spectator)"})
-    clothing = fields.Nested(ClothingSchema, required=True)
-    first_guesser = fields.Integer(required=True, allow_none=True)
+    clothing = fields.Nested(ClothingSchema, required=True, metadata={"description": "Who guesses first, and why"})
+    first_guesser = fields.Integer(required=True, allow_none=True,
+                                   metadata={"description": "The seat that guesses first (null: not decided yet)"})
     guesser = fields.Integer(required=True, allow_none=True, metadata={"description": "Whose turn to guess"})
-    winner = fields.Integer(required=True, allow_none=True)
+    winner = fields.Integer(required=True, allow_none=True, metadata={"description": "The winner (null until the "
+                                                                                    "end)"})
     boards = fields.List(fields.Nested(BoardSchema), required=True,
                          metadata={"description": "Per seat: your own in full, the other's found cards only"})
     records = fields.List(fields.Nested(RecordSchema), required=True,

@@ -16,11 +16,12 @@ from ludoteca.cluster import cluster_client, is_cluster_url
 from ludoteca.config import Settings
 from ludoteca.engine import GameDefinition
 from ludoteca.hosting.bodies import LIMITS_DOC, install_body_bounds
+from ludoteca.hosting.cors import install_cors
 from ludoteca.hosting.document import DocumentedApi, exported_servers
 from ludoteca.hosting.ops import ops_blueprint
 from ludoteca.hosting.ratelimit import document_rate_limits, install_rate_limit
 from ludoteca.hosting.routes import games_blueprint, results_blueprint
-from ludoteca.hosting.schemas import action_ref_to_property, game_schemas
+from ludoteca.hosting.schemas import game_schemas
 from ludoteca.service import Dispatcher, GameService
 from ludoteca.store import GameStore
 from redis.backoff import NoBackoff
@@ -93,11 +94,11 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
                 "description": "The seat token returned once by POST /games or POST /games/{id}/players"}}},
         },
     )
-    api = DocumentedApi(app)
+    schemas = game_schemas(definition)
+    api = DocumentedApi(app, conflict=schemas.conflict)
+    api.definition = definition
     document_rate_limits(api)
     app.extensions["ludoteca"] = {"service": service, "definition": definition, "api": api}
-    api.ma_plugin.converter.add_attribute_function(action_ref_to_property)
-    schemas = game_schemas(definition)
     _register_actions(api, definition, schemas.action_component)
     api.register_blueprint(games_blueprint(service, schemas))
     _undecorate_move(app)
@@ -105,6 +106,7 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
     if definition.extras is not None:
         api.register_blueprint(definition.extras())
     app.register_blueprint(ops_blueprint(app, definition.name, definition.title, client, definition.action_schemas))
+    install_cors(app, settings.cors_origins)
     install_rate_limit(app, client, definition.name, settings)
     install_body_bounds(app, settings.max_body_bytes)
     return app

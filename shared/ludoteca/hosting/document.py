@@ -1,4 +1,6 @@
-"""What a service's OpenAPI document says beyond its routes and schemas: where to send requests.
+"""What a service's OpenAPI document says beyond its routes and schemas: where to send requests,
+how nullable and enumerated properties read to a generator, and that public operations need no
+token.
 
 The exported files (``openapi/<game>.json``, ``make openapi``) list every way in; the document a
 service serves at ``/openapi.json`` names the one it was fetched through, so a client reading it
@@ -10,11 +12,25 @@ where they are: ``/<game>/games`` through the front door, which strips ``/<game>
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
 import flask
+import marshmallow as ma
+from apispec import BasePlugin
+from ludoteca.engine import GameDefinition
+from ludoteca.hosting.examples import operation_examples
 from ludoteca.hosting.problems import ProblemApi
+from ludoteca.hosting.schemas import action_ref_to_property
+
+NULL: dict[str, Any] = {"type": "object", "nullable": True, "enum": [None]}
+"""The null alternative of a nullable ``$ref`` (OpenAPI 3.0 has no null type; ``nullable`` alone
+beside a ``$ref`` means nothing): ``anyOf: [{$ref}, NULL]`` reads as "that schema or null" to a
+validator and to a generator (openapi-python-client: ``Result | None``, one class), where
+apispec's own ``anyOf: [{type: object, nullable: true}, {$ref}]`` reads as "any object". (The
+``type`` is there for the validators that refuse ``nullable`` without one; ``enum: [null]``
+admits null only.)"""
 
 #: A prefix worth naming in ``servers``: one or more plain path segments (anything else sent as
 #: ``X-Forwarded-Prefix`` is ignored: the document then says ``/``).
@@ -43,12 +59,115 @@ def served_servers(script_root: str) -> list[dict[str, Any]]:
     return [{"url": "/", "description": "This service (the document was fetched straight from it)"}]
 
 
+def install_property_rules(api: Any) -> None:
+    """Replace apispec's ``field2nullable`` (the last of its attribute functions) by
+    :func:`_nullable_and_enums`: nullable ``$ref``s as ``anyOf`` the schema or :data:`NULL`, and the
+    fields made with ``named_enum`` as a ``$ref`` to their enum's component schema."""
+    converter = api.ma_plugin.converter
+    spec = converter.spec
+    functions = converter.attribute_functions
+    index = next(i for i, f in enumerate(functions) if getattr(f, "__name__", "") == "field2nullable")
+
+    def nullable_and_enums(field: ma.fields.Field[Any], ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        return _nullable_and_enums(spec, field, ret)
+
+    functions[index] = nullable_and_enums
+
+
+def _nullable_and_enums(spec: Any, field: ma.fields.Field[Any], ret: dict[str, Any]) -> dict[str, Any]:
+    name = field.metadata.get("enum_name")
+    if name is not None:
+        schema = {"type": ret.pop("type"), "enum": [v for v in ret.pop("enum") if v is not None]}
+        if name not in spec.components.schemas:
+            spec.components.schema(name, schema)
+        ref = {"$ref": f"#/components/schemas/{name}"}
+        if field.allow_none or ret:  # siblings of a $ref mean nothing in OpenAPI 3.0
+            ret["allOf"] = [ref]
+        else:
+            ret.update(ref)
+    if not field.allow_none:
+        return {}
+    if "$ref" in ret:
+        return {"anyOf": [{"$ref": ret.pop("$ref")}, dict(NULL)]}
+    if "allOf" in ret:
+        return {"anyOf": [*ret.pop("allOf"), dict(NULL)]}
+    return {"nullable": True}
+
+
+class PublicOperations(BasePlugin):
+    """An operation that names no security scheme is public: it says so (``security: []``)."""
+
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                         **kwargs: Any) -> None:
+        for method, operation in (operations or {}).items():
+            if method in ("get", "post", "put", "patch", "delete") and isinstance(operation, dict):
+                operation.setdefault("security", [])
+
+
+def document_public_operations(api: Any) -> None:
+    plugin = PublicOperations()
+    plugin.init_spec(api.spec)
+    api.spec.plugins.append(plugin)
+
+
 class DocumentedApi(ProblemApi):
-    """The Api of a game service: problem+json errors, and a served document whose ``servers``
-    follow the prefix the request came by."""
+    """The Api of a game service: problem+json errors, the property rules above (installed
+    before the first schema is resolved: the problem responses), public operations marked, and a
+    served document whose ``servers`` follow the prefix the request came by."""
+
+    def _register_responses(self) -> None:
+        install_property_rules(self)
+        self.ma_plugin.converter.add_attribute_function(action_ref_to_property)
+        document_public_operations(self)
+        super()._register_responses()
+
+    def _register_pagination_header(self) -> None:
+        """None: no route pages with flask-smorest's pagination (its schema would be an unused
+        component)."""
+
+    definition: GameDefinition | None = None
+    """The game whose engine makes the document's examples (set by ``create_app``)."""
+
+    def document(self, script_root: str | None = None) -> dict[str, Any]:
+        """The whole document: the exported one, or (``script_root``: the request's prefix) the
+        one served to a request. Both carry the engine's examples (:mod:`~ludoteca.hosting.examples`)."""
+        spec: dict[str, Any] = self.spec.to_dict()
+        if self.definition is not None:
+            add_examples(spec, _examples(self.definition))
+        if script_root is not None:
+            spec["servers"] = served_servers(script_root)
+        return spec
 
     def _openapi_json(self) -> flask.Response:
-        spec: dict[str, Any] = self.spec.to_dict()
-        spec["servers"] = served_servers(flask.request.script_root)
-        return flask.current_app.response_class(flask.json.dumps(spec, indent=2, sort_keys=False),
-                                                mimetype="application/json")
+        return flask.current_app.response_class(
+            flask.json.dumps(self.document(flask.request.script_root), indent=2, sort_keys=False),
+            mimetype="application/json")
+
+
+_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {}
+"""Each game's examples, made once per process (a fixed seed: always the same)."""
+
+
+def _examples(definition: GameDefinition) -> dict[str, dict[str, Any]]:
+    if definition.name not in _EXAMPLES:
+        _EXAMPLES[definition.name] = operation_examples(definition)
+    return copy.deepcopy(_EXAMPLES[definition.name])
+
+
+def add_examples(spec: dict[str, Any], examples: dict[str, dict[str, Any]]) -> None:
+    """Put each operation's example request body and main (2xx) answer in place; an example with
+    a ``summary`` goes under ``examples`` with it."""
+    for item in spec["paths"].values():
+        for method, operation in item.items():
+            example = examples.get(operation.get("operationId", "")) if method != "parameters" else None
+            if example is None:
+                continue
+            if "request" in example:
+                operation["requestBody"]["content"]["application/json"]["example"] = example["request"]
+            if "response" in example:
+                status = min(code for code in operation["responses"] if code.startswith("2"))
+                media = operation["responses"][status]["content"]["application/json"]
+                if "summary" in example:
+                    media["examples"] = {"example": {"summary": example["summary"], "value": example["response"]}}
+                else:
+                    media["example"] = example["response"]

@@ -25,7 +25,11 @@ log = logging.getLogger("ludoteca.errors")
 
 
 class ProblemSchema(ma.Schema):
-    """RFC 9457 problem details, with Ludoteca's extension members."""
+    """RFC 9457 problem details. Problems of some statuses carry extension members (documented
+    per status below); a client keeps any member it does not know (additional properties)."""
+
+    class Meta:
+        unknown = ma.INCLUDE
 
     type = ma.fields.String(required=True, metadata={"description": "URI naming the kind of problem"})
     title = ma.fields.String(required=True, metadata={"description": "Short summary of the kind"})
@@ -35,20 +39,29 @@ class ProblemSchema(ma.Schema):
     request_id = ma.fields.String(metadata={
         "description": "The request's id, as in the response's `X-Request-Id` header and the access log (the "
                        "request's own `X-Request-Id` when it is a sane token, else generated)"})
-    errors = ma.fields.Dict(metadata={"description": "Field errors: field name to messages (422); nested "
+
+
+class ValidationProblemSchema(ProblemSchema):
+    """422: the request's fields are not valid (or an ``Idempotency-Key`` was reused)."""
+
+    errors = ma.fields.Dict(metadata={"description": "Field errors: field name to messages; nested "
                                                     "fields map to objects of the same shape"})
-    legal = ma.fields.List(ma.fields.Dict(), metadata={"description": "The caller's legal actions (409)"})
-    templates = ma.fields.List(ma.fields.Dict(), metadata={
-        "description": "The caller's free-text actions, with placeholders (409, beside `legal`)"})
-    to_act = ma.fields.List(ma.fields.Integer(), metadata={"description": "Seats the game waits on (409 not "
-                                                                          "your turn)"})
-    open_seats = ma.fields.List(ma.fields.Integer(), metadata={"description": "Seats still open (409 on join)"})
-    game_status = ma.fields.String(validate=ma.validate.OneOf(["waiting_for_players", "active", "finished"]),
-                                   metadata={"description": "The game's status (409 when it does not allow this)"})
-    current_version = ma.fields.Integer(metadata={"description": "The game's version now (412)"})
     rule_error = ma.fields.Dict(metadata={
-        "description": "Ludic: why a rule was refused (422), as `/rules/check` reports it: message, reason, "
+        "description": "Ludic: why a rule was refused, as `/rules/check` reports it: message, reason, "
                        "line, column, expected"})
+
+
+class PreconditionFailedProblemSchema(ProblemSchema):
+    """412: ``If-Match`` named a version the game has moved on from."""
+
+    current_version = ma.fields.Integer(metadata={"description": "The game's version now: GET the game "
+                                                                "again before choosing a move"})
+
+
+#: The problem schema of each status that has extension members (the others: ProblemSchema).
+#: 409's is per game (its `legal` actions are the game's): ``GameSchemas.conflict``.
+PROBLEM_SCHEMAS: dict[int, type[ProblemSchema]] = {412: PreconditionFailedProblemSchema,
+                                                   422: ValidationProblemSchema}
 
 
 def problem_response(status: int, slug: str, title: str, detail: str | None = None,
@@ -132,9 +145,14 @@ def install_error_handlers(app: Flask) -> None:
 
 
 class ProblemApi(Api):
-    """flask-smorest Api whose documented error responses are problem+json."""
+    """flask-smorest Api whose documented error responses are problem+json (``conflict``: the
+    409 problem's schema, the game's own)."""
 
     ERROR_SCHEMA = ProblemSchema
+
+    def __init__(self, app: Flask, conflict: type[ProblemSchema] = ProblemSchema) -> None:
+        self.schemas: dict[int, type[ProblemSchema]] = {**PROBLEM_SCHEMAS, 409: conflict}
+        super().__init__(app)
 
     def _register_error_handlers(self) -> None:
         install_error_handlers(self._app)
@@ -143,7 +161,7 @@ class ProblemApi(Api):
         for status in http.HTTPStatus:
             response: dict[str, Any] = {"description": status.phrase}
             if not (100 <= status < 200) and status not in (204, 304):
-                response["schema"] = self.ERROR_SCHEMA
+                response["schema"] = self.schemas.get(status, self.ERROR_SCHEMA)
                 prepare_response(response, self.spec, PROBLEM_JSON)
             self.spec.components.response(status.name, response, lazy=True)
         response = {"description": "Default error response", "schema": self.ERROR_SCHEMA}

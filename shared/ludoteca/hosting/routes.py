@@ -31,6 +31,10 @@ from ludoteca.service import GameService
 GAME_ID = re.compile(r"[0-9a-f]{1,64}")
 ETAG_RE = re.compile(r'[ \t]*(?:W/)?"?(\d{1,18})"?[ \t]*')
 IDEM_RE = re.compile(r"[\x21-\x7e]{1,200}")
+ETAG_HEADER: dict[str, Any] = {"description": "The game's version, quoted (`\"7\"`)", "schema": {"type": "string"}}
+IF_NONE_MATCH: dict[str, Any] = {
+    "name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"},
+    "description": "The ETag you have: 304 (no body) while the game is still at that version"}
 
 
 def _errors(*codes: int) -> dict[int, str]:
@@ -98,16 +102,27 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
         @blp.arguments(LobbyQuerySchema, location="query", unknown=ma.RAISE)
         @blp.response(200, schemas.lobby)
         @_document(blp, 422)
+        @blp.doc(operationId="listGames")
         def get(self, query: dict[str, Any]) -> Response:
-            """Open games waiting for players (the lobby), oldest first."""
+            """List the open games (the lobby)
+
+            The games still waiting for players, oldest first, a page at a time: join one with
+            `POST /games/{game_id}/players`."""
             return json_response(service.lobby(query["page"], query["page_size"]))
 
         @blp.arguments(schemas.create)
-        @blp.response(201, schemas.created, headers={"Location": {"schema": {"type": "string"}}})
+        @blp.response(201, schemas.created, headers={
+            "Location": {"description": "The new game's URL", "schema": {"type": "string"}},
+            "ETag": {"description": "The game's version", "schema": {"type": "string"}}})
         @_document(blp, 400, 422, 429)
+        @blp.doc(operationId="createGame")
         def post(self, body: dict[str, Any]) -> Response:
-            """Create a game. Seats are `human` or `bot:<level>`; the creator takes a human seat
-            and receives its token (shown once)."""
+            """Create a game
+
+            Seats are `human` or `bot:<level>`, one per seat in order; `options` default to the
+            game's defaults. The creator takes a human seat (`seat`, default the first) and
+            receives its bearer token, shown once: keep it. The other human seats stay open until
+            someone joins; the game starts when every seat is taken."""
             seats = body["seats"]
             seat = body.get("seat")
             if seat is None and "human" in seats:
@@ -119,12 +134,17 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
 
     @blp.route("/<string:game_id>")
     class Game(MethodView):
-        @blp.response(200, schemas.envelope, headers={"ETag": {"schema": {"type": "string"}}})
-        @blp.alt_response(304, description="Not modified (If-None-Match matched the version)")
+        @blp.response(200, schemas.envelope, headers={"ETag": ETAG_HEADER})
+        @blp.alt_response(304, description="Not modified (If-None-Match matched the version)",
+                          headers={"ETag": ETAG_HEADER})
         @_document(blp, 401, 404)
-        @blp.doc(security=optional_bearer)
+        @blp.doc(security=optional_bearer, operationId="getGame", parameters=[IF_NONE_MATCH])
         def get(self, game_id: str) -> Response:
-            """The caller's view of the game (seat from the bearer token; none: spectator)."""
+            """Get a game as you see it
+
+            Your view of the game: your seat comes from the bearer token; without one you are a
+            spectator and see only what is public. The ETag is the version: send it back as
+            `If-None-Match` to get a 304 while nothing changed, or as `If-Match` with a move."""
             stored, seat = caller(game_id)
             tag = etag(stored.version)
             if request.headers.get("If-None-Match") == tag:
@@ -134,10 +154,14 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
     @blp.route("/<string:game_id>/players")
     class Players(MethodView):
         @blp.arguments(JoinSchema, required=False)
-        @blp.response(201, schemas.created)
+        @blp.response(201, schemas.created, headers={"ETag": ETAG_HEADER})
         @_document(blp, 400, 404, 409, 422, 429)
+        @blp.doc(operationId="joinGame")
         def post(self, body: dict[str, Any], game_id: str) -> Response:
-            """Claim an open human seat; returns its token (shown once)."""
+            """Join a game
+
+            Claim an open human seat (`seat`, default the first open one) and receive its bearer
+            token, shown once. 409 when no seat is open (`open_seats` lists them)."""
             check_game_id(game_id)
             envelope, seat, token = service.join(game_id, body.get("seat"), body.get("name"))
             return json_response({"seat": seat, "token": token, "game": envelope}, 201,
@@ -157,19 +181,32 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
 
     @blp.route("/<string:game_id>/actions")
     class Actions(MethodView):
-        @blp.response(200, schemas.actions)
+        @blp.response(200, schemas.actions, headers={"ETag": ETAG_HEADER})
         @_document(blp, 401, 404)
-        @blp.doc(security=bearer)
+        @blp.doc(security=bearer, operationId="listActions")
         def get(self, game_id: str) -> Response:
-            """The caller's legal actions, each exactly as `POST .../actions` accepts it."""
+            """List your legal actions
+
+            Every action your seat may post now, each exactly as `POST .../actions` accepts it,
+            and the free-text ones as templates with placeholders to fill. Empty when you may
+            not act."""
             stored, seat = caller(game_id)
             return json_response(service.actions(stored, seat), 200, {"ETag": etag(stored.version)})
 
-        @blp.response(200, schemas.played, headers={"ETag": {"schema": {"type": "string"}}})
+        @blp.response(200, schemas.played, headers={
+            "ETag": ETAG_HEADER,
+            "Idempotent-Replayed": {"description": "`true` when this is the stored response of an earlier "
+                                                   "request with the same Idempotency-Key (nothing was played again)",
+                                    "schema": {"type": "string", "enum": ["true"]}}})
         @_document(blp, 400, 401, 404, 409, 412, 422, 429)
-        @blp.doc(security=bearer, requestBody=action_body, parameters=action_headers)
+        @blp.doc(security=bearer, requestBody=action_body, parameters=action_headers, operationId="playAction")
         def post(self, game_id: str) -> Response:
-            """Play one action."""
+            """Play an action
+
+            Post one of your legal actions (`GET .../actions`). 409 when it is not legal now
+            (the problem lists your legal ones) or not your turn; 412 when `If-Match` names a
+            version the game has moved on from. With an `Idempotency-Key`, sending the same
+            request again returns the stored response (`Idempotent-Replayed: true`)."""
             check_game_id(game_id)
             # the limiter may have read it; a move may start from this process's memory of it
             stored = loaded_game(game_id) or service.load(game_id, recent=True)
@@ -194,9 +231,13 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
         @blp.arguments(EventsQuerySchema, location="query", unknown=ma.RAISE)
         @blp.response(200, EventsPageSchema)
         @_document(blp, 401, 404, 422)
-        @blp.doc(security=optional_bearer)
+        @blp.doc(security=optional_bearer, operationId="getEvents")
         def get(self, query: dict[str, Any], game_id: str) -> Response:
-            """The caller's events after `after`; with `wait`, returns as soon as one arrives."""
+            """Get the game's events
+
+            Your events after `after` (the events you may see: a spectator, the public ones).
+            With `wait`, a long-poll: the answer comes as soon as one arrives, or empty when the
+            wait runs out. Pass `last_seq` as the next `after`."""
             _, seat = caller(game_id)
             wait = min(query["wait"], current_app.config["LUDOTECA"].max_long_poll_seconds)
             return json_response(service.events(game_id, seat, query["after"], wait))
@@ -205,8 +246,12 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
     class Replay(MethodView):
         @blp.response(200, schemas.replay)
         @_document(blp, 404, 409)
+        @blp.doc(operationId="getReplay")
         def get(self, game_id: str) -> Response:
-            """After the end: every action, every event, every hidden value and the RNG seed."""
+            """Get a finished game's replay
+
+            After the end: every action, every event, every hidden value and the secret seed,
+            whose SHA-256 is the `seed_sha256` shown from the start. 409 while the game goes on."""
             check_game_id(game_id)
             return json_response(service.replay(game_id))
 
@@ -221,15 +266,21 @@ def results_blueprint(service: GameService) -> Blueprint:
         @blp.arguments(LeaderboardQuerySchema, location="query", unknown=ma.RAISE)
         @blp.response(200, LeaderboardSchema)
         @_document(blp, 422)
+        @blp.doc(operationId="getLeaderboard")
         def get(self, query: dict[str, Any]) -> Response:
-            """Players (bots by level) ranked by wins over finished games."""
+            """Get the leaderboard
+
+            Players by name (bots by level) ranked by wins over the finished games."""
             return json_response({"players": service.store.leaderboard(query["limit"])})
 
     @blp.route("/stats")
     class Stats(MethodView):
         @blp.response(200, StatsSchema)
+        @blp.doc(operationId="getStats")
         def get(self) -> Response:
-            """Counts over every finished game."""
+            """Get the statistics
+
+            Counts over every finished game: how many, how many wins were shared, wins by seat."""
             raw = service.store.stats()
             seat_wins = {k.split(":", 1)[1]: v for k, v in raw.items() if k.startswith("seat_wins:")}
             return json_response({"games": raw.get("games", 0), "shared_wins": raw.get("shared_wins", 0),

@@ -9,6 +9,7 @@ from typing import Any
 
 import marshmallow as ma
 from ludoteca.engine import GameDefinition
+from ludoteca.hosting.problems import ProblemSchema
 from marshmallow import fields, validate
 
 STATUSES = ["waiting_for_players", "active", "finished"]
@@ -60,31 +61,46 @@ class ActionRef(fields.Raw):
         self.component = component
 
 
-def action_ref_to_property(self: Any, field: fields.Field[Any], **kwargs: Any) -> dict[str, Any]:
+def named_enum(name: str, choices: list[str], **kwargs: Any) -> fields.String:
+    """A string field of a fixed set of values, documented as the component schema ``name``
+    (one enum class in a generated client, however many properties use it; a nullable one is
+    ``anyOf`` that schema or null)."""
+    metadata = {**kwargs.pop("metadata", {}), "enum_name": name}
+    return fields.String(validate=validate.OneOf(choices), metadata=metadata, **kwargs)
+
+
+def game_status(**kwargs: Any) -> fields.String:
+    return named_enum("GameStatus", STATUSES, **kwargs)
+
+
+def action_ref_to_property(self: Any, field: fields.Field[Any], ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     if isinstance(field, ActionRef):
-        return {"$ref": f"#/components/schemas/{field.component}"}
+        ref = {"$ref": f"#/components/schemas/{field.component}"}
+        return {"allOf": [ref]} if ret else ref  # siblings of a $ref (a description) mean nothing
     return {}
 
 
 class SeatSchema(ma.Schema):
-    seat = fields.Integer(required=True)
-    kind = fields.String(required=True, validate=validate.OneOf(["human", "bot"]))
-    level = fields.String(allow_none=True, metadata={"description": "The bot's level (bots only)"})
-    name = fields.String(allow_none=True)
-    claimed = fields.Boolean(required=True)
+    seat = fields.Integer(required=True, metadata={"description": "The seat's number, from 0"})
+    kind = fields.String(required=True, validate=validate.OneOf(["human", "bot"]),
+                         metadata={"description": "Who plays it"})
+    level = fields.String(allow_none=True, metadata={"description": "The bot's level (null: a human seat)"})
+    name = fields.String(allow_none=True, metadata={"description": "The player's name (null: an open seat)"})
+    claimed = fields.Boolean(required=True, metadata={"description": "Taken by a player (bots always are)"})
 
 
 class ResultSchema(ma.Schema):
     winners = fields.List(fields.Integer(), required=True, metadata={"description": "Seats sharing the win"})
     scores = fields.List(fields.Float(), required=True, metadata={"description": "One score per seat"})
-    summary = fields.Dict(required=True)
+    summary = fields.Dict(required=True, metadata={"description": "The game's own account of the end "
+                                                                  "(see its RULES.md)"})
 
 
 class EventSchema(ma.Schema):
     seq = fields.Integer(required=True, metadata={"description": "Position in the game's event log"})
     version = fields.Integer(required=True, metadata={"description": "Game version the event produced"})
     type = fields.String(required=True, metadata={"description": "Past-tense event name"})
-    data = fields.Dict(required=True)
+    data = fields.Dict(required=True, metadata={"description": "What happened, as the caller may see it"})
 
 
 class EventRecordSchema(EventSchema):
@@ -93,7 +109,8 @@ class EventRecordSchema(EventSchema):
 
 
 class EventsPageSchema(ma.Schema):
-    events = fields.List(fields.Nested(EventSchema), required=True)
+    events = fields.List(fields.Nested(EventSchema), required=True,
+                         metadata={"description": "The caller's events, oldest first"})
     last_seq = fields.Integer(required=True, metadata={"description": "Pass as `after` to continue"})
 
 
@@ -111,8 +128,10 @@ class LobbyQuerySchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    page = QueryInteger(load_default=1, validate=validate.Range(min=1, max=100000))
-    page_size = QueryInteger(load_default=20, validate=validate.Range(min=1, max=100))
+    page = QueryInteger(load_default=1, validate=validate.Range(min=1, max=100000),
+                        metadata={"description": "The page, from 1"})
+    page_size = QueryInteger(load_default=20, validate=validate.Range(min=1, max=100),
+                             metadata={"description": "Games per page"})
 
 
 class JoinSchema(ma.Schema):
@@ -121,26 +140,29 @@ class JoinSchema(ma.Schema):
 
     seat = strict_integer(load_default=None, allow_none=True, validate=SEAT,
                           metadata={"description": "Default: the first open seat"})
-    name = PlainString(load_default=None, allow_none=True, validate=NAME)
+    name = PlainString(load_default=None, allow_none=True, validate=NAME,
+                       metadata={"description": "Your name at the table (default: `seat <n>`)"})
 
 
 class LeaderboardRowSchema(ma.Schema):
-    player = fields.String(required=True)
-    wins = fields.Integer(required=True)
-    played = fields.Integer(required=True)
-    win_rate = fields.Float(required=True)
-    mean_score = fields.Float(required=True)
+    player = fields.String(required=True, metadata={"description": "A player's name, or `bot:<level>`"})
+    wins = fields.Integer(required=True, metadata={"description": "Finished games won (a shared win counts)"})
+    played = fields.Integer(required=True, metadata={"description": "Finished games played"})
+    win_rate = fields.Float(required=True, metadata={"description": "wins / played"})
+    mean_score = fields.Float(required=True, metadata={"description": "The mean of the player's scores"})
 
 
 class LeaderboardSchema(ma.Schema):
-    players = fields.List(fields.Nested(LeaderboardRowSchema), required=True)
+    players = fields.List(fields.Nested(LeaderboardRowSchema), required=True,
+                          metadata={"description": "Most wins first"})
 
 
 class LeaderboardQuerySchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=1000))
+    limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=1000),
+                         metadata={"description": "How many players"})
 
 
 class StatsSchema(ma.Schema):
@@ -162,6 +184,7 @@ class GameSchemas:
     played: type[ma.Schema]
     lobby: type[ma.Schema]
     replay: type[ma.Schema]
+    conflict: type[ProblemSchema]
 
 
 def game_schemas(d: GameDefinition) -> GameSchemas:
@@ -176,80 +199,109 @@ def game_schemas(d: GameDefinition) -> GameSchemas:
 
     create = type(f"{prefix}CreateGameSchema", (ma.Schema,), {
         "Meta": type("Meta", (), {"unknown": ma.RAISE}),
-        "seats": fields.List(fields.String(validate=validate.OneOf(kinds)), required=True,
+        "seats": fields.List(named_enum(f"{prefix}SeatKind", kinds), required=True,
                              validate=validate.Length(min=d.engine.min_seats, max=d.engine.max_seats),
                              metadata={"description": "One entry per seat, in seat order"}),
-        "options": fields.Nested(options_schema, load_default=_opts),
         "seat": strict_integer(load_default=None, allow_none=True, validate=SEAT,
                                metadata={"description": "The creator's seat (default: the first human seat; "
                                                         "null with no human seat)"}),
-        "name": PlainString(load_default=None, allow_none=True, validate=NAME),
+        "name": PlainString(load_default=None, allow_none=True, validate=NAME,
+                            metadata={"description": "The creator's name at the table (default: `seat <n>`)"}),
+        "options": fields.Nested(options_schema, load_default=_opts,
+                                 metadata={"description": "The game's options (every one has a default)"}),
     })
     envelope = type(f"{prefix}GameSchema", (ma.Schema,), {
-        "id": fields.String(required=True),
-        "game": fields.String(required=True),
-        "version": fields.Integer(required=True, metadata={"description": "Also the ETag"}),
-        "status": fields.String(required=True, validate=validate.OneOf(STATUSES)),
+        "id": fields.String(required=True, metadata={"description": "The game's id (hex)"}),
+        "game": fields.String(required=True, metadata={"description": f"The game type: `{d.name}`"}),
+        "version": fields.Integer(required=True, metadata={"description": "Counts the game's changes; also the "
+                                                                          "ETag (send it as If-Match)"}),
+        "status": game_status(required=True, metadata={"description": "Waiting for players, active or finished"}),
         "seed_sha256": fields.String(required=True, metadata={"description": "SHA-256 of the secret seed"}),
-        "created_at": fields.Float(required=True),
+        "created_at": fields.Float(required=True, metadata={"description": "Unix time of the creation"}),
         "you": fields.Integer(allow_none=True, required=True, metadata={"description": "Your seat (null: spectator)"}),
-        "seats": fields.List(fields.Nested(SeatSchema), required=True),
-        "to_act": fields.List(fields.Integer(), required=True),
-        "result": fields.Nested(ResultSchema, allow_none=True, required=True),
+        "seats": fields.List(fields.Nested(SeatSchema), required=True,
+                             metadata={"description": "Every seat, in order"}),
+        "to_act": fields.List(fields.Integer(), required=True, metadata={
+            "description": "The seats the game waits on (empty unless active)"}),
+        "may_act": fields.List(fields.Integer(), required=True, metadata={
+            "description": "The seats that may post an action now, as far as you may know: `to_act`, plus your "
+                           "own seat when it may act out of turn (Ludor: the holder of the Autoplim, at any moment "
+                           "of the play); `GET .../actions` lists what"}),
+        "result": fields.Nested(ResultSchema, allow_none=True, required=True,
+                                metadata={"description": "How the game ended (null until it has)"}),
         "state": fields.Nested(d.view_schema, required=True, metadata={"description": "Your view of the game"}),
     })
     created = type(f"{prefix}SeatGrantSchema", (ma.Schema,), {
-        "seat": fields.Integer(allow_none=True, required=True),
+        "seat": fields.Integer(allow_none=True, required=True,
+                               metadata={"description": "Your seat (null: you created a table of bots)"}),
         "token": fields.String(allow_none=True, required=True,
                                metadata={"description": "Bearer token for the seat: shown once"}),
-        "game": fields.Nested(envelope, required=True),
+        "game": fields.Nested(envelope, required=True, metadata={"description": "The game, as you see it"}),
     })
     actions = type(f"{prefix}LegalActionsSchema", (ma.Schema,), {
-        "version": fields.Integer(required=True),
-        "seat": fields.Integer(required=True),
-        "status": fields.String(required=True, validate=validate.OneOf(STATUSES)),
+        "version": fields.Integer(required=True, metadata={"description": "The version these are legal at"}),
+        "seat": fields.Integer(required=True, metadata={"description": "Your seat"}),
+        "status": game_status(required=True, metadata={"description": "The game's status"}),
         "actions": fields.List(ActionRef(action_component), required=True,
                                metadata={"description": "Post any of these as is"}),
         "templates": fields.List(ActionRef(action_component), required=True,
                                  metadata={"description": "Free-text actions: fill the placeholders"}),
     })
     played = type(f"{prefix}PlayResultSchema", (ma.Schema,), {
-        "action": ActionRef(action_component, required=True),
-        "seat": fields.Integer(required=True),
-        "events": fields.List(fields.Nested(EventSchema), required=True),
-        "game": fields.Nested(envelope, required=True),
+        "action": ActionRef(action_component, required=True, metadata={"description": "The action, as applied"}),
+        "seat": fields.Integer(required=True, metadata={"description": "The seat that played it"}),
+        "events": fields.List(fields.Nested(EventSchema), required=True,
+                              metadata={"description": "What it caused, as you may see it"}),
+        "game": fields.Nested(envelope, required=True, metadata={"description": "The game after it"}),
     })
     lobby_item = type(f"{prefix}OpenGameSchema", (ma.Schema,), {
-        "id": fields.String(required=True),
-        "version": fields.Integer(required=True),
-        "created_at": fields.Float(required=True),
-        "seats": fields.Integer(required=True),
-        "open_seats": fields.List(fields.Integer(), required=True),
-        "players": fields.List(fields.String(), required=True),
-        "options": fields.Nested(options_schema, required=True),
+        "id": fields.String(required=True, metadata={"description": "The game's id"}),
+        "version": fields.Integer(required=True, metadata={"description": "The game's version"}),
+        "created_at": fields.Float(required=True, metadata={"description": "Unix time of the creation"}),
+        "seats": fields.Integer(required=True, metadata={"description": "How many seats"}),
+        "open_seats": fields.List(fields.Integer(), required=True, metadata={"description": "The seats to join"}),
+        "players": fields.List(fields.String(), required=True,
+                               metadata={"description": "Each seat's kind: `human` or `bot:<level>`"}),
+        "options": fields.Nested(options_schema, required=True, metadata={"description": "The game's options"}),
     })
     lobby = type(f"{prefix}LobbySchema", (ma.Schema,), {
-        "items": fields.List(fields.Nested(lobby_item), required=True),
-        "page": fields.Integer(required=True),
-        "page_size": fields.Integer(required=True),
-        "total": fields.Integer(required=True),
+        "items": fields.List(fields.Nested(lobby_item), required=True,
+                             metadata={"description": "This page's open games, oldest first"}),
+        "page": fields.Integer(required=True, metadata={"description": "The page, from 1"}),
+        "page_size": fields.Integer(required=True, metadata={"description": "Games per page"}),
+        "total": fields.Integer(required=True, metadata={"description": "Open games in all"}),
     })
     logged = type(f"{prefix}LoggedActionSchema", (ma.Schema,), {
-        "version": fields.Integer(required=True),
-        "seat": fields.Integer(required=True),
-        "action": ActionRef(action_component, required=True),
+        "version": fields.Integer(required=True, metadata={"description": "The version it made"}),
+        "seat": fields.Integer(required=True, metadata={"description": "Who played it"}),
+        "action": ActionRef(action_component, required=True, metadata={"description": "The action"}),
     })
     replay = type(f"{prefix}ReplaySchema", (ma.Schema,), {
-        "id": fields.String(required=True),
-        "game": fields.String(required=True),
+        "id": fields.String(required=True, metadata={"description": "The game's id"}),
+        "game": fields.String(required=True, metadata={"description": f"The game type: `{d.name}`"}),
         "seed": fields.String(required=True, metadata={"description": "The secret seed, revealed"}),
-        "seed_sha256": fields.String(required=True),
-        "players": fields.List(fields.String(), required=True),
-        "names": fields.List(fields.String(), required=True),
-        "options": fields.Nested(options_schema, required=True),
-        "actions": fields.List(fields.Nested(logged), required=True),
-        "events": fields.List(fields.Nested(EventRecordSchema), required=True),
+        "seed_sha256": fields.String(required=True, metadata={"description": "SHA-256 of the seed's bytes"}),
+        "players": fields.List(fields.String(), required=True,
+                               metadata={"description": "Each seat's kind: `human` or `bot:<level>`"}),
+        "names": fields.List(fields.String(), required=True, metadata={"description": "Each seat's name"}),
+        "options": fields.Nested(options_schema, required=True, metadata={"description": "The game's options"}),
+        "actions": fields.List(fields.Nested(logged), required=True,
+                               metadata={"description": "Every action, in order"}),
+        "events": fields.List(fields.Nested(EventRecordSchema), required=True,
+                              metadata={"description": "Every event, hidden ones included"}),
         "final_state": fields.Dict(required=True, metadata={"description": "The engine's whole final state"}),
-        "result": fields.Nested(ResultSchema, allow_none=True, required=True),
+        "result": fields.Nested(ResultSchema, allow_none=True, required=True,
+                                metadata={"description": "How the game ended"}),
     })
-    return GameSchemas(action_component, create, created, envelope, actions, played, lobby, replay)
+    conflict = type(f"{prefix}ConflictProblemSchema", (ProblemSchema,), {
+        "__doc__": "409: the game's state does not allow this now.",
+        "legal": fields.List(ActionRef(action_component), metadata={
+            "description": "Your legal actions now (an illegal action)"}),
+        "templates": fields.List(ActionRef(action_component), metadata={
+            "description": "Your free-text actions, with placeholders (beside `legal`)"}),
+        "to_act": fields.List(fields.Integer(), metadata={"description": "The seats the game waits on "
+                                                                         "(not your turn)"}),
+        "open_seats": fields.List(fields.Integer(), metadata={"description": "The seats still open (a join)"}),
+        "game_status": game_status(metadata={"description": "The game's status (when it does not allow this)"}),
+    })
+    return GameSchemas(action_component, create, created, envelope, actions, played, lobby, replay, conflict)

@@ -1,0 +1,67 @@
+"""CORS for browser clients on other origins: off unless the deployment names the origins.
+
+``LUDOTECA_CORS_ORIGINS`` (``Settings.cors_origins``): a comma-separated list of origins
+(``https://app.example,http://localhost:5173``), or ``*`` for any. Unset or empty: no CORS header
+is ever sent and a preflight gets what it always got (a browser on another origin then refuses to
+read the answers, which is the safe default). When set, for a request whose ``Origin`` is allowed:
+
+* a preflight (``OPTIONS`` with ``Access-Control-Request-Method``) is answered here, ``204``,
+  before the rate limits and the routes: the methods, the request headers the API reads
+  (``Authorization``, ``Content-Type``, ``If-Match``, ``If-None-Match``, ``Idempotency-Key``,
+  ``X-Request-Id``) and ``Access-Control-Max-Age: 600``;
+* every answer, problems included, carries ``Access-Control-Allow-Origin`` (the origin itself, or
+  ``*``) and exposes the headers a client needs (``ETag``, ``Location``, ``Idempotent-Replayed``,
+  ``Retry-After``, ``X-Request-Id``).
+
+No credentials mode: the API's only credential is the seat token, sent as a header the page sets
+itself, never a cookie. Answers vary on ``Origin`` when the list is not ``*``.
+"""
+
+from __future__ import annotations
+
+from flask import Flask, Response, request
+
+METHODS = "GET, POST, OPTIONS"
+ALLOWED_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, X-Request-Id"
+EXPOSED_HEADERS = "ETag, Location, Idempotent-Replayed, Retry-After, X-Request-Id"
+MAX_AGE = "600"
+
+
+def install_cors(app: Flask, origins: tuple[str, ...]) -> None:
+    """Answer preflights and mark answers for ``origins`` (nothing at all when empty). Install
+    before the rate limits: a preflight is answered before they count it."""
+    if not origins:
+        return
+    any_origin = "*" in origins
+    allowed = frozenset(origins)
+
+    def allow(origin: str | None) -> str | None:
+        if origin is None:
+            return None
+        if any_origin:
+            return "*"
+        return origin if origin in allowed else None
+
+    def preflight() -> Response | None:
+        if request.method != "OPTIONS" or "Access-Control-Request-Method" not in request.headers:
+            return None
+        value = allow(request.headers.get("Origin"))
+        if value is None:
+            return None  # not ours to allow: Flask's own OPTIONS answer, without CORS headers
+        response = Response(status=204)
+        response.headers["Access-Control-Allow-Methods"] = METHODS
+        response.headers["Access-Control-Allow-Headers"] = ALLOWED_HEADERS
+        response.headers["Access-Control-Max-Age"] = MAX_AGE
+        return response
+
+    def mark(response: Response) -> Response:
+        if not any_origin:
+            response.vary.add("Origin")
+        value = allow(request.headers.get("Origin"))
+        if value is not None:
+            response.headers["Access-Control-Allow-Origin"] = value
+            response.headers["Access-Control-Expose-Headers"] = EXPOSED_HEADERS
+        return response
+
+    app.before_request(preflight)
+    app.after_request(mark)
