@@ -292,7 +292,8 @@ function render(table, game) {
   table.status = game.status;
   const summary = el("summary");
   const toAct = game.to_act.length ? `seat ${game.to_act.join(", ")} to act` : "nobody to act";
-  const you = game.you === null || game.you === undefined ? "you watch" : `you are seat ${game.you}`;
+  const you = game.you === null || game.you === undefined ? "you watch" : `you are seat ${game.you}`
+    + (!game.to_act.includes(game.you) && (game.may_act || []).includes(game.you) ? " (you may act out of turn)" : "");
   summary.textContent = `${game.status} · version ${game.version} · ${toAct} · ${you}`;
   summary.dataset.status = game.status;
   summary.dataset.version = String(game.version);
