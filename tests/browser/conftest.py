@@ -9,14 +9,15 @@ request a page makes is checked: anything that does not go to the front door on 
 refused and recorded (the pages must work offline), and every failed request is recorded.
 
 Screenshots go to ``var/artifacts/screenshots/`` (``LUDOTECA_ARTIFACTS`` for another directory;
-``var/`` is not committed); the test names say which is which.
+``var/`` is not committed); the test names say which is which, and a failed test leaves
+``failed-<test>.png`` of the page as it was.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -25,6 +26,7 @@ import pytest
 from ludoteca import registry
 from ludoteca.devstack import Supervisor, free_port, gunicorn_argv, start_front_door, wait_http
 from playwright.sync_api import BrowserContext, Page, Playwright, Request, Route, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("LUDOTECA_CHROMIUM", "/usr/bin/chromium"))
@@ -136,12 +138,25 @@ class Tab:
         return path
 
 
+FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item,
+                              call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if report.when == "call":
+        item.stash[FAILED] = report.failed
+    return report
+
+
 @pytest.fixture()
-def tab(chromium: BrowserContext, front_door: FrontDoor) -> Iterator[Tab]:
+def tab(chromium: BrowserContext, front_door: FrontDoor, request: pytest.FixtureRequest) -> Iterator[Tab]:
     """A new page whose every request is checked (see :class:`Traffic`); closed afterwards."""
     traffic = Traffic(front_door.url)
     page = chromium.new_page()
     errors: list[str] = []
+    tab = Tab(page, traffic, errors)
     try:
         page.route("**/*", traffic.route)
         page.on("request", traffic.on_request)
@@ -150,6 +165,11 @@ def tab(chromium: BrowserContext, front_door: FrontDoor) -> Iterator[Tab]:
                 if r.status >= 400 else None)
         page.on("pageerror", lambda err: errors.append(f"uncaught: {err}"))
         page.on("console", lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" else None)
-        yield Tab(page, traffic, errors)
+        yield tab
+        if request.node.stash.get(FAILED, False):
+            try:
+                tab.shot(f"failed-{request.node.name}")
+            except PlaywrightError as err:  # a page that crashed: the failure says enough
+                print(f"no screenshot of the failed page: {err}")
     finally:
         page.close()
