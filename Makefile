@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 # integration files start their own Redis, worker and services on free ports.
 TEST_JOBS ?= 2
 
-.PHONY: install policy run test test-fast lint openapi golden bench bench-full bench-api bench-abuse bench-bots clean
+.PHONY: install chromium policy run test test-fast lint openapi golden bench bench-full bench-api bench-abuse bench-bots clean
 
 # The OpenAPI lint (spectral, tests/api/test_openapi_lint.py): node packages pinned by the lock file
 LINT_DIR   := tools/openapi-lint
@@ -24,7 +24,19 @@ $(STAMP): requirements.txt requirements-dev.txt shared/pyproject.toml $(wildcard
 $(LINT_STAMP): $(LINT_DIR)/package.json $(LINT_DIR)/package-lock.json
 	cd $(LINT_DIR) && npm ci --no-audit --no-fund --ignore-scripts
 
-install: $(STAMP) $(LINT_STAMP)
+install: $(STAMP) $(LINT_STAMP) chromium
+
+# Headless Chromium for tests/browser: Debian's package, driven by Playwright (which never downloads
+# a browser here). Installed with apt-get only when it is missing and apt-get exists (CI runs as
+# root; otherwise through sudo when there is one); anywhere else the browser tests say what to do.
+CHROMIUM ?= /usr/bin/chromium
+chromium:
+	@if [ ! -x $(CHROMIUM) ] && command -v apt-get > /dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo > /dev/null; then SUDO=sudo; \
+	  else echo "chromium: $(CHROMIUM) is missing; run: apt-get install -y chromium" >&2; exit 0; fi; \
+	  echo "chromium: apt-get install -y chromium"; \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium; \
+	fi
 
 # Precompute the bots' tables once (cached under $$LUDOTECA_CACHE or ~/.cache/ludoteca): Ludix's
 # solved game, Ludic's hypothesis space, and Ludor's compiled simulator (numba's cache), so no move ever waits for them.

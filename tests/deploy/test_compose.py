@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from ludoteca.entrypoints.frontdoor import FRONT_DOOR, compose_routes, read_procfile
+from ludoteca.entrypoints.frontdoor import FRONT_DOOR, PLAYGROUND, PLAYGROUND_MOUNT, compose_routes, read_procfile
 from ludoteca.entrypoints.manifests import container_command, objects
 from ludoteca.service_layer import registry
 
@@ -65,6 +65,8 @@ def test_every_installed_game_has_its_service_worker_and_route(services: dict[st
     routes = compose_routes(ROOT)  # what deploy/Caddyfile routes, from the Procfile's ports
     assert sorted(routes) == games
     assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in services[FRONT_DOOR]["volumes"]
+    # the playground's files, where deploy/Caddyfile serves them from
+    assert f"./{PLAYGROUND.relative_to(ROOT)}:{PLAYGROUND_MOUNT}:ro" in services[FRONT_DOOR]["volumes"]
     caddyfile = (ROOT / "deploy" / "Caddyfile").read_text()
     for game in games:
         service = services[game]

@@ -14,7 +14,14 @@ import kubernetes_validate
 import pytest
 import yaml
 from kubernetes_validate.utils import latest_version
-from ludoteca.entrypoints.frontdoor import FRONT_DOOR, compose_caddyfile, ingress_manifest, read_procfile
+from ludoteca.entrypoints.frontdoor import (
+    FRONT_DOOR,
+    PLAYGROUND,
+    PLAYGROUND_MOUNT,
+    compose_caddyfile,
+    ingress_manifest,
+    read_procfile,
+)
 from ludoteca.entrypoints.manifests import KEDA_OUTPUT, OUTPUT, checksum, container_command, objects, outputs
 from ludoteca.service_layer import registry
 
@@ -156,6 +163,22 @@ def test_redis_is_two_statefulsets_on_persistent_volumes() -> None:
         compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
         assert container["image"] == compose["services"][store]["image"]  # one Redis everywhere
     assert find("ConfigMap", "redis-conf")["data"]["redis.conf"] == (ROOT / "deploy" / "redis.conf").read_text()
+
+
+def test_the_front_door_serves_the_playground_from_its_config_map() -> None:
+    files = {f.name: f.read_text() for f in PLAYGROUND.iterdir() if f.is_file()}
+    assert "index.html" in files and "playground.js" in files
+    data = find("ConfigMap", FRONT_DOOR)["data"]
+    assert {k: v for k, v in data.items() if k != "Caddyfile"} == files  # the files as they are in the repo
+    assert f"root * `{PLAYGROUND_MOUNT}`" in data["Caddyfile"]
+    spec = find("Deployment", FRONT_DOOR)["spec"]["template"]["spec"]
+    mounts = {m["mountPath"]: m["name"] for m in spec["containers"][0]["volumeMounts"]}
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    served = volumes[mounts[PLAYGROUND_MOUNT]]["configMap"]
+    assert served["name"] == FRONT_DOOR and {i["key"] for i in served["items"]} == set(files)
+    assert [i["key"] for i in volumes[mounts["/etc/caddy"]]["configMap"]["items"]] == ["Caddyfile"]
+    paths = {p["path"]: p["pathType"] for p in INGRESS["spec"]["rules"][0]["http"]["paths"]}
+    assert paths["/"] == "Exact" and paths["/playground"] == "Prefix"
 
 
 def test_the_optional_keda_objects_scale_each_worker_on_its_queue() -> None:

@@ -25,7 +25,7 @@ from urllib.parse import urljoin
 import pytest
 import requests
 from ludoteca.entrypoints.devstack import Supervisor, free_port, port_open, start_front_door, start_service, wait_http
-from ludoteca.entrypoints.frontdoor import FRONT_DOOR
+from ludoteca.entrypoints.frontdoor import FRONT_DOOR, PLAYGROUND
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -281,6 +281,22 @@ def test_the_root_lists_the_mounted_games(door: Door) -> None:
     assert r.json() == {"games": {"echo": "/echo/", "ludix": "/ludix/", "nowhere": "/nowhere/"}}
     health = requests.get(f"{door.url}/healthz", timeout=10)
     assert health.status_code == 200 and health.json()["status"] == "ok"
+
+
+def test_a_browser_at_the_root_gets_the_playground(door: Door) -> None:
+    """The same ``/``: JSON for a client (above), the playground's page for a browser."""
+    accept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"  # a browser's navigation
+    page = requests.get(f"{door.url}/", headers={"Accept": accept}, timeout=10)
+    assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html"), page.headers
+    assert page.text == (PLAYGROUND / "index.html").read_text()
+    assert "Accept" in page.headers["Vary"]
+    assert page.headers["Content-Security-Policy"].startswith("default-src 'none'; script-src 'self';")
+    for name in ("playground.js", "playground.css", "favicon.svg"):
+        asset = requests.get(f"{door.url}/playground/{name}", timeout=10)
+        assert asset.status_code == 200 and asset.content == (PLAYGROUND / name).read_bytes(), name
+    assert requests.get(f"{door.url}/", headers={"Accept": "application/json"}, timeout=10).json()["games"]
+    missing = requests.get(f"{door.url}/playground/nothing.js", timeout=10)
+    assert missing.status_code == 404 and missing.headers["Content-Type"] == PROBLEM
 
 
 def _listening_ports(pid: int) -> set[int]:

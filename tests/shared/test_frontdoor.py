@@ -89,7 +89,7 @@ def test_the_committed_copies_are_what_the_module_writes(tmp_path: Path) -> None
     assert ingress == ingress_manifest(registry.names())
     doc = yaml.safe_load(ingress)
     paths = {p["path"] for p in doc["spec"]["rules"][0]["http"]["paths"]}
-    assert paths == {"/"} | {f"/{g}" for g in registry.names()}
+    assert paths == {"/", "/playground"} | {f"/{g}" for g in registry.names()}
 
 
 def test_the_kubernetes_manifests_name_the_front_door() -> None:

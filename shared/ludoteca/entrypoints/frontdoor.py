@@ -13,8 +13,11 @@ a POST never goes out on a connection the service is closing). Its own errors ar
 (RFC 9457): 404 for a path no game is mounted at, 413 for a body above ``max_body``, 502 for a
 service that is down (or a request body that cannot be passed on), 504 for one that does not
 answer within 75 s (a long-poll waits 30 s at most). ``GET /`` lists the mounted games
-(``{"games": {"ludix": "/ludix/", ...}}``), as the gunicorn gateway before it did; ``GET /healthz``
-is the front door's own.
+(``{"games": {"ludix": "/ludix/", ...}}``), as the gunicorn gateway before it did, unless the
+client asks for HTML (a browser's ``Accept: text/html``): then it is the playground, a static page
+(``ludoteca/playground/``, its assets under ``/playground/``) from which a developer plays any game
+against bots or watches a bots-only table through the public API (``Vary: Accept``; served with a
+``Content-Security-Policy`` allowing this origin only). ``GET /healthz`` is the front door's own.
 
 Every request carries an ``X-Request-Id`` to the service: the client's own when it is one sane
 token (the services' rule), else a UUID Caddy makes (``{http.request.uuid}``); the service echoes
@@ -80,6 +83,15 @@ PROBLEMS = {  # status: (title, detail); {vars.game} is the game of the route, w
 OTHER_PROBLEM = ("Error", "The front door could not pass this request on.")
 REQUEST_ID_RE = "^[A-Za-z0-9._:+/=-]{1,128}$"
 ECHO_ID = "\t\theader X-Request-Id {http.request.header.X-Request-Id}"  # the front door's own problems carry it too
+PLAYGROUND = Path(__file__).parents[1] / "playground"  # shared/ludoteca/playground: the page, served as it is
+PLAYGROUND_MOUNT = "/srv/playground"  # where the compose and Kubernetes front doors find them
+PLAYGROUND_HEADERS = {  # the page loads nothing but its own files and talks to this origin only
+    "Content-Security-Policy": ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+                                "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
 
 
 def caddy_binary() -> str:
@@ -145,11 +157,26 @@ def _listen(listen: str) -> tuple[str, str]:
     return port, "" if host in ("", "0.0.0.0", "::") else host
 
 
+def _playground(root: Path | str, index: str) -> list[str]:
+    """``/`` (the page for a browser, else the games' index) and ``/playground/*`` (its assets),
+    files of the directory ``root``."""
+    files = f"root * {_quoted(str(root))}"
+    headers = [f"header {name} {_quoted(value)}" for name, value in PLAYGROUND_HEADERS.items()]
+    return ["\thandle / {", "\t\theader Vary Accept", "\t\t@page header Accept *text/html*",
+            "\t\thandle @page {", *(f"\t\t\t{line}" for line in (files, "rewrite * /index.html", *headers)),
+            "\t\t\tfile_server", "\t\t}",
+            "\t\thandle {", "\t\t\theader Content-Type application/json", f"\t\t\trespond {_quoted(index)} 200",
+            "\t\t}", "\t}", "",
+            "\thandle /playground/* {", *(f"\t\t{line}" for line in (files, "uri strip_prefix /playground", *headers)),
+            "\t\tfile_server", "\t}", ""]
+
+
 def caddyfile(routes: Mapping[str, str], listen: str = ":8000", storage: Path | str | None = None,
-              max_body: str = MAX_BODY, header: str = "") -> str:
+              max_body: str = MAX_BODY, header: str = "", playground: Path | str = PLAYGROUND) -> str:
     """The Caddyfile for ``routes`` (prefix -> upstream ``host:port``, or an ``http://`` URL),
     listening on ``listen`` (``HOST:PORT``; ``:PORT`` or ``0.0.0.0:PORT`` for every interface).
-    ``storage``: Caddy's data directory (default: ``$XDG_DATA_HOME/caddy``)."""
+    ``storage``: Caddy's data directory (default: ``$XDG_DATA_HOME/caddy``); ``playground``: the
+    directory of the playground's files, as the Caddy process sees it."""
     mounted = {_prefix(p): _upstream(u) for p, u in sorted(routes.items())}
     port, bind = _listen(listen)
     out = [f"# {line}".rstrip() for line in header.splitlines()]
@@ -178,8 +205,7 @@ def caddyfile(routes: Mapping[str, str], listen: str = ":8000", storage: Path | 
             # an access log line per request (JSON on stderr; Authorization is redacted by Caddy)
             "\tlog {", "\t\toutput stderr", "\t\tformat json", "\t}",
             f"\tlog_append process {FRONT_DOOR}", "\tlog_append request_id {http.request.header.X-Request-Id}", "",
-            "\thandle / {", "\t\theader Content-Type application/json",
-            f"\t\trespond {_quoted(index)} 200", "\t}", "",
+            *_playground(playground, index),
             "\thandle /healthz {", "\t\theader Content-Type application/json",
             f"\t\trespond {_quoted(json.dumps(HEALTH))} 200", "\t}", ""]
     for prefix, upstream in mounted.items():
@@ -258,7 +284,12 @@ The front door of docker-compose.yml and deploy/k8s (the official caddy image re
 
 
 def compose_caddyfile(root: Path) -> str:
-    return caddyfile(compose_routes(root), ":8000", header=COMPOSE_HEADER)
+    return caddyfile(compose_routes(root), ":8000", header=COMPOSE_HEADER, playground=PLAYGROUND_MOUNT)
+
+
+def playground_files() -> dict[str, str]:
+    """The playground's files by name (the Kubernetes ConfigMap mounted at PLAYGROUND_MOUNT)."""
+    return {f.name: f.read_text() for f in sorted(PLAYGROUND.iterdir()) if f.is_file()}
 
 
 INGRESS_HEADER = """Generated by `python -m ludoteca.entrypoints.frontdoor --ingress > deploy/k8s/ingress.yaml`:
@@ -275,7 +306,8 @@ def ingress_manifest(games: Iterable[str], service: str = FRONT_DOOR, port: int 
     backend = f"{{service: {{name: {service}, port: {{number: {port}}}}}}}"
     out += ["apiVersion: networking.k8s.io/v1", "kind: Ingress", "metadata: {name: ludoteca}", "spec:",
             f"  defaultBackend: {backend}", "  rules:", "    - http:", "        paths:"]
-    for path, kind in [("/", "Exact"), *((f"/{_prefix(g)}", "Prefix") for g in sorted(games))]:
+    paths = [("/", "Exact"), ("/playground", "Prefix"), *((f"/{_prefix(g)}", "Prefix") for g in sorted(games))]
+    for path, kind in paths:
         out.append(f"          - {{path: {path}, pathType: {kind}, backend: {backend}}}")
     return "\n".join(out) + "\n"
 

