@@ -38,6 +38,9 @@ class ProblemSchema(ma.Schema):
     errors = ma.fields.Dict(metadata={"description": "Field errors: field name to messages (422); nested "
                                                     "fields map to objects of the same shape"})
     legal = ma.fields.List(ma.fields.Dict(), metadata={"description": "The caller's legal actions (409)"})
+    legal_count = ma.fields.Integer(metadata={
+        "description": "How many legal actions the caller has, instead of `legal` when they are too many to "
+                       "list in an error (409; `GET /games/{id}/actions` lists them)"})
     templates = ma.fields.List(ma.fields.Dict(), metadata={
         "description": "The caller's free-text actions, with placeholders (409, beside `legal`)"})
     to_act = ma.fields.List(ma.fields.Integer(), metadata={"description": "Seats the game waits on (409 not "
