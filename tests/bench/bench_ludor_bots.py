@@ -180,7 +180,7 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=EXPERT_ROLLOUTS, help="expert's simulations per decision")
     parser.add_argument("--seconds", type=float, default=EXPERT_SECONDS, help="expert's time cap per decision")
     args = sizes(parser, {"rounds": 1000, "max_seconds": 0.0, "games": 48, "game_rounds": 6},
-                 {"rounds": 100, "max_seconds": 6.0, "games": 4, "game_rounds": 3})
+                 {"rounds": 100, "max_seconds": 6.0, "games": 4, "game_rounds": 2})
     bots = dict(BOTS)
     if (args.rollouts, args.seconds) != (EXPERT_ROLLOUTS, EXPERT_SECONDS):
         bots["expert"] = make_expert(args.rollouts, args.seconds)

@@ -123,7 +123,8 @@ class Knowledge:
 
     def sample(self, rng: random.Random) -> list[list[int]]:
         """Every seat's hand as counts: its own as it is, the others dealt at random from the
-        unseen cards (after the cards known to be there)."""
+        unseen cards (after the cards known to be there; without the pass caps, which the
+        expert's compiled deal, :func:`ludor.rollouts._deal`, applies)."""
         pool = [p for p in range(POWERS) for _ in range(self.unseen[p])]
         rng.shuffle(pool)
         hands = []
