@@ -1,7 +1,7 @@
 """Ludor bots: strength in mixed tables and decision time. Prints figures; asserts nothing.
 
     nice -n 19 .venv/bin/python tests/bench/bench_ludor_bots.py            # every table, 1,000 rounds each
-    nice -n 19 .venv/bin/python tests/bench/bench_ludor_bots.py --quick    # about 45 s
+    nice -n 19 .venv/bin/python tests/bench/bench_ludor_bots.py --quick    # about 20 s on a quiet machine
     nice -n 19 .venv/bin/python tests/bench/bench_ludor_bots.py --rounds 200 --tables expert-vs-greedy
 
 Every round is a fresh one-round game (``round_limit=1``, so no exchange) dealt from its own seed
@@ -179,12 +179,16 @@ def main() -> None:
                         help=f"comma-separated among {', '.join([*TABLES, CHAINED])}")
     parser.add_argument("--rollouts", type=int, default=EXPERT_ROLLOUTS, help="expert's simulations per decision")
     parser.add_argument("--seconds", type=float, default=EXPERT_SECONDS, help="expert's time cap per decision")
+    parser.add_argument("--no-infer", action="store_true",
+                        help="expert-vs-expert-v1: the expert reads no pass (its out-of-turn Autoplim alone)")
     args = sizes(parser, {"rounds": 1000, "max_seconds": 0.0, "games": 48, "game_rounds": 6},
                  {"rounds": 100, "max_seconds": 6.0, "games": 4, "game_rounds": 2})
     bots = dict(BOTS)
     if (args.rollouts, args.seconds) != (EXPERT_ROLLOUTS, EXPERT_SECONDS):
         bots["expert"] = make_expert(args.rollouts, args.seconds)
     bots["expert-v1"] = make_expert(args.rollouts, args.seconds, infer=False)
+    if args.no_infer:  # an ablation: the expert's out-of-turn Autoplim alone
+        bots["expert"] = make_expert(args.rollouts, args.seconds, infer=False)
     print(f"expert budget: {args.rollouts} simulations or {args.seconds} s per decision "
           f"(out of turn: {INTERRUPT_ROLLOUTS} or {INTERRUPT_SECONDS} s)")
     decisions = Decisions()
