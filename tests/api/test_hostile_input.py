@@ -256,6 +256,10 @@ def game_rows(game: str) -> Iterator[Row]:
         yield action("vote end 1", {"type": "vote", "end": 1})
         yield action("vote end 'true'", {"type": "vote", "end": "true"})
         yield action("play_autoplim declare_plim 0", {"type": "play_autoplim", "declare_plim": 0})
+        yield action("play_autoplim declare_plim 'yes'", {"type": "play_autoplim", "declare_plim": "yes"})
+        yield action("play rank 'ten'", {"type": "play", "cards": ["JK1"], "rank": "ten"})
+        yield action("play rank 7", {"type": "play", "cards": ["JK1"], "rank": 7})
+        yield action("play rank 2_de_oros", {"type": "play", "cards": ["JK1"], "rank": "2_de_oros"})
         yield action("give_back cards unicode", {"type": "give_back", "cards": [UNICODE]})
 
 

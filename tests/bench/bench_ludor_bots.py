@@ -1,7 +1,7 @@
 """Ludor bots: strength in mixed tables and decision time. Prints figures; asserts nothing.
 
     nice -n 19 .venv/bin/python tests/bench/bench_ludor_bots.py            # every table, 1,000 rounds each
-    nice -n 19 .venv/bin/python tests/bench/bench_ludor_bots.py --quick    # about 25 s
+    nice -n 19 .venv/bin/python tests/bench/bench_ludor_bots.py --quick    # about 20 s on a quiet machine
     nice -n 19 .venv/bin/python tests/bench/bench_ludor_bots.py --rounds 200 --tables expert-vs-greedy
 
 Every round is a fresh one-round game (``round_limit=1``, so no exchange) dealt from its own seed
@@ -13,8 +13,12 @@ max time of one decision (all its decisions, including those with a single candi
 decision time of every level over all the tables. ``--quick`` plays fewer rounds (and stops a
 table at ``--max-seconds``, saying so); progress goes to stderr every few seconds.
 
+The table ``expert-vs-expert-v1`` plays whole games of ``--game-rounds`` chained rounds (titles
+and exchanges carried over), ``--games`` of them, the expert's seat rotating: the expert (reading
+passes, the Autoplim out of turn) against three copies of the expert of before (``expert-v1``).
+
 Targets (issue 5): greedy first >= 70% against 3 random bots; expert first clearly > 25% against
-3 greedy bots.
+3 greedy bots. Issue 13: the expert first >= 30% against 3 expert-v1 (25% is parity).
 """
 
 from __future__ import annotations
@@ -28,7 +32,16 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from bot_timing import Decisions, mean_se, percentile, progress, proportion_se, sizes
-from ludor.bots import BOTS, EXPERT_ROLLOUTS, EXPERT_SECONDS, make_expert
+from ludor.bots import (
+    BOTS,
+    EXPERT_ROLLOUTS,
+    EXPERT_SECONDS,
+    INTERRUPT_ROLLOUTS,
+    INTERRUPT_SECONDS,
+    INTERRUPTS,
+    Interrupt,
+    make_expert,
+)
 from ludor.engine import LudorEngine
 from ludoteca.core.engine import Bot
 from ludoteca.core.rng import Rng
@@ -38,6 +51,8 @@ TABLES: dict[str, tuple[str, ...]] = {
     "expert-vs-greedy": ("expert", "greedy", "greedy", "greedy"),
     "all-levels": ("expert", "greedy", "random", "greedy"),
 }
+CHAINED = "expert-vs-expert-v1"
+"""The table of chained rounds (:func:`run_chained`): the expert against three of today's."""
 
 
 @dataclass
@@ -103,20 +118,87 @@ def run_table(name: str, levels: tuple[str, ...], rounds: int, bots: dict[str, B
         decisions.merge(level, tallies[level].decisions)
 
 
+def play_chained(engine: LudorEngine, new_seat: int, rounds: int, bots: dict[str, Bot], interrupt: Interrupt,
+                 seed: str, decisions: Decisions) -> list[int]:
+    """One game of ``rounds`` chained rounds (titles and exchanges carried over) at 4 seats: the
+    new expert at ``new_seat``, today's expert (``expert-v1``: no reading of passes, the Autoplim
+    in turn only) at the others. Before every in-turn move, the new expert, if it holds the
+    Autoplim, is asked out of turn (``interrupt``), as a table lets its holder speak up at any
+    moment. Returns the new expert's finishing position in each round (1 = Presidente)."""
+    levels = ["expert-v1"] * 4
+    levels[new_seat] = "expert"
+    state = engine.new_game([f"bot:{lv}" for lv in levels], {"round_limit": rounds}, Rng(seed))
+    rng = random.Random(seed)
+    while engine.result(state) is None:
+        if state.phase.value == "play" and new_seat not in engine.to_act(state):
+            legal = engine.legal_actions(state, new_seat)
+            if any(a["type"] == "play_autoplim" for a in legal):
+                action = decisions.call("expert out of turn", interrupt, engine.view(state, new_seat), legal, rng)
+                if action is not None:
+                    state, _ = engine.apply(state, new_seat, action)
+                    continue
+        seat = min(engine.to_act(state))
+        view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
+        action = decisions.call(levels[seat], bots[levels[seat]], view, legal, rng)
+        state, _ = engine.apply(state, seat, action)
+    result = engine.result(state)
+    assert result is not None
+    return [order.index(new_seat) + 1 for order in result.summary["orders"]]
+
+
+def run_chained(games: int, rounds: int, bots: dict[str, Bot], interrupt: Interrupt, decisions: Decisions,
+                max_seconds: float) -> None:
+    """The new expert against three copies of today's, ``games`` games of ``rounds`` rounds, its
+    seat rotating from game to game. First place per round, with two standard errors: the
+    binomial one (rounds independent) and the one over games (rounds of one game share titles
+    and exchanges: the honest one)."""
+    engine = LudorEngine()
+    start = time.perf_counter()
+    tick = progress("chained games")
+    per_game: list[list[int]] = []
+    for g in range(games):
+        if max_seconds and time.perf_counter() - start > max_seconds and g % 4 == 0:
+            break
+        per_game.append(play_chained(engine, g % 4, rounds, bots, interrupt, seed_for("chained", g), decisions))
+        tick(g + 1, games)
+    positions = [p for game in per_game for p in game]
+    first = sum(p == 1 for p in positions) / len(positions)
+    rates = [sum(p == 1 for p in game) / len(game) for game in per_game]
+    capped = f" (stopped at the {max_seconds:.0f} s cap of --max-seconds)" if len(per_game) < games else ""
+    print(f"expert-vs-expert-v1 (chained): {len(per_game)} games of {rounds} rounds at 4 seats (expert + 3 x "
+          f"expert-v1), exchanges included, {time.perf_counter() - start:.0f} s{capped}")
+    print(f"  expert   rounds {len(positions):>5}  first place {first:6.1%} "
+          f"± {proportion_se(first, len(positions)):.1%} (binomial) ± {mean_se(rates):.1%} (over games)  "
+          f"mean position {statistics.mean(positions):.3f} ± "
+          f"{mean_se([statistics.mean(game) for game in per_game]):.3f}  (parity: 25.0%, 2.500; target: first >= 30%)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--tables", default=",".join(TABLES), help=f"comma-separated among {', '.join(TABLES)}")
+    parser.add_argument("--tables", default=",".join([*TABLES, CHAINED]),
+                        help=f"comma-separated among {', '.join([*TABLES, CHAINED])}")
     parser.add_argument("--rollouts", type=int, default=EXPERT_ROLLOUTS, help="expert's simulations per decision")
     parser.add_argument("--seconds", type=float, default=EXPERT_SECONDS, help="expert's time cap per decision")
-    args = sizes(parser, {"rounds": 1000, "max_seconds": 0.0}, {"rounds": 100, "max_seconds": 6.0})
+    parser.add_argument("--no-infer", action="store_true",
+                        help="expert-vs-expert-v1: the expert reads no pass (its out-of-turn Autoplim alone)")
+    args = sizes(parser, {"rounds": 1000, "max_seconds": 0.0, "games": 48, "game_rounds": 6},
+                 {"rounds": 100, "max_seconds": 6.0, "games": 4, "game_rounds": 2})
     bots = dict(BOTS)
     if (args.rollouts, args.seconds) != (EXPERT_ROLLOUTS, EXPERT_SECONDS):
         bots["expert"] = make_expert(args.rollouts, args.seconds)
-    print(f"expert budget: {args.rollouts} simulations or {args.seconds} s per decision")
+    bots["expert-v1"] = make_expert(args.rollouts, args.seconds, infer=False)
+    if args.no_infer:  # an ablation: the expert's out-of-turn Autoplim alone
+        bots["expert"] = make_expert(args.rollouts, args.seconds, infer=False)
+    print(f"expert budget: {args.rollouts} simulations or {args.seconds} s per decision "
+          f"(out of turn: {INTERRUPT_ROLLOUTS} or {INTERRUPT_SECONDS} s)")
     decisions = Decisions()
     for name in args.tables.split(","):
-        run_table(name, TABLES[name], args.rounds, bots, decisions, args.max_seconds)
-    decisions.table("every decision of the tables above", list(BOTS))
+        if name == CHAINED:
+            run_chained(args.games, args.game_rounds, bots, INTERRUPTS["expert"], decisions,
+                        args.max_seconds * 4 if args.max_seconds else 0.0)
+        else:
+            run_table(name, TABLES[name], args.rounds, bots, decisions, args.max_seconds)
+    decisions.table("every decision of the tables above", [*BOTS, "expert-v1", "expert out of turn"])
 
 
 if __name__ == "__main__":

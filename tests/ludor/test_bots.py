@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ludor import rollouts as fast
-from ludor.bots import BOTS, body, make_expert, vote
+from ludor.bots import BOTS, INTERRUPTS, body, make_expert, make_interrupt, vote
 from ludor.engine import OVER, PLAY, VOTE, LudorEngine, LudorState
 from ludor.greedy import AUTOPLIM_MOVE, PASS, Choice
 from ludor.greedy import PLAY as PLAY_MOVE
 from ludor.hierarchy import POWER_OF, counts_of
-from ludor.knowledge import Knowledge
+from ludor.knowledge import NO_CAP, Knowledge
 from ludoteca.core.rng import Rng
 
 Table = Callable[..., LudorState]
@@ -207,3 +207,60 @@ def test_expert_names_a_lone_joker_for_a_plim(engine: LudorEngine, table: Table,
     assert BOTS["greedy"](view, legal, random.Random(0)) == {"type": "play", "cards": ["JK1"]}
     assert BOTS["expert"](view, legal, random.Random(0)) == named
     assert body(Choice(PLAY_MOVE, tuple(counts_of(["JK1"])), named=POWER_OF["7O"]), ["JK1", "3C"]) == named
+
+
+class TestPassInference:
+    """The expert reads passes: a seat that passed on k cards of a rank holds fewer than k of
+    every rank from it to the As (the greedy model of its rollouts), and its deals keep to it."""
+
+    def test_a_pass_caps_the_ranks_it_could_have_beaten_with(self, engine: LudorEngine, table: Table,
+                                                              run: Run) -> None:
+        state = table([["7O", "7C", "3O", "4O"], ["9O", "4C", "5C"], ["3E", "5E", "6E"], ["8O", "8C", "3B"]])
+        state, _ = run(state, (0, "7O 7C"), (1, "pass"), (2, "pass"))
+        k = Knowledge.from_view(engine.view(state, 3))
+        seven, ace = POWER_OF["7O"], POWER_OF["1O"]
+        assert sorted(k.caps) == [1, 2]
+        for seat in (1, 2):
+            assert [k.caps[seat][p] for p in range(seven, ace + 1)] == [1] * (ace - seven + 1)
+            assert k.caps[seat][:seven] == [NO_CAP] * seven and k.caps[seat][ace + 1:] == [NO_CAP] * 4
+        assert 0 not in Knowledge.from_view(engine.view(state, 1)).caps  # the leader passed nothing
+
+    def test_the_deals_keep_to_the_caps_and_drop_those_they_cannot_meet(self) -> None:
+        fast.seed(7)
+        pool = np.array([4] * 4 + [0] * 6, dtype=np.int64)  # four cards of power 4, six of power 0
+        caps = np.full((3, 15), NO_CAP, dtype=np.int64)
+        caps[1, 4] = 0  # seat 1 holds no card of power 4
+        for _ in range(200):
+            hands = np.zeros((3, 15), dtype=np.int64)
+            room = np.array([0, 5, 5], dtype=np.int64)
+            np.random.shuffle(pool)
+            fast._deal(pool, hands, room, caps, 0)
+            assert list(hands.sum(axis=1)) == [0, 5, 5] and hands[1, 4] == 0 and hands[2, 4] == 4
+        caps[2, 4] = 1  # now nobody may take more than one 4: the caps give way, the deal is still whole
+        hands = np.zeros((3, 15), dtype=np.int64)
+        fast._deal(pool, hands, np.array([0, 5, 5], dtype=np.int64), caps, 0)
+        assert list(hands.sum(axis=1)) == [0, 5, 5] and hands[:, 4].sum() == 4
+
+
+class TestOutOfTurn:
+    """The expert, asked out of turn with the Autoplim, puts it down when that beats waiting."""
+
+    def test_it_cuts_in_before_a_seat_can_go_out(self, engine: LudorEngine, table: Table, run: Run) -> None:
+        """Seat 1 could answer the As with its last card and finish first; the Autoplim now
+        clears the table, and its holder leads its last card and finishes first itself."""
+        state, _ = run(table([["1O", "3O"], ["2C"], ["Autoplim", "3E"]]), (0, "1O"))
+        assert state.trick is not None and state.trick.turn == 1
+        ask = make_interrupt(rollouts=2000, seconds=1.0)
+        view, legal = engine.view(state, 2), engine.legal_actions(state, 2)
+        action = ask(view, legal, random.Random(0))
+        assert action is not None and action["type"] == "play_autoplim" and action in legal
+
+    def test_it_waits_when_there_is_nothing_to_cut_into(self, engine: LudorEngine, table: Table,
+                                                        run: Run) -> None:
+        ask = INTERRUPTS["expert"]
+        state = table([["1O", "3O"], ["2C", "4C"], ["Autoplim", "3E"]])
+        assert ask(engine.view(state, 2), engine.legal_actions(state, 2), random.Random(0)) is None  # empty table
+        state, _ = run(state, (0, "1O"), (1, "pass"))
+        assert state.trick is not None and state.trick.turn == 2  # in turn: the ordinary decision
+        assert ask(engine.view(state, 2), engine.legal_actions(state, 2), random.Random(0)) is None
+        assert ask(engine.view(state, 0), engine.legal_actions(state, 0), random.Random(0)) is None  # no Autoplim

@@ -245,6 +245,18 @@ class TestJoker:
         with pytest.raises(GameOverError):
             engine.apply(state, 1, table.guess(5))
 
+    def test_a_refusal_at_the_joker_counts_the_guesses_instead_of_listing_them(
+            self, table: Table, engine: SpeculationEngine) -> None:
+        for options, count in (({}, 715), ({"joker_guesses": "hands"}, 615)):
+            state = table.clear_tiers(table.playing(options=options), 0)
+            with pytest.raises(IllegalActionError) as err:
+                engine.apply(state, 0, table.guess(3))
+            assert "legal" not in err.value.extra and err.value.extra["legal_count"] == count
+            assert f"{count} legal actions: GET /games/{{id}}/actions" in err.value.detail
+        with pytest.raises(IllegalActionError) as err:  # a short list is still given in full
+            engine.apply(table.playing(), 0, table.joker(3, 4, 6, 9))
+        assert err.value.extra["legal"] == engine.legal_actions(table.playing(), 0)
+
     def test_hands_option_allows_only_possible_hands(self, table: Table, engine: SpeculationEngine) -> None:
         state = table.clear_tiers(table.playing(options={"joker_guesses": "hands"}), 0)
         assert len(engine.legal_actions(state, 0)) == 615
@@ -305,7 +317,10 @@ class TestView:
         theirs = [c["card"] for f in view["boards"][1]["faces"] for c in f["cards"]]
         assert own == [c for face in state.boards[0].cards for c in face]
         assert theirs == ["5C"] + [None] * 15
-        assert view["boards"][0]["set_aside"] is None and view["boards"][1]["set_aside"] is None
+        assert view["boards"][0]["set_aside"] == list(state.boards[0].set_aside)  # its owner's
+        assert view["boards"][1]["set_aside"] is None and engine.view(state, None)["boards"][0]["set_aside"] is None
+        dealt = sorted(c for face in state.boards[0].cards for c in face)
+        assert sorted(view["boards"][0]["set_aside"]) == sorted(set(VALUE_CARDS) - set(dealt))  # known anyway
         assert view["boards"][1]["faces"][0]["down"] is True
         assert view["boards"][1]["target"] == "jacks"
         spectator = engine.view(state, None)

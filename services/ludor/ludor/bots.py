@@ -7,13 +7,14 @@ and legal actions (never the state), and returns one of the legal actions.
   beat it.
 - ``expert``: determinized Monte Carlo (:func:`ludor.simulation.search`): it deals the cards it
   has not seen at random among the other hands (as many as each holds, the cards it knows from
-  its exchange placed), plays every candidate move on the same deal followed by greedy play from
-  everyone (compiled rollouts, :mod:`ludor.rollouts`), and picks the move with the best mean
-  finishing reward; at most :data:`EXPERT_ROLLOUTS` simulated rounds or :data:`EXPERT_SECONDS`
-  per decision.
+  its exchange placed, within what their passes tell: :func:`ludor.knowledge.pass_caps`), plays
+  every candidate move on the same deal followed by greedy play from everyone (compiled
+  rollouts, :mod:`ludor.rollouts`), and picks the move with the best mean finishing reward;
+  at most :data:`EXPERT_ROLLOUTS` simulated rounds or :data:`EXPERT_SECONDS` per decision.
 
 Outside the play all levels vote alike (:func:`vote`) and give back their worst cards.
-Bots act only when the game waits on them, so they play the Autoplim in turn only.
+Asked out of turn (:data:`INTERRUPTS`), the expert may put the Autoplim down when that simulates
+better than waiting; the other levels play it in turn only.
 """
 
 from __future__ import annotations
@@ -25,13 +26,16 @@ from typing import Any
 from ludoteca.core.engine import JSON, Bot
 
 from ludor.engine import HUMAN, ActionType
-from ludor.greedy import AUTOPLIM_MOVE, PASS, Choice, greedy
+from ludor.greedy import AUTOPLIM_MOVE, NONE, PASS, Choice, greedy
 from ludor.hierarchy import POWER_OF, RANK_NAMES, worst
 from ludor.knowledge import Knowledge
-from ludor.simulation import search
+from ludor.simulation import interrupt, search
 
 EXPERT_ROLLOUTS = 2000
 EXPERT_SECONDS = 0.25
+INTERRUPT_ROLLOUTS = 400
+INTERRUPT_SECONDS = 0.05
+"""The budget of one out-of-turn question (two candidates: the Autoplim now, or wait)."""
 
 
 def body(choice: Choice, hand: Sequence[str]) -> JSON:
@@ -96,12 +100,40 @@ def _greedy(k: Knowledge, rng: random.Random) -> Choice:
     return greedy(k.counts, k.trick, k.seat, k.sizes, k.two_of_oros_played, k.rules, k.plim_on)
 
 
-def make_expert(rollouts: int = EXPERT_ROLLOUTS, seconds: float = EXPERT_SECONDS) -> Bot:
-    """An expert bot with its own simulation budget."""
-    return _chosen(lambda k, rng: search(k, rng, rollouts, seconds))
+def make_expert(rollouts: int = EXPERT_ROLLOUTS, seconds: float = EXPERT_SECONDS, infer: bool = True) -> Bot:
+    """An expert bot with its own simulation budget; ``infer=False``: the expert of before it
+    read the others' passes (the benchmark's baseline)."""
+    return _chosen(lambda k, rng: search(k, rng, rollouts, seconds, infer))
+
+
+Interrupt = Callable[[JSON, Sequence[JSON], random.Random], JSON | None]
+"""A bot asked out of turn (it may act then: Ludor's Autoplim): an action of ``legal``, or None
+to let the round go on."""
+
+
+def make_interrupt(rollouts: int = INTERRUPT_ROLLOUTS, seconds: float = INTERRUPT_SECONDS,
+                   infer: bool = True) -> Interrupt:
+    """The expert out of turn: holding the Autoplim, with another seat's play on the table, it
+    simulates putting it down now (declaring the PLIM) against waiting, and acts only if now is
+    better (:func:`ludor.simulation.interrupt`)."""
+    def interrupt_bot(view: JSON, legal: Sequence[JSON], rng: random.Random) -> JSON | None:
+        trick = view["trick"]
+        if (view["phase"] != "play" or trick is None or trick["top"] is None or trick["turn"] == view["seat"]
+                or trick["last_player"] == view["seat"]
+                or not any(a["type"] == ActionType.PLAY_AUTOPLIM for a in legal)):
+            return None
+        choice = interrupt(Knowledge.from_view(view), rng, rollouts, seconds, infer)
+        if choice.kind == NONE:
+            return None
+        action = body(choice, view["hand"])
+        return action if action in legal else None
+    return interrupt_bot
 
 
 greedy_bot = _chosen(_greedy)
 expert_bot = make_expert()
 
 BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot, "expert": expert_bot}
+INTERRUPTS: dict[str, Interrupt] = {"expert": make_interrupt()}
+"""The levels that may act out of turn, and how (the others never do): for the shell's hook
+that asks seats able to act out of turn."""

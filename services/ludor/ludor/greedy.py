@@ -18,6 +18,8 @@ from ludor.trick import Trick
 
 PLAY, PASS, AUTOPLIM_MOVE = ActionType.PLAY, ActionType.PASS, ActionType.PLAY_AUTOPLIM
 """The kinds of a :class:`Choice`: the types of the action bodies they become."""
+NONE = "none"
+"""The kind of the choice that is no move (out of turn: let the round go on)."""
 CONTROL = (TWO, JOKER, AUTOPLIM, TWO_OF_OROS)
 """The cards a greedy player keeps to win tricks late: 2s, jokers, the Autoplim, the 2 de Oros."""
 
@@ -29,7 +31,7 @@ class Choice(NamedTuple):
     """A move: play ``take`` (counts per power), pass, or put down the Autoplim (``plim``: declare).
     ``named``: the rank (power) named for jokers played alone (None: Joker)."""
 
-    kind: ActionType
+    kind: ActionType | str
     take: Take | None = None
     plim: bool = False
     named: int | None = None

@@ -3,21 +3,22 @@ imagine ("determinizations") for the expert bot's simulations.
 
 A seat knows its own hand, the others' card counts, every card played this round, the trick on
 the table, and the cards of its own exchange: a card it gave away that it has not seen played or
-come back is still in the receiver's hand. Every other card not seen is equally likely to be in
-any other hand, in proportion to the room left in it.
+come back is still in the receiver's hand. What the others' passes tell (:func:`pass_caps`)
+limits what their hands may hold. Every other card not seen is equally likely to be in any
+other hand, in proportion to the room left in it (within those limits).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ludoteca.core import codec
 
-from ludor.combos import KIND_NAMES, Combo, Ruleset
-from ludor.hierarchy import POWER_OF, POWERS, RANK_NAMES, counts_of, deck_counts
+from ludor.combos import KIND_NAMES, SET, Combo, Ruleset
+from ludor.hierarchy import AS, POWER_OF, POWERS, RANK_NAMES, counts_of, deck_counts
 from ludor.options import AutoplimPlim, Deck, LudorOptions
 from ludor.trick import Trick
 
@@ -30,6 +31,32 @@ def trick_from_view(data: Mapping[str, Any]) -> Trick:
     top = data["top"]
     return Trick(data["leader"], data["turn"], None if top is None else combo_from_view(top),
                  data["last_player"], frozenset(data["passed"]), frozenset(data["blocked"]))
+
+
+NO_CAP = 99
+"""A power a seat may hold any number of."""
+
+
+def pass_caps(view: Mapping[str, Any]) -> dict[int, list[int]]:
+    """What this round's passes tell: a seat that passed on a set of ``k`` cards of rank ``r``
+    (below the 2s) holds fewer than ``k`` natural cards of every rank from ``r`` to the As, as a
+    player who sheds low and keeps 2s and jokers for control would (the model the expert's
+    rollouts play, :mod:`ludor.greedy`). Cards are only ever shed during a round, so a cap
+    stays true. A seat that passes for tactics breaks the model: the sampler then drops the caps
+    it cannot meet."""
+    caps: dict[int, list[int]] = {}
+    tricks = [*view["tricks"], *([view["trick"]] if view["trick"] else [])]
+    for t in tricks:
+        top: Combo | None = None
+        for m in t["moves"]:
+            if m["action"] == "pass":
+                if top is not None and top.kind == SET and top.power <= AS:
+                    cap = caps.setdefault(m["seat"], [NO_CAP] * POWERS)
+                    for q in range(top.power, AS + 1):
+                        cap[q] = min(cap[q], top.size - 1)
+            elif m["combo"] is not None:
+                top = combo_from_view(m["combo"])
+    return caps
 
 
 def played_cards(view: Mapping[str, Any]) -> list[str]:
@@ -55,6 +82,9 @@ class Knowledge:
     """Counts per power of the other cards in the others' hands."""
     players: list[str]
     """Each seat's kind: ``human`` or ``bot:<level>`` (public)."""
+    caps: dict[int, list[int]] = field(default_factory=dict)
+    """What passes tell (:func:`pass_caps`): per other seat, the most cards of each power it can
+    hold (absent: no limit)."""
 
     @property
     def n(self) -> int:
@@ -82,13 +112,19 @@ class Knowledge:
         for powers in known.values():
             for p in powers:
                 unseen[p] -= 1
+        caps = {s: c for s, c in pass_caps(view).items() if s != seat}
+        for s, powers in known.items():  # a card known to be there overrides a cap
+            for p in powers:
+                if s in caps:
+                    caps[s][p] = max(caps[s][p], powers.count(p))
         return cls(seat, hand, counts_of(hand), list(view["hand_counts"]), trick_from_view(view["trick"]),
                    list(view["finished"]), bool(view["two_of_oros_played"]), options.rules,
-                   options.autoplim_plim, known, unseen, list(view["players"]))
+                   options.autoplim_plim, known, unseen, list(view["players"]), caps)
 
     def sample(self, rng: random.Random) -> list[list[int]]:
         """Every seat's hand as counts: its own as it is, the others dealt at random from the
-        unseen cards (after the cards known to be there)."""
+        unseen cards (after the cards known to be there; without the pass caps, which the
+        expert's compiled deal, :func:`ludor.rollouts._deal`, applies)."""
         pool = [p for p in range(POWERS) for _ in range(self.unseen[p])]
         rng.shuffle(pool)
         hands = []

@@ -22,8 +22,8 @@ from numba import njit
 # Powers and kinds (the same numbers as ludor.hierarchy / ludor.combos).
 TWO, JOKER, AUTOPLIM, TWO_OF_OROS, POWERS = 11, 12, 13, 14, 15
 SET, STRAIGHT, AUTOPLIM_PLAY, TWO_OF_OROS_PLAY = 0, 1, 2, 3
-# Moves.
-M_PLAY, M_PASS, M_AUTOPLIM = 0, 1, 2
+# Moves (M_NONE: a candidate that is no move, see evaluate).
+M_PLAY, M_PASS, M_AUTOPLIM, M_NONE = 0, 1, 2, 3
 # The Autoplim's PLIM clause.
 PLIM_MODES = {"match": 0, "always": 1, "off": 2}
 P_MATCH, P_ALWAYS, P_OFF = 0, 1, 2
@@ -548,11 +548,54 @@ def _play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, ru
 
 
 @njit(cache=True)
-def evaluate(me, own, sizes, unseen, known, t0, passed0, blocked0, finished0,  # type: ignore[no-untyped-def]
-             moves, cand_takes, declares, cand_named, deals, seed, straights, run, run_index, plim_mode, policies,
-             totals):
+def _deal(pool, hands, room, caps, me):  # type: ignore[no-untyped-def]
+    """Deal the shuffled ``pool`` into ``hands`` (``room[s]`` more cards each, none to ``me``,
+    until every hand is full):
+    each card to a seat with room, drawn in proportion to the room left (a uniform deal), among
+    the seats whose cap for its power (``caps[s, p]``) it does not exceed; when no seat may take
+    it, the caps give way for that card. The cards of a capped power go first (while every seat
+    still has room for them), then the others."""
+    n = len(room)
+    limited = np.zeros(POWERS, dtype=np.bool_)
+    for s in range(n):
+        for p in range(POWERS):
+            if s != me and caps[s, p] < room[s] + hands[s, p]:
+                limited[p] = True
+    for step in range(2 * len(pool)):
+        i = step % len(pool)
+        p = pool[i]
+        if limited[p] != (step < len(pool)):
+            continue
+        total = 0
+        for s in range(n):
+            if s != me and room[s] > 0 and hands[s, p] < caps[s, p]:
+                total += room[s]
+        capped = total > 0
+        if not capped:
+            for s in range(n):
+                if s != me:
+                    total += room[s]
+        if total == 0:  # every hand is full (the pool may hold more: cards out of the round)
+            break
+        r = np.random.randint(total)
+        for s in range(n):
+            if s == me or room[s] <= 0 or (capped and hands[s, p] >= caps[s, p]):
+                continue
+            r -= room[s]
+            if r < 0:
+                hands[s, p] += 1
+                room[s] -= 1
+                break
+
+
+@njit(cache=True)
+def evaluate(me, own, sizes, unseen, known, caps, t0, passed0, blocked0,  # type: ignore[no-untyped-def]
+             finished0, moves, cand_takes, declares, cand_named, deals, seed, straights, run, run_index, plim_mode,
+             policies, totals):
     """Add to ``totals[c]`` the reward of candidate ``c`` on each of ``deals`` random deals of the
-    ``unseen`` cards among the other seats (after their ``known`` cards)."""
+    ``unseen`` cards among the other seats (after their ``known`` cards, within their ``caps``:
+    :func:`_deal`). A candidate ``M_NONE`` is no move: the round goes on as it stands (the
+    Autoplim's holder waiting instead of putting it down out of turn)."""
     np.random.seed(seed)
     n = len(sizes)
     pool = np.zeros(np.sum(unseen), dtype=np.int64)
@@ -571,18 +614,15 @@ def evaluate(me, own, sizes, unseen, known, t0, passed0, blocked0, finished0,  #
     take = np.zeros(POWERS, dtype=np.int64)
     takes = np.zeros((16, POWERS), dtype=np.int64)
     powers = np.zeros(16, dtype=np.int64)
+    room = np.zeros(n, dtype=np.int64)
     for _ in range(deals):
         np.random.shuffle(pool)
-        at = 0
         for s in range(n):
             hands0[s, :] = known[s]
+            room[s] = 0 if s == me else sizes[s] - np.sum(known[s])
             if s == me:
                 hands0[s, :] = own
-                continue
-            room = sizes[s] - np.sum(known[s])
-            for i in range(room):
-                hands0[s, pool[at + i]] += 1
-            at += room
+        _deal(pool, hands0, room, caps, me)
         for c in range(len(moves)):
             hands[:, :] = hands0
             sz[:] = sizes
@@ -590,8 +630,9 @@ def evaluate(me, own, sizes, unseen, known, t0, passed0, blocked0, finished0,  #
             passed[:] = passed0
             blocked[:] = blocked0
             finished[:] = finished0
-            apply(hands, sz, t, passed, blocked, finished, me, moves[c], cand_takes[c], declares[c], straights,
-                  run, run_index, plim_mode, cand_named[c])
+            if moves[c] != M_NONE:
+                apply(hands, sz, t, passed, blocked, finished, me, moves[c], cand_takes[c], declares[c], straights,
+                      run, run_index, plim_mode, cand_named[c])
             position = _play_out(hands, sz, t, passed, blocked, finished, me, straights, run, run_index, plim_mode,
                                  policies, take, takes, powers)
             totals[c] += reward(position, n)

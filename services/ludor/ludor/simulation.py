@@ -2,12 +2,14 @@
 :mod:`ludor.rollouts`.
 
 From what its seat knows (:class:`ludor.knowledge.Knowledge`), the expert deals the unseen cards
-at random among the other hands, tries every candidate move (:func:`ludor.greedy.candidates`) on
-that same deal, lets everyone play on to the end of the round, and scores its finishing position.
+at random among the other hands (within what their passes tell, unless ``infer`` is off), tries
+every candidate move (:func:`ludor.greedy.candidates`) on that same deal, lets everyone play on
+to the end of the round, and scores its finishing position.
 In those rollouts the seats the table lists as ``bot:random`` play at random, every other seat
 (humans included, and the expert itself) plays greedy. Deals are drawn in batches until the
 simulation budget or the time cap is spent; the candidate with the best total wins (ties: the
-first, i.e. the cheapest).
+first, i.e. the cheapest). Out of turn, holding the Autoplim, it weighs putting it down now
+against waiting the same way (:func:`interrupt`).
 """
 
 from __future__ import annotations
@@ -18,34 +20,53 @@ import time
 import numpy as np
 
 from ludor import rollouts as fast
-from ludor.greedy import AUTOPLIM_MOVE, PASS, Choice, candidates
+from ludor.greedy import AUTOPLIM_MOVE, NONE, PASS, Choice, autoplim_choice, candidates
 from ludor.hierarchy import POWERS
-from ludor.knowledge import Knowledge
+from ludor.knowledge import NO_CAP, Knowledge
 
 DEALS_PER_BATCH = 8
 
 
 def _moves(options: list[Choice]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    moves = np.array([fast.M_PASS if c.kind == PASS else fast.M_AUTOPLIM if c.kind == AUTOPLIM_MOVE
-                      else fast.M_PLAY for c in options], dtype=np.int64)
+    kinds = {PASS: fast.M_PASS, AUTOPLIM_MOVE: fast.M_AUTOPLIM, NONE: fast.M_NONE}
+    moves = np.array([kinds.get(c.kind, fast.M_PLAY) for c in options], dtype=np.int64)
     takes = np.array([c.take if c.take is not None else (0,) * POWERS for c in options], dtype=np.int64)
     declares = np.array([c.plim for c in options], dtype=np.bool_)
     named = np.array([-1 if c.named is None else c.named for c in options], dtype=np.int64)
     return moves, takes, declares, named
 
 
-def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float) -> Choice:
+WAIT = Choice(NONE)
+"""The Autoplim's holder, out of turn, lets the round go on (:func:`interrupt`)."""
+
+
+def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float, infer: bool = True) -> Choice:
     """The candidate with the best mean reward over at most ``rollouts`` simulations (at least
-    one deal) or ``seconds``."""
+    one deal) or ``seconds``; ``infer``: the deals respect what the others' passes tell."""
     options = candidates(k.counts, k.trick, k.rules, k.plim_on)
     if len(options) == 1:
         return options[0]
+    return _best(k, options, rng, rollouts, seconds, infer)
+
+
+def interrupt(k: Knowledge, rng: random.Random, rollouts: int, seconds: float, infer: bool = True) -> Choice:
+    """Out of turn, holding the Autoplim with a play on the table: put it down now (declaring the
+    PLIM) or wait (:data:`WAIT`), whichever simulates better."""
+    return _best(k, [WAIT, autoplim_choice(k.trick, k.plim_on)], rng, rollouts, seconds, infer)
+
+
+def _best(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: int, seconds: float,
+          infer: bool) -> Choice:
     n = k.n
     moves, takes, declares, named = _moves(options)
     known = np.zeros((n, POWERS), dtype=np.int64)
     for seat, powers in k.known.items():
         for p in powers:
             known[seat, p] += 1
+    caps = np.full((n, POWERS), NO_CAP, dtype=np.int64)
+    if infer:
+        for seat, cap in k.caps.items():
+            caps[seat] = cap
     trick = k.trick
     t0 = fast.trick_array(trick.leader, trick.turn, trick.top, trick.last,
                           k.two_of_oros_played, len(k.finished))
@@ -63,8 +84,8 @@ def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float) -> C
     deadline = time.perf_counter() + seconds
     deals = 0
     while True:
-        fast.evaluate(k.seat, own, sizes, unseen, known, t0, passed, blocked, finished, moves, takes, declares,
-                      named, batch, rng.getrandbits(31), k.rules.straights, run, run_index,
+        fast.evaluate(k.seat, own, sizes, unseen, known, caps, t0, passed, blocked, finished, moves, takes,
+                      declares, named, batch, rng.getrandbits(31), k.rules.straights, run, run_index,
                       fast.PLIM_MODES[k.plim_mode], policies, totals)
         deals += batch
         if (deals + batch) * len(options) > rollouts or time.perf_counter() > deadline:

@@ -63,6 +63,10 @@ MAX_ITEMS = 30
 """The most items of clothing a seat may report (legal actions list every count up to it)."""
 
 
+MAX_LISTED_IN_ERRORS = 64
+"""A refusal lists the seat's legal actions up to this many (the 31 clothing counts, the 10 values);
+beyond (the joker's 715 or 615 guesses) it gives their count (``legal_count``)."""
+
 MAX_GUESSES = 2000
 """Guesses (both seats', tier and joker ones together) the action bound allows after the ritual."""
 RITUAL_ACTIONS = 3
@@ -340,7 +344,13 @@ class SpeculationEngine:
         }
 
     def _illegal(self, state: State, seat: int, detail: str) -> IllegalActionError:
-        return IllegalActionError(detail, legal=self.legal_actions(state, seat))
+        """The refusal with the seat's legal actions; at the joker, where they are 715 (615), only
+        their count and where to read them (an error body of ~25 KB helps nobody)."""
+        legal = self.legal_actions(state, seat)
+        if len(legal) > MAX_LISTED_IN_ERRORS:
+            return IllegalActionError(f"{detail} You have {len(legal)} legal actions: "
+                                      "GET /games/{id}/actions lists them.", legal_count=len(legal))
+        return IllegalActionError(detail, legal=legal)
 
     def _report_clothing(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
         n = _int(action, "items", 0, MAX_ITEMS)
@@ -475,8 +485,9 @@ HIDDEN_CARDS: Secret[State] = Secret(
     "the cards of a seat's board not found yet: its owner's until the game is over (found cards are public)",
     lambda state, viewer, owner: viewer == owner or state.phase is Phase.OVER)
 SET_ASIDE: Secret[State] = Secret(
-    "the four cards a seat's deal set aside: nobody's until the game is over",
-    lambda state, viewer, owner: state.phase is Phase.OVER)
+    "the four cards a seat's deal set aside: its owner's (he knows them anyway: they are his 20 "
+    "black value cards less the 16 on his board), everyone's once the game is over",
+    lambda state, viewer, owner: viewer == owner or state.phase is Phase.OVER)
 SECRETS: tuple[Secret[State], ...] = (SEALED_REPORT, HIDDEN_CARDS, SET_ASIDE)
 """Everything private in Speculation (the RNG is in no view). The rest is public: who has
 reported, the race, the turn, the found cards, both records (they mirror the found cards) and

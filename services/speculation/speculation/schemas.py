@@ -118,7 +118,8 @@ class BoardSchema(Schema):
                            metadata={"description": "The tier the opponent attacks now"})
     faces = fields.List(fields.Nested(FaceCardSchema), required=True, metadata={"description": "Left to right"})
     set_aside = fields.List(fields.String(), required=True, allow_none=True,
-                            metadata={"description": "The 4 cards set aside: null until the game is over"})
+                            metadata={"description": "The 4 cards set aside: shown to the board's owner, to the others "
+                                                    "null until the game is over"})
 
 
 class RecordFaceSchema(Schema):

@@ -315,6 +315,9 @@ def game_schemas(d: GameDefinition, options_schema: type[ma.Schema] | None = Non
         "__doc__": "409: the game's state does not allow this now.",
         "legal": fields.List(ActionRef(action_component), metadata={
             "description": "Your legal actions now (an illegal action)"}),
+        "legal_count": fields.Integer(metadata={
+            "description": "How many legal actions you have, instead of `legal` when they are too many to list "
+                           "in an error (`GET /games/{id}/actions` lists them)"}),
         "templates": fields.List(ActionRef(action_component), metadata={
             "description": "Your free-text actions, with placeholders (beside `legal`)"}),
         "to_act": fields.List(fields.Integer(), metadata={"description": "The seats the game waits on "
