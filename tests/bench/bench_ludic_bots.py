@@ -1,18 +1,21 @@
 """Benchmark: the strength and speed of Ludic's expert Seeker.
 
-    python tests/bench/bench_ludic_bots.py [--quick] [--rules 200] [--space-rules 200] [--games 30]
-        [--level-rounds 10] [--seed 7]
+    python tests/bench/bench_ludic_bots.py [--quick] [--rules 200] [--space-rules 200] [--human 165]
+        [--games 30] [--level-rounds 10] [--seed 7]
 
-Prints, for random rules of each difficulty of the Vexer catalogue (and for random rules of the whole
-hypothesis space, sparse ones included), the expert Seeker's solve rate and the mean and worst
-number of actions (queries + plays + guesses) before its correct guess, measured in the drill
-(one Seeker, a deck that never runs out: `ludic/drill.py`), with the turns spent drawing apart;
+Prints, for random rules of each difficulty band of the Vexer catalogue (and for random rules of the
+whole hypothesis space, sparse ones included), the expert Seeker's solve rate and the mean and worst
+number of actions (queries + plays + guesses) before its correct guess, with its standard error,
+measured in the drill (one Seeker, a deck that never runs out: `ludic/drill.py`) against the Vexer
+bot's hints (the counterexample that tells least), with the turns spent drawing apart; then the
+rules written the way people write them (`tests/ludic/human_rules.txt`, `--human` drills in all,
+at most 40 actions each): how often the expert finds them within 40 actions;
 the hypothesis space size; the median, p95, p99 and worst time of one decision (CPU time of the
 process, and wall clock). Then whole rounds of
 real 3-seat games (engine, real deck limits): how often a Seeker finds the rule. Last, the
 decision time (p50/p99, ms) of every bot level in each role: ``--level-rounds`` rounds per level
 with all three seats at that level, and the decisions of the rounds above.
-``--quick`` (about 10 s) prints the same figures from fewer rules and rounds, with sample sizes
+``--quick`` (well under a minute) prints the same figures from fewer rules and rounds, with sample sizes
 and standard errors; the figures in RULES.md come from the full defaults. Progress goes to
 stderr every few seconds.
 """
@@ -24,17 +27,21 @@ import random
 import statistics
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from bot_timing import Decisions, mean_se, percentile, progress, proportion_se, sizes
-from ludic.bots import BOTS, expert_seeker
+from ludic.bots import BOTS, expert_seeker, least_telling
 from ludic.catalogue import DIFFICULTIES, vexer_rules
 from ludic.drill import DrillResult, drill
 from ludic.engine import LudicEngine
 from ludic.space import space
+from ludic.tables import table_of
 from ludoteca.core.engine import JSON
 from ludoteca.core.rng import Rng
 
 MAX_ACTIONS = 80
+HUMAN_ACTIONS = 40
+HUMAN_RULES = Path(__file__).parents[1] / "ludic" / "human_rules.txt"
 
 
 class Timed:
@@ -64,6 +71,10 @@ def report(label: str, results: list[DrillResult]) -> None:
           f"{statistics.mean(r.guesses for r in solved):>6.2f}")
 
 
+def vexer_hint(view: JSON, rule: int, wrong: list[int]) -> int:
+    return least_telling(space(), view, rule, wrong)
+
+
 def bench_drills(n_rules: int, n_space: int, seed: int) -> None:
     started = time.perf_counter()
     sp = space()
@@ -71,7 +82,7 @@ def bench_drills(n_rules: int, n_space: int, seed: int) -> None:
     drill(catalogue[0].obey, expert_seeker, random.Random(0))  # first decisions: lazy caches
     print(f"hypothesis space: {len(sp)} distinct truth tables ({len(sp.atoms)} atoms, pairs with and/or); "
           f"loading the space and warming up the bot took {time.perf_counter() - started:.2f} s once per process")
-    print(f"drill: one expert Seeker, hand of 4, endless deck, at most {MAX_ACTIONS} actions\n")
+    print(f"drill: one expert Seeker, hand of 4, endless deck, at most {MAX_ACTIONS} actions, the Vexer bot's hints\n")
     print(f"{'rules':<22} {'n':>5} {'solved':>8} {'mean':>6} {'(SE)':>6} {'worst':>6} {'draws':>6} "
           f"{'query':>6} {'play':>6} {'guess':>6}   (actions before the correct guess)")
     rng = random.Random(seed)
@@ -83,7 +94,7 @@ def bench_drills(n_rules: int, n_space: int, seed: int) -> None:
     def drills(rules: Sequence[int]) -> list[DrillResult]:
         out = []
         for rule in rules:
-            out.append(drill(rule, timed, random.Random(rng.random()), max_actions=MAX_ACTIONS))
+            out.append(drill(rule, timed, random.Random(rng.random()), max_actions=MAX_ACTIONS, vexer=vexer_hint))
             tick(len(everything) + len(out), total)
         return out
 
@@ -102,6 +113,40 @@ def bench_drills(n_rules: int, n_space: int, seed: int) -> None:
         ms = [1000 * t for t in seconds]
         print(f"one decision, {name}: median {statistics.median(ms):.2f} ms, p95 {percentile(ms, 0.95):.2f} ms, "
               f"p99 {percentile(ms, 0.99):.2f} ms, worst {max(ms):.2f} ms over {len(ms)} decisions")
+
+
+def bench_human(n_drills: int, seed: int) -> None:
+    """``n_drills`` drills (at most 40 actions) of the rules of tests/ludic/human_rules.txt, taken
+    in a shuffled order, every rule once before any twice."""
+    texts = [x.strip() for x in HUMAN_RULES.read_text().splitlines() if x.strip() and not x.startswith("#")]
+    sp = space()
+    rng = random.Random(seed + 2)
+    order = rng.sample(texts, len(texts))
+    timed = Timed()
+    tick = progress("human rules")
+    results: list[tuple[bool, DrillResult]] = []
+    for k in range(n_drills):
+        mask = table_of(order[k % len(order)]).obey
+        outside = sp.index_of(mask) is None
+        results.append((outside, drill(mask, timed, random.Random(rng.random()), max_actions=HUMAN_ACTIONS,
+                                       vexer=vexer_hint)))
+        tick(k + 1, n_drills)
+    outside_rules = sum(sp.index_of(table_of(t).obey) is None for t in texts)
+    print(f"\nhuman rules (tests/ludic/human_rules.txt: {len(texts)} rules, {outside_rules} outside the space), "
+          f"{n_drills} drills, at most {HUMAN_ACTIONS} actions:")
+    for label, chosen in (("all", results), ("outside the space", [x for x in results if x[0]]),
+                          ("inside the space", [x for x in results if not x[0]])):
+        found = [r for _, r in chosen if r.solved]
+        if not chosen:
+            continue
+        rate = len(found) / len(chosen)
+        actions = [r.actions for r in found]
+        print(f"  {label:<18} found within {HUMAN_ACTIONS} actions in {100 * rate:.1f}% "
+              f"(± {100 * proportion_se(rate, len(chosen)):.1f}%, n={len(chosen)}); mean actions when found "
+              f"{statistics.mean(actions):.1f} ± {mean_se(actions):.1f}")
+    ms = sorted(1000 * t for t in timed.cpu)
+    print(f"  one decision, CPU time: median {statistics.median(ms):.2f} ms, p99 {percentile(ms, 0.99):.2f} ms, "
+          f"worst {max(ms):.2f} ms over {len(ms)} decisions")
 
 
 def play_round(engine: LudicEngine, players: list[str], seed: int, g: int, decisions: Decisions) -> bool:
@@ -146,9 +191,11 @@ def bench_levels(n_rounds: int, seed: int, decisions: Decisions) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    args = sizes(parser, {"rules": 200, "space_rules": 200, "games": 30, "level_rounds": 10, "seed": 7},
-                 {"rules": 40, "space_rules": 40, "games": 10, "level_rounds": 4})
+    args = sizes(parser, {"rules": 200, "space_rules": 200, "human": 165, "games": 30, "level_rounds": 10, "seed": 7},
+                 {"rules": 12, "space_rules": 8, "human": 20, "games": 2, "level_rounds": 1})
     bench_drills(args.rules, args.space_rules, args.seed)
+    if args.human:
+        bench_human(args.human, args.seed)
     decisions = Decisions()
     if args.games:
         bench_games(args.games, args.seed, decisions)

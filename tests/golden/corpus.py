@@ -56,6 +56,12 @@ RANDOM_PLAY_OPTIONS: dict[str, JSON] = {"ludic": {"round_limit": 1}, "ludor": {"
 game's random play would last to its round bound: a short game keeps the corpus small."""
 
 
+CAPPED_OPTIONS: dict[str, JSON] = {"ludic": {"round_limit": 4}}
+"""Options under every other table of a game whose strong bots may play on to its round bound
+(a hard Vexer's rule is seldom found: a table of them lasts 100 rounds, thousands of steps): four
+rounds still reach every phase, the scoring and the end by the limit; a table's own options win."""
+
+
 def canonical(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
@@ -156,9 +162,11 @@ def tables(game: str) -> Iterator[Table]:
     levels = sorted(definition.bots)
     counts = list(range(engine.min_seats, engine.max_seats + 1))
     short = RANDOM_PLAY_OPTIONS.get(game, {})
+    capped = CAPPED_OPTIONS.get(game, {})
     for i, level in enumerate(levels):
         n = counts[i % len(counts)]
-        yield Table(f"all-{level}-{n}", [f"bot:{level}"] * n, [f"bot:{level}"] * n, short if level == "random" else {})
+        bots = [f"bot:{level}"] * n
+        yield Table(f"all-{level}-{n}", bots, bots, short if level == "random" else capped)
     for n in counts:
         yield Table(f"humans-{n}", ["human"] * n, ["random"] * n, short)
     n = engine.max_seats
@@ -168,11 +176,11 @@ def tables(game: str) -> Iterator[Table]:
         n = counts[(k + 1) % len(counts)]
         play = [f"bot:{levels[(i + k) % len(levels)]}" for i in range(n)]
         seats = [p if i % 2 else "human" for i, p in enumerate(play)]
-        yield Table(f"options{k}-{n}", seats, play, options)
+        yield Table(f"options{k}-{n}", seats, play, {**capped, **options})
     for k, options in enumerate(BOT_TABLE_SAMPLES.get(game, []), 1):
         n = counts[k % len(counts)]
         play = [f"bot:{levels[(i + k) % len(levels)]}" for i in range(n)]
-        yield Table(f"bots-options{k}-{n}", play, play, options)
+        yield Table(f"bots-options{k}-{n}", play, play, {**capped, **options})
     for name in SCRIPTS.get(game, {}):
         n = engine.min_seats
         yield Table(f"script-{name}-{n}", ["human"] * n, [f"script:{name}"] * n, {})
