@@ -111,8 +111,8 @@ def play_whole_game(game: str, gen: Generated, base: str) -> dict[str, Any]:
     advisor = definition.bots[level]
     seat_kind = getattr(models, f"{prefix}SeatKind")
     seats = [seat_kind("human")] + [seat_kind(f"bot:{level}")] * (definition.engine.min_seats - 1)
-    body = getattr(models, f"{prefix}CreateGame")(seats=seats, name="client",
-                                                  options=models.Options.from_dict(OPTIONS.get(game, {})))
+    options = getattr(models, f"{prefix}Options").from_dict(OPTIONS.get(game, {}))
+    body = getattr(models, f"{prefix}CreateGame")(seats=seats, name="client", options=options)
     created = create_game.sync_detailed(client=public, body=body)
     assert created.status_code == 201, created.content
     grant = created.parsed

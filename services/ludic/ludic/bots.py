@@ -75,7 +75,7 @@ def vexer_action(view: JSON, legal: Sequence[JSON], rng: random.Random, difficul
     choices = [a for a in legal if a["type"] in ("choose_flip", "choose_hint")]
     if choices and choices[0]["type"] == "choose_flip":
         return dict(choices[0])  # the oldest set after the initial one
-    if choices and view.get("rule"):
+    if choices and view.get("rule") and difficulty is not None:  # the random Vexer picks at random
         sets = [set_of_codes(c["top"], c["bottom"]) for c in choices]
         chosen = least_telling(space(), view, table_of(view["rule"]).obey, sets)
         return dict(choices[sets.index(chosen)])
