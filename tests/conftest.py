@@ -135,6 +135,22 @@ def worker(supervisor: Supervisor, redis_url: str, tmp_path_factory: pytest.Temp
     yield log
 
 
+@pytest.fixture()
+def idle_worker(worker: Path, settings: Settings) -> Path:
+    """The session's worker with its game queues emptied first. Every in-process app of this
+    xdist process dispatches to the same broker, so the bot turns of tables other test files
+    created and left (schemathesis creates hundreds, some of Ludic's hard bots, which play on to
+    the 100-round bound) would queue ahead of a test that waits for its own table to end; without
+    their queued turn those tables stop (at most the worker's two tasks in flight go on)."""
+    broker = redis.Redis.from_url(settings.broker_url)
+    try:
+        for queue in registry.names():
+            broker.delete(queue, *broker.scan_iter(match=f"{queue}\x06\x16*"))
+    finally:
+        broker.close()
+    return worker
+
+
 def wait_until(predicate: Callable[[], bool], timeout: float = 60.0, interval: float = 0.1) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
