@@ -36,6 +36,7 @@ from ludoteca.core.engine import (
     Information,
     Part,
     Secret,
+    StateEngine,
     Viewer,
     owner_only,
     view_of,
@@ -205,13 +206,14 @@ RNG; the rule is the Vexer's, each hand and hint its Seeker's, the deck nobody's
 :data:`MAX_ACTIONS` actions (and :data:`MAX_ROUNDS` rounds)."""
 
 
-class LudicEngine:
+class LudicEngine(StateEngine[LudicState]):
     """The Engine of 2-card Ludic for 3 to 5 seats (:data:`DECLARATION`).
 
     Every handler takes the state and returns a new one (``replace``); none changes what it is
     given. ``apply`` gives them their own copy of the RNG, the only mutable part of a state."""
 
     declaration = DECLARATION
+    state_type = LudicState
     min_seats = DECLARATION.min_seats
     max_seats = DECLARATION.max_seats
 
@@ -686,14 +688,6 @@ class LudicEngine:
         return GameResult(tuple(state.winners), tuple(float(s) for s in state.scores),
                           {"scores": list(state.scores), "ludic": sorted(state.ludic),
                            "rounds": len(state.rounds), "won_by": won_by, "bound": bound})
-
-    def dump(self, state: LudicState) -> JSON:
-        """Every field of the state, by the shared codec (the stored shape of before it)."""
-        return codec.dump(state)
-
-    def load(self, data: Mapping[str, Any]) -> LudicState:
-        return codec.load(LudicState, data)
-
 
 
 # ---- what each seat may see ----------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ludoteca.adapters.hosting.schemas import StrictBoolean, named_enum, strict_integer
+from ludoteca.service_layer.fields import StrictBoolean, named_enum, strict_integer
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from ludic.engine import ActionType, Choice, EndedBy, Logged, Role

@@ -31,7 +31,7 @@ from typing import Any
 
 from ludoteca.core import codec
 from ludoteca.core.dice import roll_all
-from ludoteca.core.engine import JSON, Chance, Declaration, Event, GameResult, Information, Part, view_of
+from ludoteca.core.engine import JSON, Chance, Declaration, Event, GameResult, Information, Part, StateEngine, view_of
 from ludoteca.core.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
 from ludoteca.core.rng import Rng
 
@@ -50,7 +50,6 @@ ACTIONS_PER_TURN = 25
 """The action bound allows this many actions per turn on average over :data:`MAX_ROUNDS` full
 rounds (a turn averages about 3.5 throws for a player who never holds: every throw busts with
 chance 23/81)."""
-
 
 
 class Phase(StrEnum):
@@ -185,10 +184,11 @@ class LudixState:
         return numerals_of(canonical(self.throw)) if self.throw else ()
 
 
-class LudixEngine:
+class LudixEngine(StateEngine[LudixState]):
     """Implements :class:`ludoteca.core.engine.Engine` for Ludix."""
 
     declaration = DECLARATION
+    state_type = LudixState
     min_seats = DECLARATION.min_seats
     max_seats = DECLARATION.max_seats
 
@@ -371,15 +371,6 @@ class LudixEngine:
                 "bound": self.bound_reached(state),
             },
         )
-
-    # -- codec ------------------------------------------------------------------------------
-    def dump(self, state: LudixState) -> JSON:
-        """Every field of the state (its options flattened in), by the shared codec."""
-        return codec.dump(state)
-
-    def load(self, data: Mapping[str, Any]) -> LudixState:
-        """Inverse of :meth:`dump` (a field added later takes its default)."""
-        return codec.load(LudixState, data)
 
 
 def _throw_view(state: LudixState) -> JSON | None:

@@ -6,7 +6,7 @@ are generated from it); the action schemas validate bodies before the engine jud
 
 from __future__ import annotations
 
-from ludoteca.adapters.hosting.schemas import strict_integer
+from ludoteca.service_layer.fields import strict_integer
 from marshmallow import RAISE, Schema, fields, validate
 
 from ludix.engine import CALL, DEFAULT_TARGET, HOLD, MAX_SEATS, MAX_TARGET, MIN_TARGET, ROLL

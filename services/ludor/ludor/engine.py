@@ -48,6 +48,7 @@ from ludoteca.core.engine import (
     Information,
     Part,
     Secret,
+    StateEngine,
     Viewer,
     owner_only,
     view_of,
@@ -293,10 +294,11 @@ def _set(items: tuple[Any, ...], at: int, value: Any) -> tuple[Any, ...]:
 Handler = Callable[["LudorState", int, Mapping[str, Any], list[Event]], "LudorState"]
 
 
-class LudorEngine:
+class LudorEngine(StateEngine[LudorState]):
     """The :class:`ludoteca.core.engine.Engine` of Ludor."""
 
     declaration = DECLARATION
+    state_type = LudorState
     min_seats = DECLARATION.min_seats
     max_seats = DECLARATION.max_seats
 
@@ -703,14 +705,6 @@ class LudorEngine:
             "titles": _values(state.titles), "orders": [list(r.order) for r in state.rounds],
             "bound": bound,
         })
-
-    # -- codec ---------------------------------------------------------------------------------
-    def dump(self, state: LudorState) -> JSON:
-        """Every field of the state, by the shared codec (the stored shape of before it)."""
-        return codec.dump(state)
-
-    def load(self, data: Mapping[str, Any]) -> LudorState:
-        return codec.load(LudorState, data)
 
 
 # -- what each seat may see ----------------------------------------------------------------------

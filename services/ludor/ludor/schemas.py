@@ -10,7 +10,7 @@ import dataclasses
 from enum import StrEnum
 from typing import Any
 
-from ludoteca.adapters.hosting.schemas import StrictBoolean, named_enum, strict_integer
+from ludoteca.service_layer.fields import StrictBoolean, named_enum, strict_integer
 from marshmallow import RAISE, Schema, fields, validate
 
 from ludor.combos import KIND_NAMES

@@ -48,6 +48,7 @@ from ludoteca.core.engine import (
     Information,
     Part,
     Secret,
+    StateEngine,
     Viewer,
     view_of,
 )
@@ -221,10 +222,11 @@ def _int(action: Mapping[str, Any], key: str, lo: int, hi: int) -> int | None:
     return None
 
 
-class SpeculationEngine:
+class SpeculationEngine(StateEngine[State]):
     """The :class:`ludoteca.core.engine.Engine` of Speculation."""
 
     declaration = DECLARATION
+    state_type = State
     min_seats = DECLARATION.min_seats
     max_seats = DECLARATION.max_seats
 
@@ -467,14 +469,6 @@ class SpeculationEngine:
             scores=tuple(1.0 if s == state.winner else 0.0 for s in SEATS),
             summary=summary,
         )
-
-    # -- codec --------------------------------------------------------------------------------
-    def dump(self, state: State) -> JSON:
-        """Every field of the state, by the shared codec (the stored shape of before it)."""
-        return codec.dump(state)
-
-    def load(self, data: Mapping[str, Any]) -> State:
-        return codec.load(State, data)
 
 
 # -- what each seat may see ----------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from enum import StrEnum
 
-from ludoteca.adapters.hosting.schemas import named_enum
+from ludoteca.service_layer.fields import named_enum
 from marshmallow import RAISE, Schema, fields, validate
 
 from speculation.board import VALUES, Tier

@@ -132,6 +132,11 @@ class Engine(Protocol[S]):
         """``None`` while the game goes on."""
         ...
 
+    def opening_events(self, state: S) -> list[Event]:
+        """The events a new game already holds (Ludor's first deal), which ``new_game`` cannot
+        return; the shell records them after ``GameCreated``. Most games have none."""
+        ...
+
     def dump(self, state: S) -> JSON:
         """The whole state as JSON-able data (RNG included): the store's codec and the replay."""
         ...
@@ -139,6 +144,23 @@ class Engine(Protocol[S]):
     def load(self, data: Mapping[str, Any]) -> S:
         """Inverse of ``dump``."""
         ...
+
+
+class StateEngine(Generic[S]):
+    """What every engine derives from its state's type rather than writes: ``dump``/``load`` by
+    the shared codec (:mod:`ludoteca.core.codec`, a field added later takes its default) and no
+    opening events. An engine names its frozen state dataclass in ``state_type``."""
+
+    state_type: type[S]
+
+    def dump(self, state: S) -> JSON:
+        return codec.dump(state)
+
+    def load(self, data: Mapping[str, Any]) -> S:
+        return codec.load(self.state_type, data)
+
+    def opening_events(self, state: S) -> list[Event]:
+        return []
 
 
 class Chance(StrEnum):

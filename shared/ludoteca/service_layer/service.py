@@ -254,10 +254,8 @@ class GameService:
         record = self._clocked(replace(record, status=self._status(record, state)), state, None, 1)
         created = {"seq": 1, "version": 1, "type": "GameCreated", "audience": None,
                    "data": {"seats": list(seats), "options": opts, "seed_sha256": record.seed_sha256}}
-        # An engine whose new game already holds events (Ludor's first deal: RoundStarted and each
-        # hand's CardsDealt) gives them by ``opening_events(state)``; they follow GameCreated.
-        opening = getattr(self.engine, "opening_events", None)
-        events = [created, *(_event_record(seq, 1, e) for seq, e in enumerate(opening(state) if opening else [], 2))]
+        # the events a new game already holds (Ludor's first deal) follow GameCreated
+        events = [created, *(_event_record(seq, 1, e) for seq, e in enumerate(self.engine.opening_events(state), 2))]
         record = replace(record, event_count=len(events))
         due = self._due(record, state)
         due_at = self._due_at(record, due)

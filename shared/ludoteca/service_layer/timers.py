@@ -125,6 +125,7 @@ def options_schema(d: GameDefinition, min_seconds: int = MIN_SECONDS) -> type[Sc
     """The game's options schema with the timer's two options (``min_seconds``: the smallest
     ``turn_seconds`` accepted; the public bound is :data:`MIN_SECONDS`, a test stack may lower it)."""
     import marshmallow as ma
+    from ludoteca.service_layer.fields import named_enum
     from marshmallow import fields, validate
 
     basic = d.basic_bot or next(iter(d.bots))
@@ -145,11 +146,9 @@ def options_schema(d: GameDefinition, min_seconds: int = MIN_SECONDS) -> type[Sc
             strict=True, allow_none=True, validate=validate.Range(min=min_seconds, max=MAX_SECONDS),
             metadata={"description": f"Seconds a human seat has to act ({MIN_SECONDS} to {MAX_SECONDS}); then "
                                      f"a bot plays that turn for it. Default: no timer."}),
-        BOT: fields.String(
-            allow_none=True, validate=validate.OneOf(list(d.bots)),
+        BOT: named_enum(
+            f"{prefix}BotLevel", list(d.bots), allow_none=True,
             metadata={"description": f"The bot level that plays a timed-out turn (default: {basic}); "
-                                     f"only with {SECONDS}",
-                      # one named enum in the document (ludoteca.adapters.hosting.schemas.named_enum)
-                      "enum_name": f"{prefix}BotLevel"}),
+                                     f"only with {SECONDS}"}),
         "_check_timer": ma.post_load(check),
     })

@@ -23,6 +23,7 @@ from ludoteca.adapters.hosting.examples import operation_examples
 from ludoteca.adapters.hosting.problems import ProblemApi
 from ludoteca.adapters.hosting.schemas import action_ref_to_property
 from ludoteca.core.engine import GameDefinition
+from ludoteca.service_layer.fields import ENUM_NAME
 
 NULL: dict[str, Any] = {"type": "object", "nullable": True, "enum": [None]}
 """The null alternative of a nullable ``$ref`` (OpenAPI 3.0 has no null type; ``nullable`` alone
@@ -62,7 +63,8 @@ def served_servers(script_root: str) -> list[dict[str, Any]]:
 def install_property_rules(api: Any) -> None:
     """Replace apispec's ``field2nullable`` (the last of its attribute functions) by
     :func:`_nullable_and_enums`: nullable ``$ref``s as ``anyOf`` the schema or :data:`NULL`, and the
-    fields made with ``named_enum`` as a ``$ref`` to their enum's component schema."""
+    fields made with ``named_enum`` (:mod:`ludoteca.service_layer.fields`) as a ``$ref`` to their
+    enum's component schema."""
     converter = api.ma_plugin.converter
     spec = converter.spec
     functions = converter.attribute_functions
@@ -75,7 +77,7 @@ def install_property_rules(api: Any) -> None:
 
 
 def _nullable_and_enums(spec: Any, field: ma.fields.Field[Any], ret: dict[str, Any]) -> dict[str, Any]:
-    name = field.metadata.get("enum_name")
+    name = field.metadata.get(ENUM_NAME)
     if name is not None:
         schema = {"type": ret.pop("type"), "enum": [v for v in ret.pop("enum") if v is not None]}
         if name not in spec.components.schemas:

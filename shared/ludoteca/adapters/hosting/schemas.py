@@ -10,6 +10,7 @@ from typing import Any
 import marshmallow as ma
 from ludoteca.adapters.hosting.problems import ProblemSchema
 from ludoteca.core.engine import GameDefinition
+from ludoteca.service_layer.fields import named_enum, strict_integer
 from marshmallow import fields, validate
 
 STATUSES = ["waiting_for_players", "active", "finished"]
@@ -17,20 +18,6 @@ MAX_SAFE_INTEGER = 2**53 - 1
 SEAT = validate.Range(min=0, max=63)
 NAME = validate.Length(min=1, max=40)
 _QUERY_INT = re.compile(r"-?[0-9]{1,16}")
-
-
-class StrictBoolean(fields.Boolean):
-    """A JSON ``true`` or ``false`` only (never ``1``, ``"yes"`` or ``"on"``)."""
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
-        if value is True or value is False:
-            return value
-        raise self.make_error("invalid", input=value)
-
-
-def strict_integer(**kwargs: Any) -> fields.Integer:
-    """A JSON integer only: a float (``2.6e-42``, even ``2.0``), a boolean or a string is refused."""
-    return fields.Integer(strict=True, **kwargs)
 
 
 class QueryInteger(fields.Integer):
@@ -59,14 +46,6 @@ class ActionRef(fields.Raw):
     def __init__(self, component: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.component = component
-
-
-def named_enum(name: str, choices: list[str], **kwargs: Any) -> fields.String:
-    """A string field of a fixed set of values, documented as the component schema ``name``
-    (one enum class in a generated client, however many properties use it; a nullable one is
-    ``anyOf`` that schema or null)."""
-    metadata = {**kwargs.pop("metadata", {}), "enum_name": name}
-    return fields.String(validate=validate.OneOf(choices), metadata=metadata, **kwargs)
 
 
 def game_status(**kwargs: Any) -> fields.String:
