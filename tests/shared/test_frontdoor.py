@@ -17,6 +17,7 @@ from ludoteca.entrypoints.frontdoor import (
     compose_routes,
     ingress_manifest,
     local_routes,
+    prepare,
     procfile_services,
     read_procfile,
 )
@@ -62,6 +63,17 @@ def test_caddy_accepts_the_configuration(tmp_path: Path) -> None:
     for upstream in ("127.0.0.1:8004", "127.0.0.1:9000"):
         assert json.dumps({"dial": upstream}) in text
     assert config["storage"]["root"] == str(tmp_path / "data")
+
+
+def test_the_local_caddy_runs_on_one_go_processor_unless_told(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GOMAXPROCS=1 by default (docs: idle Ps spin on cores the services share); the
+    environment's own value wins."""
+    monkeypatch.delenv("GOMAXPROCS", raising=False)
+    argv, env = prepare("127.0.0.1:8000", {"ludix": "127.0.0.1:8004"}, tmp_path / "a")
+    assert env["GOMAXPROCS"] == "1"
+    assert argv[0] == caddy_binary() and (tmp_path / "a" / "Caddyfile").exists()
+    monkeypatch.setenv("GOMAXPROCS", "4")
+    assert prepare("127.0.0.1:8000", {"ludix": "127.0.0.1:8004"}, tmp_path / "b")[1]["GOMAXPROCS"] == "4"
 
 
 def test_the_listen_address_binds_all_interfaces_or_one(tmp_path: Path) -> None:
