@@ -110,14 +110,12 @@ def solved_table(target: int) -> Policy:
 def expert_rolls(view: View, turn_total: int) -> bool:
     """Whether the expert rolls at ``turn_total`` (the pending throw's numeral counted).
 
-    Two seats: the exact table. More seats: below the target (before the last round) the table
-    against the strongest opponent (:func:`two_seat_rolls`); once a bank would reach the target,
-    and in the last round, the turn's plan (:mod:`ludix.multiseat`), exact for every seat still
-    to play."""
+    Two seats: the exact table. More seats: the turn's plan (:mod:`ludix.multiseat`), one sweep
+    over the turn total with holding valued exactly for every seat still to play once a bank
+    reaches the target (and in the last round), and below it from the two-seat chances against
+    each opponent, the strongest counted most."""
     totals = tuple(int(t) for t in view["totals"])
     if len(totals) == 2:
-        return two_seat_rolls(view, turn_total)
-    if not view["final_round"] and totals[int(view["seat"])] + turn_total < int(view["target"]):
         return two_seat_rolls(view, turn_total)
     bits = turn_plan(int(view["target"]), totals, int(view["seat"]), int(view["first_player"]),
                      bool(view["final_round"]))  # fmt: skip
