@@ -1,7 +1,7 @@
 """Ludix bots: strength and speed, printed (no assertions).
 
     python tests/bench/bench_ludix_bots.py [--quick] [--games 200000] [--engine-games 2000]
-                                           [--table-blocks 20000] [--duel-blocks 60000] [--seed 1]
+                                           [--table-blocks 5000] [--duel-blocks 30000] [--seed 1]
 
 Prints, for the target 300:
 1. the exact chance that ``expert`` wins against itself from the first seat (solved table, and
@@ -361,7 +361,7 @@ def multiseat(blocks: int, duels: int, seed: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    args = sizes(parser, {"games": 200_000, "engine_games": 2_000, "table_blocks": 20_000, "duel_blocks": 60_000,
+    args = sizes(parser, {"games": 200_000, "engine_games": 2_000, "table_blocks": 5_000, "duel_blocks": 30_000,
                   "seed": 1},
                  {"games": 20_000, "engine_games": 300, "table_blocks": 300, "duel_blocks": 1_000})
 

@@ -6,9 +6,9 @@
   the last round it plays to beat the leader (:func:`steady_rolls`).
 - ``blind``: the same threshold whatever the scores, target and round (the old ``steady``).
 - ``expert``: maximizes its chance of winning with the solved two-player game
-  (:mod:`ludix.table`), the last round's completion included. With more than two seats it plays
-  the two-player table against the strongest opponent below the target, and the end of the game
-  exactly for every seat still to play (:mod:`ludix.multiseat`, see :func:`expert_rolls`).
+  (:mod:`ludix.table`), the last round's completion included. With more than two seats it plans
+  each turn (:mod:`ludix.multiseat`, see :func:`expert_rolls`): the end of the game exact for
+  every seat still to play, below the target the two-seat chances against every opponent.
 
 Every bot calls "Alea jacta est" when it may, takes the best numeral (the solve proves no other
 numeral is ever strictly better for the expert), and answers with one of its legal actions.
@@ -133,9 +133,8 @@ def two_seat_rolls(view: View, turn_total: int) -> bool:
     """The two-seat table; with more seats the reduction to the strongest opponent (the highest
     total among the others): the expert is the "second player" when its turn closes the round (the
     next seat is the first player) and the "first player" otherwise. Exact with two seats. With
-    more it decides the new expert's rolls below the target; everywhere, with its last round "beat
-    the leader" whatever the seats still to play, it is the old expert, which the benchmark plays
-    against the new one."""
+    more, its last round "beat the leader" whatever the seats still to play, it is the old expert
+    (the first multi-seat one), which the benchmark plays against the new one."""
     seat = int(view["seat"])
     totals = [int(t) for t in view["totals"]]
     own = totals[seat]
