@@ -1,7 +1,7 @@
 """Ludix bots: strength and speed, printed (no assertions).
 
     python tests/bench/bench_ludix_bots.py [--quick] [--games 200000] [--engine-games 2000]
-                                           [--table-games 60000] [--seed 1]
+                                           [--table-blocks 5000] [--duel-blocks 30000] [--seed 1]
 
 Prints, for the target 300:
 1. the exact chance that ``expert`` wins against itself from the first seat (solved table, and
@@ -14,18 +14,22 @@ Prints, for the target 300:
 5. the time of one expert decision (the bot called with a view), median and 99th percentile;
 6. the decision time of every level (p50/p99/max, ms) on the views of (4): ``expert`` and
    ``steady`` as they play, ``random`` and ``blind`` called on every view too (answers unused);
-7. 3, 4 and 8 seats: one expert among sensible ``steady`` bots, the old expert (the two-seat
-   table against the strongest opponent) and the new one (:mod:`ludix.multiseat`), on the same
-   dice (game ``g``: the tested seat is ``g mod n``, seat 0 starts), and the paired difference;
-8. head to head: one new expert among old ones, against parity ``1/n`` and, paired, against an
-   old one in the same seat on the same dice (whose expected share is ``1/n``);
-9. the new expert's decision time in (7) and (8) (the decision function; the first decision of a
-   turn builds the turn's plan).
+7. 3, 4 and 8 seats: one expert among sensible ``steady`` bots, the expert against the old one
+   (the two-seat table against the strongest opponent, ``ludix.bots.two_seat_rolls``), paired;
+8. head to head: one expert among old ones against an old one in its seat (parity ``1/n``);
+9. the expert's decision time in (7) and (8), wall clock and CPU (the first decision of a turn
+   builds the turn's plan).
+(7) and (8) play paired blocks (:func:`table_match`): one block is one game's dice, drawn per
+seat, per turn and per throw (:class:`Dice`, common random numbers), played ``n`` times for each of
+the two players compared, the tested player in each seat once; the figure per block is the tested
+player's share averaged over the seats, and the standard error of a difference is the standard
+deviation of the per-block differences over the square root of the number of blocks.
 A shared win counts one half everywhere (``1/k`` for ``k`` sharing). ``--quick`` (20,000
-simulated games, 300 through the engine, 400 per multi-seat table) prints the same figures with
-their sample sizes and standard errors, and takes the exact (1) and (2) from the last run with the
-same table file when there was one (they cost 30 to 90 s); the figures in RULES.md come from the
-full defaults. Progress goes to stderr every few seconds.
+simulated games, 300 through the engine, 300 blocks per table against steady, 1,000 head to
+head; under a minute) prints the same figures with their sample sizes and standard errors, and
+takes the exact (1) and (2) from the last run with the same table file when there was one (they
+cost 30 to 90 s); RULES.md gives the command behind each figure. Progress goes to stderr every
+few seconds.
 """
 
 from __future__ import annotations
@@ -38,15 +42,14 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import product
 from typing import Any
 
 import numpy as np
 from bot_timing import Decisions, percentile, progress, sizes
-from ludix.bots import BOTS, expert_rolls, steady_rolls, steady_threshold, two_seat_rolls
+from ludix.bots import BOTS, expert_rolls, steady_rolls, steady_threshold, two_seat_rolls, warm_up
 from ludix.engine import MAX_ROUNDS, LudixEngine, LudixState
-from ludix.multiseat import warm_up
 from ludix.numerals import FACES, canonical, numerals_of
 from ludix.table import Policy, table_path
 from ludix.table_build import blind_policy, evaluate, steady_policy, table, versus
@@ -205,39 +208,77 @@ def engine_match(games: int, seed: int, decisions: Decisions) -> tuple[float, fl
 # -- 3 to 8 seats ----------------------------------------------------------------------------
 Rolls = Callable[[dict[str, Any], int], bool]
 PLAYERS: dict[str, Rolls] = {"steady": steady_rolls, "old": two_seat_rolls, "new": expert_rolls}
-"""The decision functions of the bots themselves (``old``: the strongest-opponent reduction,
-the expert before this change; ``new``: today's expert)."""
+"""The decision functions of the bots themselves (``old``: the two-seat table against the
+strongest opponent everywhere, the first multi-seat expert; ``new``: today's expert)."""
 SEATS = (3, 4, 8)
 
 
-def table_game(players: Sequence[Rolls], throws: list[int], rng: np.random.Generator,
-               timings: list[float] | None) -> list[float]:  # fmt: skip
+ROWS, THROWS = 48, 48
+"""Each seat's dice for a game are drawn in advance: row ``r`` is its ``r``-th turn, throw ``i``
+of that turn is column ``i`` (a turn that lasts longer, or a seat with more turns, draws its row
+from its own generator, seeded by the game, the seat and the turn)."""
+
+
+class Dice:
+    """The dice of one game, by seat, turn and throw (common random numbers): a seat's ``r``-th
+    turn throws the same dice whatever the other seats, or this seat in its earlier turns, did.
+    Two lineups played on one ``Dice`` differ only where their decisions differ; even after a
+    decision that differs, the other seats keep their throws."""
+
+    def __init__(self, seed: Sequence[int], seats: int, faces: int) -> None:
+        self.seed, self.faces = list(seed), faces
+        self.rows = np.random.default_rng(self.seed).integers(0, faces, size=(seats, ROWS, THROWS)).tolist()
+        self.extra: dict[tuple[int, int], list[int]] = {}
+
+    def turn(self, seat: int, r: int) -> Callable[[int], int]:
+        """The ``i``-th throw (an index into the 6^4 outcomes) of ``seat``'s ``r``-th turn."""
+        row = self.rows[seat][r] if r < ROWS else None
+
+        def throw(i: int) -> int:
+            if row is not None and i < THROWS:
+                return int(row[i])
+            key = (seat, r)
+            more = self.extra.get(key)
+            if more is None or i >= len(more):
+                rng = np.random.default_rng([*self.seed, seat, r])
+                more = rng.integers(0, self.faces, size=max(1024, 2 * i)).tolist()
+                self.extra[key] = more
+            return int(more[i])
+
+        return throw
+
+
+def table_game(players: Sequence[Rolls], throws: list[int], dice: Dice, timings: list[tuple[float, float]] | None,
+               watch: tuple[int, Rolls] | None = None) -> tuple[list[float], bool]:  # fmt: skip
     """One game to :data:`TARGET` by the rules (seat 0 first, the last round completed), each
-    seat deciding with its function on the view's fields it reads; returns each seat's score (1 a
-    win, 1/n a win shared by n). ``timings`` gets the seconds of seat decisions of "new"."""
+    seat deciding with its function on the view's fields it reads, on ``dice``. Returns each
+    seat's score (1 a win, 1/n a win shared by n) and, with ``watch = (seat, other)``, whether
+    ``other`` would have decided differently from that seat's player at one of its decisions (if
+    not, the game with ``other`` in the seat is this very game). ``timings`` gets the seconds of
+    the decisions of :func:`ludix.bots.expert_rolls`."""
     n = len(players)
     totals = [0] * n
-    draws, used = rng.integers(0, len(throws), size=1024), 0
-    final, seat, rounds = False, 0, 1
+    final, seat, rounds, differs = False, 0, 1, False
     while True:
         view = {"seat": seat, "totals": tuple(totals), "target": TARGET, "first_player": 0, "final_round": final}
         decide = players[seat]
-        k = 0
+        throw = dice.turn(seat, rounds - 1)
+        k, i = 0, 0
         while True:
-            if used == len(draws):
-                draws, used = rng.integers(0, len(throws), size=1024), 0
-            value = throws[draws[used]]
-            used += 1
+            value = throws[throw(i)]
+            i += 1
             if value < 0:
                 k = 0
                 break
             k += value
             if timings is not None and decide is expert_rolls:
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.thread_time()
                 rolls = decide(view, k)
-                timings.append(time.perf_counter() - start)
+                timings.append((time.perf_counter() - start, time.thread_time() - cpu))
             else:
                 rolls = decide(view, k)
+            if watch is not None and seat == watch[0] and not differs:
+                differs = watch[1](view, k) != rolls
             if not rolls:
                 break
         totals[seat] += k
@@ -249,26 +290,35 @@ def table_game(players: Sequence[Rolls], throws: list[int], rng: np.random.Gener
         seat = (seat + 1) % n
     best = max(totals)
     winners = [s for s in range(n) if totals[s] == best]
-    return [1 / len(winners) if s in winners else 0.0 for s in range(n)]
+    return [1 / len(winners) if s in winners else 0.0 for s in range(n)], differs
 
 
-def table_match(label: str, games: int, seed: int, seats: int, lineups: dict[str, tuple[str, str]],
-                timings: list[float] | None = None) -> dict[str, np.ndarray]:  # fmt: skip
-    """For each lineup ``name: (tested, others)``: ``games`` games of ``seats`` seats with one
-    ``tested`` player (at seat ``g mod seats`` in game ``g``) and ``others`` elsewhere; game ``g``
-    uses the same dice stream in every lineup (paired: the difference of two lineups is measured
-    on the same games). Returns the tested player's score per game, per lineup."""
+def table_match(label: str, blocks: int, seed: int, seats: int, tested: tuple[str, str], others: str,
+                timings: list[tuple[float, float]] | None = None,
+                players: Mapping[str, Rolls] | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Paired blocks: block ``b`` draws one game's dice (:class:`Dice`) and plays it ``seats``
+    times for each of the two ``tested`` players, once with the tested player in each seat (the
+    others ``others``); both players meet exactly the same dice in the same seat. Returns each
+    player's mean score per block (its share averaged over the seats; parity ``1/seats``). The
+    second player's game is only played when its decisions would differ somewhere from the
+    first's (otherwise it is the same game, the same score)."""
+    play = {**PLAYERS, **(players or {})}
     throws = [int(x) for x in throw_table()]
-    out = {name: np.zeros(games) for name in lineups}
+    a, b = np.zeros(blocks), np.zeros(blocks)
     tick = progress(label)
-    for g in range(games):
-        for name, (tested, others) in lineups.items():
-            players = [PLAYERS[others]] * seats
-            players[g % seats] = PLAYERS[tested]
-            rng = np.random.default_rng([seed, seats, g])
-            out[name][g] = table_game(players, throws, rng, timings)[g % seats]
-        tick(g + 1, games)
-    return out
+    for block in range(blocks):
+        dice = Dice([seed, seats, block], seats, len(throws))
+        for seat in range(seats):
+            lineup = [play[others]] * seats
+            lineup[seat] = play[tested[0]]
+            scores, differs = table_game(lineup, throws, dice, timings, (seat, play[tested[1]]))
+            a[block] += scores[seat] / seats
+            if differs:
+                lineup[seat] = play[tested[1]]
+                scores, _ = table_game(lineup, throws, dice, timings)
+            b[block] += scores[seat] / seats
+        tick(block + 1, blocks)
+    return a, b
 
 
 def mean_and_se(x: np.ndarray) -> tuple[float, float]:
@@ -280,37 +330,40 @@ def in_se(x: float, se: float) -> str:
     return f"{x / se:+.1f} SE" if se > 0 else "no game differed"
 
 
-def multiseat(games: int, seed: int) -> None:
-    """(7) and (8): 3, 4 and 8 seats, the old and the new expert against tables of steady, and the
-    new one against tables of old ones; (9) the new expert's decision time there."""
+def paired(label: str, a: np.ndarray, b: np.ndarray) -> str:
+    """The paired difference of two players' block means, with its standard error per block:
+    ``sd(a_b - b_b) / sqrt(blocks)``, the blocks independent (their own dice)."""
+    (ma, sa), (mb, sb) = mean_and_se(a), mean_and_se(b)
+    diff, diff_se = mean_and_se(a - b)
+    return (f"{label} {ma:.4f} +/- {sa:.4f} vs {mb:.4f} +/- {sb:.4f}; difference {100 * diff:+.3f} "
+            f"+/- {100 * diff_se:.3f} points (per block) = {in_se(diff, diff_se)}")  # fmt: skip
+
+
+def multiseat(blocks: int, duels: int, seed: int) -> None:
+    """(7) and (8): 3, 4 and 8 seats, the expert and the old one against tables of steady, and
+    head to head, the expert against old ones; (9) the expert's decision time there. Each block
+    is one game's dice played with the tested player in every seat (:func:`table_match`)."""
     print(f"   (the multi-seat sweep loaded and run once, as a worker does before forking: {warm_up():.2f} s)")
-    timings: list[float] = []
+    timings: list[tuple[float, float]] = []
     for seats in SEATS:
-        got = table_match(f"{seats} seats, old and new expert vs steady", games, seed, seats,
-                          {"old": ("old", "steady"), "new": ("new", "steady")}, timings)  # fmt: skip
-        (old, old_se), (new, new_se) = mean_and_se(got["old"]), mean_and_se(got["new"])
-        diff, diff_se = mean_and_se(got["new"] - got["old"])
-        print(f"7. {seats} seats, one expert among {seats - 1} steady, {games} games (parity {1 / seats:.4f}): "
-              f"old {old:.4f} +/- {old_se:.4f}, new {new:.4f} +/- {new_se:.4f}; "
-              f"new - old {diff:+.4f} +/- {diff_se:.4f} (paired, same dice) = {in_se(diff, diff_se)}")  # fmt: skip
+        new, old = table_match(f"{seats} seats vs steady", blocks, seed, seats, ("new", "old"), "steady", timings)
+        print(paired(f"7. {seats} seats, one expert among {seats - 1} steady (parity {1 / seats:.4f}), "
+                     f"{blocks} blocks of {seats} games: expert vs old expert", new, old))  # fmt: skip
     for seats in SEATS:
-        got = table_match(f"{seats} seats, new among old", games, seed + 1, seats,
-                          {"new": ("new", "old"), "old": ("old", "old")}, timings)  # fmt: skip
-        (rate, se), (same, same_se) = mean_and_se(got["new"]), mean_and_se(got["old"])
-        diff, diff_se = mean_and_se(got["new"] - got["old"])
-        print(f"8. {seats} seats, one new expert among {seats - 1} old, {games} games: new wins {rate:.4f} "
-              f"+/- {se:.4f} (parity {1 / seats:.4f}: {in_se(rate - 1 / seats, se)}); an old one in its "
-              f"seat on the same dice {same:.4f} +/- {same_se:.4f}; new - old {diff:+.4f} +/- {diff_se:.4f} "
-              f"= {in_se(diff, diff_se)}")  # fmt: skip
-    ms = sorted(1000 * t for t in timings)
-    print(f"9. new expert decisions in (7) and (8), {len(ms)} (the first of a turn builds its plan): "
-          f"median {statistics.median(ms):.3f} ms, p99 {percentile(ms, 0.99):.3f} ms, max {ms[-1]:.2f} ms")
+        new, old = table_match(f"{seats} seats head to head", duels, seed + 1, seats, ("new", "old"), "old", timings)
+        print(paired(f"8. {seats} seats, one expert among {seats - 1} old experts, {duels} blocks of {seats} games: "
+                     f"expert vs an old one in its seat (exactly parity {1 / seats:.4f})", new, old))  # fmt: skip
+    for name, column in (("wall clock", 0), ("CPU", 1)):
+        ms = sorted(1000 * t[column] for t in timings)
+        print(f"9. expert decisions in (7) and (8), {len(ms)} (the first of a turn builds its plan), {name}: "
+              f"median {statistics.median(ms):.3f} ms, p99 {percentile(ms, 0.99):.3f} ms, max {ms[-1]:.2f} ms")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    args = sizes(parser, {"games": 200_000, "engine_games": 2_000, "table_games": 60_000, "seed": 1},
-                 {"games": 20_000, "engine_games": 300, "table_games": 400})
+    args = sizes(parser, {"games": 200_000, "engine_games": 2_000, "table_blocks": 5_000, "duel_blocks": 30_000,
+                  "seed": 1},
+                 {"games": 20_000, "engine_games": 300, "table_blocks": 300, "duel_blocks": 1_000})
 
     start = time.perf_counter()
     policy: Policy = table(TARGET)
@@ -353,7 +406,7 @@ def main() -> None:
           f"p99 {p99 * 1e6:.1f} us")  # fmt: skip
     print("6. ", end="")
     decisions.table(f"{args.engine_games} games of (4)", list(BOTS))
-    multiseat(args.table_games, args.seed)
+    multiseat(args.table_blocks, args.duel_blocks, args.seed)
 
 
 if __name__ == "__main__":

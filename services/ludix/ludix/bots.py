@@ -6,9 +6,9 @@
   the last round it plays to beat the leader (:func:`steady_rolls`).
 - ``blind``: the same threshold whatever the scores, target and round (the old ``steady``).
 - ``expert``: maximizes its chance of winning with the solved two-player game
-  (:mod:`ludix.table`), the last round's completion included. With more than two seats it plays
-  the two-player table against the strongest opponent below the target, and the end of the game
-  exactly for every seat still to play (:mod:`ludix.multiseat`, see :func:`expert_rolls`).
+  (:mod:`ludix.table`), the last round's completion included. With more than two seats it plans
+  each turn (:mod:`ludix.multiseat`, see :func:`expert_rolls`): the end of the game exact for
+  every seat still to play, below the target the two-seat chances against every opponent.
 
 Every bot calls "Alea jacta est" when it may, takes the best numeral (the solve proves no other
 numeral is ever strictly better for the expert), and answers with one of its legal actions.
@@ -110,14 +110,12 @@ def solved_table(target: int) -> Policy:
 def expert_rolls(view: View, turn_total: int) -> bool:
     """Whether the expert rolls at ``turn_total`` (the pending throw's numeral counted).
 
-    Two seats: the exact table. More seats: below the target (before the last round) the table
-    against the strongest opponent (:func:`two_seat_rolls`); once a bank would reach the target,
-    and in the last round, the turn's plan (:mod:`ludix.multiseat`), exact for every seat still
-    to play."""
+    Two seats: the exact table. More seats: the turn's plan (:mod:`ludix.multiseat`), one sweep
+    over the turn total with holding valued exactly for every seat still to play once a bank
+    reaches the target (and in the last round), and below it from the two-seat chances against
+    each opponent, the strongest counted most."""
     totals = tuple(int(t) for t in view["totals"])
     if len(totals) == 2:
-        return two_seat_rolls(view, turn_total)
-    if not view["final_round"] and totals[int(view["seat"])] + turn_total < int(view["target"]):
         return two_seat_rolls(view, turn_total)
     bits = turn_plan(int(view["target"]), totals, int(view["seat"]), int(view["first_player"]),
                      bool(view["final_round"]))  # fmt: skip
@@ -135,9 +133,8 @@ def two_seat_rolls(view: View, turn_total: int) -> bool:
     """The two-seat table; with more seats the reduction to the strongest opponent (the highest
     total among the others): the expert is the "second player" when its turn closes the round (the
     next seat is the first player) and the "first player" otherwise. Exact with two seats. With
-    more it decides the new expert's rolls below the target; everywhere, with its last round "beat
-    the leader" whatever the seats still to play, it is the old expert, which the benchmark plays
-    against the new one."""
+    more, its last round "beat the leader" whatever the seats still to play, it is the old expert
+    (the first multi-seat one), which the benchmark plays against the new one."""
     seat = int(view["seat"])
     totals = [int(t) for t in view["totals"]]
     own = totals[seat]

@@ -72,33 +72,62 @@ def end_values(totals: tuple[int, ...], done: list[int], later: list[int], low: 
     return value
 
 
-def going_on(policy: Policy, shift: int, totals: tuple[int, ...], done: list[int], later: list[int], own: int) -> float:
-    """The chance of beating every opponent when the game goes on with this seat at ``own``
-    (below the target), from the two-seat chances ``w`` of beating each one alone: against a
-    seat after this one in the round this seat is the first player (the opponent moves next as
-    the second), against one before it the second (the opponent starts the next round as the
-    first). Combined as ``(prod w) ** (log2(n) / (n - 1))`` for ``n`` seats: the product,
-    calibrated so that even chances (every ``w = 1/2``) give ``1/n``. The plain product treats
-    the opponents as independent and is far too low (``1/2 ** (n - 1)`` at the start: with 8
-    seats 1/128 for a true 1/8), far below the exact values of holding past the target. (Tried as
-    the value of every bank below the target too, it won less than the strongest-opponent rule
-    with 8 seats: RULES.md.)"""
-    mine = min(max(0, own + shift), policy.target - 1)
-    value = 1.0
-    for s in later:
-        value *= 1.0 - float(policy.win_second[max(0, totals[s] + shift), mine])
-    for s in done:
-        value *= 1.0 - float(policy.win_first[max(0, totals[s] + shift), mine])
-    seats = len(done) + len(later) + 1
-    return float(value ** (math.log2(seats) / (seats - 1)))
+DECAY_MANY = 0.5
+"""The weights' decay with 5 to 8 seats (:func:`decay`), chosen by paired games against old
+experts with 8 seats (RULES.md); with 3 and 4 seats the calibrated decay."""
+
+
+@cache
+def decay(seats: int) -> float:
+    """The decay ``g`` of the weights ``1, g, g^2, ...`` of the opponents, strongest first: with
+    3 and 4 seats the one whose weights sum to ``log2(seats)`` (even chances then give exactly
+    ``1/seats``, with no scale), with more :data:`DECAY_MANY`."""
+    if seats > 4:
+        return DECAY_MANY
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        g = (lo + hi) / 2
+        lo, hi = (g, hi) if sum(g**i for i in range(seats - 1)) < math.log2(seats) else (lo, g)
+    return (lo + hi) / 2
+
+
+def going_on(policy: Policy, shift: int, totals: tuple[int, ...], done: list[int], later: list[int],
+             own: np.ndarray) -> np.ndarray:  # fmt: skip
+    """The chance of winning when the game goes on with this seat at each total of ``own`` (below
+    the target), from the two-seat chances ``w`` of beating each opponent alone: against a seat
+    after this one in the round this seat is the first player (the opponent moves next as the
+    second), against one before it the second (the opponent starts the next round as the first).
+    The chances are sorted, the strongest opponent (lowest ``w``) first, and combined as
+    ``C * prod w_i ** (g ** i)``: the strongest opponent counts fully (with two seats this is the
+    exact table), each next one less (``g`` = :func:`decay`), and ``C`` makes even chances (every
+    ``w = 1/2``) give ``1/n`` for ``n`` seats. The plain product (every weight 1) treats the
+    opponents as independent and is far too low (``1/2 ** (n - 1)`` at the start: with 8 seats
+    1/128 for a true 1/8); equal weights calibrated to ``1/n`` lost to the old expert with 8
+    seats (RULES.md)."""
+    mine = np.clip(own + shift, 0, policy.target - 1)
+    chances = [1.0 - policy.win_second[max(0, totals[s] + shift), mine].astype(np.float64) for s in later]
+    chances += [1.0 - policy.win_first[max(0, totals[s] + shift), mine].astype(np.float64) for s in done]
+    return combine(np.array(chances))
+
+
+def combine(chances: np.ndarray) -> np.ndarray:
+    """``chances[i, j]``: the two-seat chance of beating opponent ``i`` at the ``j``-th total;
+    returns the chance of beating all of them (:func:`going_on`): sorted per total, lowest first,
+    ``C * prod w_i ** (g ** i)``."""
+    n = chances.shape[0] + 1
+    weights = decay(n) ** np.arange(n - 1)
+    scale = (1.0 / n) / 0.5 ** float(weights.sum())
+    ranked = np.sort(chances, axis=0)
+    value = scale * np.exp((weights[:, None] * np.log(np.maximum(ranked, 1e-300))).sum(axis=0))
+    return np.asarray(np.minimum(1.0, value))
 
 
 def plan(
     policy: Policy, shift: int, target: int, totals: tuple[int, ...], seat: int, first_player: int, final_round: bool
 ) -> np.ndarray:
-    """Whether to roll at each turn total ``k`` (index) in this turn from the total that reaches
-    the target on (in the last round, from 1); below it the bits are False and unused (and no
-    decision is asked at 0: one follows a valid throw); beyond the array: hold."""
+    """Whether to roll at each turn total ``k`` (index) in this turn (no decision is asked at 0:
+    one follows a valid throw); beyond the array: hold. Holding below the target is valued by
+    :func:`going_on`, from the target on (and all through the last round) by :func:`end_values`."""
     n = len(totals)
     position = (seat - first_player) % n
     done = [s for s in range(n) if s != seat and (s - first_player) % n < position]
@@ -109,12 +138,12 @@ def plan(
     ends = 0 if final_round else max(0, target - own)  # from this turn total on, the game ends
     hold = np.empty(size)
     hold[ends:] = end_values(totals, done, later, own + ends, size - ends)
-    # a bust: the game goes on with this seat's total unchanged (in the last round: lost)
-    bust = 0.0 if final_round else going_on(policy, shift, totals, done, later, own)
-    hold[:ends] = bust  # not planned below the target (the two-seat rule decides there)
+    bust = 0.0  # in the last round a bust loses
+    if not final_round:  # below the target the game goes on; a bust leaves this seat at own
+        hold[:ends] = going_on(policy, shift, totals, done, later, own + np.arange(ends))
+        bust = float(hold[0])
     rolls = np.zeros(kmax + 1, dtype=np.bool_)
     work = np.zeros((2, size))
     arr = throw_arrays()
     solver.sweep(hold, kmax, bust, arr.probs, arr.vals, arr.nv, arr.pbust, True, rolls, rolls, work[0], work[1])
-    rolls[:ends] = False
     return rolls
