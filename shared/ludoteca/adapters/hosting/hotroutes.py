@@ -58,17 +58,16 @@ WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 MOVE_PATH = re.compile(rf"/games/({GAME_ID.pattern})/actions")
 
 
-class _Replayed(io.RawIOBase):
+class _Replayed:
     """A request's input after the hot route failed reading it: the same error, again."""
 
     def __init__(self, err: Exception) -> None:
         self.err = err
 
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
+    def read(self, *_size: int) -> bytes:
         raise self.err
+
+    readline = read
 
 
 class _Incomplete(Exception):
