@@ -60,6 +60,9 @@ class Settings:
     leaderboard_players: int = 10_000  # the names a leaderboard keeps (the fewest wins go first)
     redis_max_connections: int = 2000  # per process: above gunicorn's worker_connections (1000)
     cors_origins: tuple[str, ...] = ()  # browser origins allowed (ludoteca.adapters.hosting.cors); empty: no CORS
+    hot_routes: bool = True
+    """Serve the common move outside Flask's request machinery (LUDOTECA_HOT_ROUTES=0: off;
+    ``ludoteca.adapters.hosting.hotroutes``): the answers are the same either way."""
     min_turn_seconds: int = 5
     """The smallest ``turn_seconds`` a game accepts (LUDOTECA_MIN_TURN_SECONDS): the documented
     bound, ``ludoteca.service_layer.timers.MIN_SECONDS``; a test stack lowers it to keep its timers short."""
@@ -90,6 +93,7 @@ class Settings:
             redis_max_connections=int(env.get("LUDOTECA_REDIS_MAX_CONNECTIONS", cls.redis_max_connections)),
             cors_origins=parse_origins(env.get("LUDOTECA_CORS_ORIGINS", "")),
             min_turn_seconds=int(env.get("LUDOTECA_MIN_TURN_SECONDS", cls.min_turn_seconds)),
+            hot_routes=env.get("LUDOTECA_HOT_ROUTES", "1").strip().lower() not in ("0", "false", "no", "off"),
         )
         if "redis_url" in overrides and "broker_url" not in overrides and not env.get("BROKER_URL"):
             overrides["broker_url"] = ""  # derive it from the overriding sessions URL

@@ -6,6 +6,9 @@ with its append-only file, every service and the null endpoint under gunicorn as
     python tests/bench/bench_api.py            # quick: one table, at most 2 minutes
     python tests/bench/bench_api.py --full     # more rounds, Ludix with 200 long-polls open,
                                                # gunicorn workers 1/2/4, the bot tables
+    python tests/bench/bench_api.py --games ludix --flask-path
+                                               # Ludix and the null, and Ludix with its hot route
+                                               # off (ludix-flask), side by side
 
 Each *system* (a game or the null endpoint, on one path) is played by 20 tables at once, one
 keep-alive connection each, from one asyncio client (``driver.py``; the cheapest driver measured,
@@ -181,6 +184,15 @@ def measure(system: System, moves: int, seconds: float, rclient: redis.Redis) ->
                  counters.bytes_received, commands)
 
 
+FLASK_PATH = "-flask"
+"""A system named ``<game>-flask``: that game's service with every request through Flask
+(``LUDOTECA_HOT_ROUTES=0``, :mod:`ludoteca.adapters.hosting.hotroutes` off), for ``--flask-path``."""
+
+
+def shape_of(system: str) -> str:
+    return system.removesuffix(FLASK_PATH)
+
+
 def make_systems(stack: Stack, games: list[str], tables: int, warm_moves: int) -> list[System]:
     assert stack.door is not None
     systems = []
@@ -191,7 +203,8 @@ def make_systems(stack: Stack, games: list[str], tables: int, warm_moves: int) -
         systems.append(System(game, "door", f"{stack.door.url}/{game}", set(svc.pgids) | {stack.redis_pgid},
                               set(stack.door.pgids), stack.redis_pgid))
     for i, s in enumerate(systems):
-        s.tables = [Table(s.base, SHAPES[s.game], random.Random(f"{i}-{k}"), Counters()) for k in range(tables)]
+        s.tables = [Table(s.base, SHAPES[shape_of(s.game)], random.Random(f"{i}-{k}"), Counters())
+                    for k in range(tables)]
         run(play(s.tables, warm_moves, 60))  # warm-up: games created, connections open
     return systems
 
@@ -321,7 +334,8 @@ def print_shapes(games: list[str], moves: int, tables: int) -> None:
           "stopping at its time cap (quick mode: the 2-minute budget shared among the phases); a finished "
           "game is replaced by a new one on the same table, its setup requests counted in req/move):")
     for game in [*games, "null"]:
-        print(f"  {game}: {SHAPES[game].describe}")
+        print(f"  {game}: {SHAPES[shape_of(game)].describe}"
+              + (" (every request through Flask: LUDOTECA_HOT_ROUTES=0)" if game != shape_of(game) else ""))
 
 
 def header(args: argparse.Namespace, stack: Stack, mode: str) -> None:
@@ -431,6 +445,8 @@ def main() -> int:
     parser.add_argument("--workers", default="1,2,4", help="gunicorn worker counts measured by --full ('' for none)")
     parser.add_argument("--longpolls", type=int, default=200, help="idle long-polls open in --full's Ludix phases")
     parser.add_argument("--logs", type=Path, help="keep the servers' logs in this directory")
+    parser.add_argument("--flask-path", action="store_true",
+                        help="also Ludix with the hot route off (every request through Flask), side by side")
     args = parser.parse_args()
     args.rounds = args.rounds or (5 if args.full else 3)
     args.moves = args.moves or (40 if args.full else 12)
@@ -444,8 +460,12 @@ def main() -> int:
             logs.mkdir(parents=True, exist_ok=True)
             redis_pgid = next(iter(sup.procs.values())).pid
             stack = Stack(redis_url, redis_pgid)
-            stack.services = start_servers(sup, {**{g: service_spec(g, redis_url) for g in games},
-                                                 "null": null_spec(redis_url)}, logs)
+            specs = {**{g: service_spec(g, redis_url) for g in games}, "null": null_spec(redis_url)}
+            if args.flask_path and "ludix" in games:
+                target, env = service_spec("ludix", redis_url)
+                specs["ludix" + FLASK_PATH] = (target, {**env, "LUDOTECA_HOT_ROUTES": "0"})
+                games = [*games, "ludix" + FLASK_PATH]
+            stack.services = start_servers(sup, specs, logs)
             stack.door, stack.door_kind = start_door(sup, {n: s.url for n, s in stack.services.items()}, logs)
             rclient = redis.Redis.from_url(redis_url)
             systems = make_systems(stack, games, args.tables, 2)

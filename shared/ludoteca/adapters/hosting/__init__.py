@@ -14,11 +14,13 @@ import redis
 from flask import Flask
 from ludoteca.adapters import observe
 from ludoteca.adapters.connect import redis_client
+from ludoteca.adapters.hosting.accesslog import install_access_log
 from ludoteca.adapters.hosting.bodies import LIMITS_DOC, install_body_bounds
 from ludoteca.adapters.hosting.cors import install_cors
 from ludoteca.adapters.hosting.document import DocumentedApi, exported_servers
+from ludoteca.adapters.hosting.hotroutes import HotRoutes
 from ludoteca.adapters.hosting.ops import ops_blueprint
-from ludoteca.adapters.hosting.ratelimit import document_rate_limits, install_rate_limit
+from ludoteca.adapters.hosting.ratelimit import Limits, document_rate_limits, install_rate_limit
 from ludoteca.adapters.hosting.routes import games_blueprint, results_blueprint
 from ludoteca.adapters.hosting.schemas import game_schemas
 from ludoteca.adapters.store import GameStore
@@ -44,9 +46,6 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
                           min_turn_seconds=settings.min_turn_seconds)
 
     app = Flask(f"ludoteca.{definition.name}")
-    # the client address (rate limits) comes from X-Forwarded-For only behind trusted proxies
-    app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies,  # type: ignore[method-assign]
-                            x_proto=1, x_host=1, x_prefix=1)
     app.config.update(
         LUDOTECA=settings,
         API_TITLE=f"Ludoteca {definition.title}",
@@ -74,10 +73,19 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
     api.register_blueprint(results_blueprint(service))
     if definition.extras is not None:
         api.register_blueprint(definition.extras())
-    app.register_blueprint(ops_blueprint(app, definition.name, definition.title, client, definition.action_schemas))
-    install_cors(app, settings.cors_origins)
-    install_rate_limit(app, client, definition.name, settings)
+    log = install_access_log(app, definition.name, definition.action_schemas)
+    app.register_blueprint(ops_blueprint(definition.name, definition.title, client))
+    cors = install_cors(app, settings.cors_origins)
+    limiter = install_rate_limit(app, client, definition.name, settings)
     install_body_bounds(app, settings.max_body_bytes)
+    wsgi: Any = app.wsgi_app
+    if settings.hot_routes:  # the common move outside Flask's request machinery, same answers
+        move_rule = next(rule.rule for rule in app.url_map.iter_rules("games.Actions"))
+        writes = Limits.from_settings(settings).writes if limiter is not None else 0
+        wsgi = HotRoutes(wsgi, service, move_rule, log, cors, settings.max_body_bytes, writes)
+    # the client address (rate limits) comes from X-Forwarded-For only behind trusted proxies
+    app.wsgi_app = ProxyFix(wsgi, x_for=settings.trusted_proxies,  # type: ignore[method-assign]
+                            x_proto=1, x_host=1, x_prefix=1)
     return app
 
 

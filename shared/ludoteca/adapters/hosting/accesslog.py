@@ -36,10 +36,14 @@ def request_id() -> str | None:
         return None
     rid: str | None = g.get("ludoteca_request_id")
     if rid is None:
-        given = request.headers.get(HEADER)
-        rid = given if given is not None and SANE_ID.fullmatch(given) else str(uuid.uuid4())
-        g.ludoteca_request_id = rid
+        rid = g.ludoteca_request_id = choose_request_id(request.headers.get(HEADER))
     return rid
+
+
+def choose_request_id(given: str | None) -> str:
+    """The id of a request that came with ``X-Request-Id: given`` (or none): the given one when
+    it is a sane token, else a new UUID."""
+    return given if given is not None and SANE_ID.fullmatch(given) else str(uuid.uuid4())
 
 
 def note_seat(seat: int | None) -> None:
@@ -47,9 +51,40 @@ def note_seat(seat: int | None) -> None:
     g.ludoteca_seat = seat
 
 
-def install_access_log(app: Flask, game: str, action_types: Any) -> None:
+class RequestLog:
+    """The access-log line and the request metrics of one game's requests, written by the Flask
+    hook of :func:`install_access_log` and by the hot routes (:mod:`ludoteca.adapters.hosting.hotroutes`)."""
+
+    def __init__(self, game: str, action_types: Any) -> None:
+        self.game = game
+        self.actions = frozenset(action_types)
+
+    def finish(self, method: str, route: str, path: str, status: int, seconds: float, nbytes: int | None,
+               rid: str | None, game_id: str | None, seat: int | None, client: str | None,
+               move: tuple[Any, bool] | None = None) -> None:
+        """One request answered: ``route`` is its rule (``unmatched`` without one), ``move`` the
+        posted body and whether the answer was a replay, for a move (``POST .../actions``)."""
+        game = self.game
+        _child(observe.REQUESTS, game, route, method, f"{status // 100}xx").observe(seconds)
+        if move is not None:
+            body, replayed = move
+            kind = body.get("type") if isinstance(body, dict) else None
+            _child(observe.MOVE_SECONDS, game, kind if isinstance(kind, str) and kind in self.actions
+                   else "other").observe(seconds)
+            outcome = ("replayed" if replayed else "applied") if status == 200 else "refused"
+            _child(observe.MOVES, game, outcome, str(status)).inc()
+        if access.isEnabledFor(logging.INFO):
+            fields = {"method": method, "path": path, "status": status, "duration_ms": round(seconds * 1000, 3),
+                      "bytes": nbytes, "request_id": rid, "game": game, "game_id": game_id, "seat": seat,
+                      "client": client}
+            access.info("%s %s %s %.1fms %sB rid=%s game_id=%s seat=%s client=%s", method, path, status,
+                        fields["duration_ms"], "-" if nbytes is None else nbytes, rid, game_id or "-",
+                        "-" if seat is None else seat, client, extra={"fields": fields})
+
+
+def install_access_log(app: Flask, game: str, action_types: Any) -> RequestLog:
     """Request ids, the access log and the request metrics of ``app``, hosting ``game``."""
-    actions = frozenset(action_types)
+    log = RequestLog(game, action_types)
 
     @app.before_request
     def _start() -> None:
@@ -64,34 +99,16 @@ def install_access_log(app: Flask, game: str, action_types: Any) -> None:
         if rid is not None:
             resp.headers[HEADER] = rid
         rule = request.url_rule
-        route = rule.rule if rule is not None else "unmatched"
-        status = resp.status_code
-        _child(observe.REQUESTS, game, route, request.method, f"{status // 100}xx").observe(seconds)
+        move = None
         if request.endpoint == MOVE_ENDPOINT and request.method == "POST":
-            _observe_move(game, actions, resp, seconds)
-        if access.isEnabledFor(logging.INFO):
-            view_args = request.view_args or {}
-            fields = {"method": request.method, "path": request.full_path if request.query_string else request.path,
-                      "status": status, "duration_ms": round(seconds * 1000, 3), "bytes": resp.content_length,
-                      "request_id": rid, "game": game, "game_id": view_args.get("game_id"),
-                      "seat": g.get("ludoteca_seat"), "client": request.remote_addr}
-            access.info("%s %s %s %.1fms %sB rid=%s game_id=%s seat=%s client=%s", fields["method"], fields["path"],
-                        status, fields["duration_ms"], "-" if fields["bytes"] is None else fields["bytes"], rid,
-                        fields["game_id"] or "-", "-" if fields["seat"] is None else fields["seat"],
-                        fields["client"], extra={"fields": fields})
+            move = (g.get("ludoteca_json"), resp.headers.get("Idempotent-Replayed") == "true")
+        log.finish(request.method, rule.rule if rule is not None else "unmatched",
+                   request.full_path if request.query_string else request.path, resp.status_code, seconds,
+                   resp.content_length, rid, (request.view_args or {}).get("game_id"), g.get("ludoteca_seat"),
+                   request.remote_addr, move)
         return resp
 
-
-def _observe_move(game: str, actions: frozenset[str], resp: Response, seconds: float) -> None:
-    body = g.get("ludoteca_json")
-    kind = body.get("type") if isinstance(body, dict) else None
-    _child(observe.MOVE_SECONDS, game, kind if isinstance(kind, str) and kind in actions else "other").observe(seconds)
-    status = resp.status_code
-    if status == 200:
-        outcome = "replayed" if resp.headers.get("Idempotent-Replayed") == "true" else "applied"
-    else:
-        outcome = "refused"
-    _child(observe.MOVES, game, outcome, str(status)).inc()
+    return log
 
 
 @lru_cache(maxsize=4096)

@@ -180,11 +180,15 @@ def json_body() -> Any:
     """The request's JSON body (any content type), parsed within the bounds; 400 if absent or bad."""
     if "ludoteca_json" in g:
         return g.ludoteca_json
-    data = body_bytes()
+    g.ludoteca_json = parse_body(body_bytes())
+    return g.ludoteca_json
+
+
+def parse_body(data: bytes) -> Any:
+    """A request body read within its size bound, parsed within the bounds; 400 if blank or bad."""
     if not data.strip():
         raise JSONBodyError("The request body must be a JSON object.")
-    g.ludoteca_json = loads(data)
-    return g.ludoteca_json
+    return loads(data)
 
 
 def _admit_body() -> None:

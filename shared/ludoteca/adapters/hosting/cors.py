@@ -27,25 +27,42 @@ EXPOSED_HEADERS = "ETag, Location, Idempotent-Replayed, Retry-After, X-Request-I
 MAX_AGE = "600"
 
 
-def install_cors(app: Flask, origins: tuple[str, ...]) -> None:
-    """Answer preflights and mark answers for ``origins`` (nothing at all when empty). Install
-    before the rate limits: a preflight is answered before they count it."""
-    if not origins:
-        return
-    any_origin = "*" in origins
-    allowed = frozenset(origins)
+class CorsPolicy:
+    """What CORS adds to the answers for ``origins`` (not empty): the Flask hooks of
+    :func:`install_cors` and the hot routes (:mod:`ludoteca.adapters.hosting.hotroutes`) use it."""
 
-    def allow(origin: str | None) -> str | None:
+    def __init__(self, origins: tuple[str, ...]) -> None:
+        self.any_origin = "*" in origins
+        self.allowed = frozenset(origins)
+
+    def allow(self, origin: str | None) -> str | None:
         if origin is None:
             return None
-        if any_origin:
+        if self.any_origin:
             return "*"
-        return origin if origin in allowed else None
+        return origin if origin in self.allowed else None
+
+    def marks(self, origin: str | None) -> list[tuple[str, str]]:
+        """The headers an answer to a request from ``origin`` gets (``Vary`` first: merged into
+        the answer's own ``Vary``, if it has one)."""
+        out = [] if self.any_origin else [("Vary", "Origin")]
+        value = self.allow(origin)
+        if value is not None:
+            out += [("Access-Control-Allow-Origin", value), ("Access-Control-Expose-Headers", EXPOSED_HEADERS)]
+        return out
+
+
+def install_cors(app: Flask, origins: tuple[str, ...]) -> CorsPolicy | None:
+    """Answer preflights and mark answers for ``origins`` (nothing at all when empty: None).
+    Install before the rate limits: a preflight is answered before they count it."""
+    if not origins:
+        return None
+    policy = CorsPolicy(origins)
 
     def preflight() -> Response | None:
         if request.method != "OPTIONS" or "Access-Control-Request-Method" not in request.headers:
             return None
-        value = allow(request.headers.get("Origin"))
+        value = policy.allow(request.headers.get("Origin"))
         if value is None:
             return None  # not ours to allow: Flask's own OPTIONS answer, without CORS headers
         response = Response(status=204)
@@ -55,13 +72,13 @@ def install_cors(app: Flask, origins: tuple[str, ...]) -> None:
         return response
 
     def mark(response: Response) -> Response:
-        if not any_origin:
-            response.vary.add("Origin")
-        value = allow(request.headers.get("Origin"))
-        if value is not None:
-            response.headers["Access-Control-Allow-Origin"] = value
-            response.headers["Access-Control-Expose-Headers"] = EXPOSED_HEADERS
+        for name, value in policy.marks(request.headers.get("Origin")):
+            if name == "Vary":
+                response.vary.add(value)
+            else:
+                response.headers[name] = value
         return response
 
     app.before_request(preflight)
     app.after_request(mark)
+    return policy

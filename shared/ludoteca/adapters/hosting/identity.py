@@ -14,7 +14,11 @@ GAME_ID = re.compile(r"[0-9a-f]{1,64}")
 
 
 def bearer_token() -> str | None:
-    header = request.headers.get("Authorization")
+    return parse_bearer(request.headers.get("Authorization"))
+
+
+def parse_bearer(header: str | None) -> str | None:
+    """The seat token of an ``Authorization`` header (None without one; 401 for another scheme)."""
     if header is None:
         return None
     scheme, _, token = header.partition(" ")

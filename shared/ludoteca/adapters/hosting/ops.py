@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
 from typing import Any
 
 import redis
 import swagger_ui_bundle
-from flask import Blueprint, Flask, Response, send_from_directory, url_for
+from flask import Blueprint, Response, send_from_directory, url_for
 from ludoteca.adapters import observe
-from ludoteca.adapters.hosting.accesslog import install_access_log
 from ludoteca.core.errors import StoreUnavailableError
 from prometheus_client import CONTENT_TYPE_LATEST
 from redis.exceptions import RedisClusterException
@@ -28,10 +26,8 @@ DOCS_PAGE = """<!doctype html>
 </body></html>"""
 
 
-def ops_blueprint(app: Flask, game: str, title: str, client: redis.Redis,
-                  action_types: Iterable[str] = ()) -> Blueprint:
+def ops_blueprint(game: str, title: str, client: redis.Redis) -> Blueprint:
     bp = Blueprint("ops", __name__)
-    install_access_log(app, game, action_types)
 
     @bp.get("/healthz")
     def healthz() -> Any:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import http
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import marshmallow as ma
@@ -65,12 +67,28 @@ PROBLEM_SCHEMAS: dict[int, type[ProblemSchema]] = {412: PreconditionFailedProble
                                                    422: ValidationProblemSchema}
 
 
+@dataclass(frozen=True)
+class At:
+    """Where a problem happened, for a renderer called outside Flask's request context (the hot
+    routes, :mod:`ludoteca.adapters.hosting.hotroutes`): what the request context would say."""
+
+    path: str
+    request_id: str
+    game: str
+    operation: str
+    """The metrics' operation label: the method and the route's rule (``POST /games/<string:game_id>/actions``)."""
+
+
 def problem_response(status: int, slug: str, title: str, detail: str | None = None,
-                     extra: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> Response:
+                     extra: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
+                     at: At | None = None) -> Response:
     body: dict[str, Any] = {"type": TYPE_BASE + slug, "title": title, "status": status}
     if detail:
         body["detail"] = detail
-    if has_request_context():
+    if at is not None:
+        body["instance"] = at.path
+        body["request_id"] = at.request_id
+    elif has_request_context():
         body["instance"] = request.path
         body["request_id"] = request_id()
     if extra:  # extension members never override the standard ones
@@ -85,27 +103,29 @@ def _slug(status: int) -> str:
         return "error"
 
 
-def render_ludoteca_error(err: LudotecaError) -> Response:
+def render_ludoteca_error(err: LudotecaError, at: At | None = None) -> Response:
     headers = {"Retry-After": str(err.retry_after)} if err.retry_after is not None else None
-    return problem_response(err.status, err.slug, err.title, err.detail, err.extra, headers)
+    return problem_response(err.status, err.slug, err.title, err.detail, err.extra, headers, at)
 
 
-def render_redis_error(err: redis.RedisError | RedisClusterException) -> Response:
+def render_redis_error(err: redis.RedisError | RedisClusterException, at: At | None = None) -> Response:
     """Redis down, hung, loading or refusing writes: 503 with ``Retry-After``, never a 500.
     (A Redis Cluster client raises ``RedisClusterException``, not a ``RedisError``, when no node
     answers: :func:`~ludoteca.adapters.store.store_unavailable` tells which of those are outages.)"""
     unavailable = store_unavailable(err)
     if unavailable is None:
-        return render_unexpected(err)
+        return render_unexpected(err, at)
     log.warning("the game store is unavailable: %s: %s", type(err).__name__, err)
-    if has_request_context():
+    if at is not None:
+        observe.count_redis_error(at.game, at.operation, err)
+    elif has_request_context():
         rule = request.url_rule
         observe.count_redis_error(current_app.name.rpartition(".")[2],
                                   f"{request.method} {rule.rule if rule is not None else 'unmatched'}", err)
-    return render_ludoteca_error(unavailable)
+    return render_ludoteca_error(unavailable, at)
 
 
-def render_http_exception(err: HTTPException) -> Response:
+def render_http_exception(err: HTTPException, at: At | None = None) -> Response:
     status = err.code or 500
     data = getattr(err, "data", None) or {}
     extra: dict[str, Any] = {}
@@ -128,21 +148,39 @@ def render_http_exception(err: HTTPException) -> Response:
         allow = err.get_headers()
         headers = {k: v for k, v in allow if k.lower() == "allow"}
     title = http.HTTPStatus(status).phrase if status in http.HTTPStatus._value2member_map_ else "Error"
-    return problem_response(status, _slug(status), title, detail, extra, headers)
+    return problem_response(status, _slug(status), title, detail, extra, headers, at)
 
 
-def render_unexpected(err: Exception) -> Response:
+def render_unexpected(err: Exception, at: At | None = None) -> Response:
     log.exception("unhandled error", exc_info=err)
     return problem_response(500, "internal-error", "Internal Server Error",
-                            "Something went wrong on our side; the request changed nothing we know of.")
+                            "Something went wrong on our side; the request changed nothing we know of.", at=at)
+
+
+ERRORS: dict[type[Exception], Callable[..., Response]] = {
+    LudotecaError: render_ludoteca_error,
+    redis.RedisError: render_redis_error,
+    RedisClusterException: render_redis_error,
+    HTTPException: render_http_exception,
+    Exception: render_unexpected,
+}
+"""The one error table: each exception class and its renderer (Flask's error handlers, and
+:func:`render_error` outside them)."""
+
+
+def render_error(err: Exception, at: At) -> Response:
+    """The problem an error becomes, picked from :data:`ERRORS` as Flask picks its error handler
+    (the nearest class in the error's MRO), for code that runs outside Flask's request context."""
+    for cls in type(err).__mro__:
+        renderer = ERRORS.get(cls)
+        if renderer is not None:
+            return renderer(err, at)
+    return render_unexpected(err, at)  # pragma: no cover - every Exception has one
 
 
 def install_error_handlers(app: Flask) -> None:
-    app.register_error_handler(LudotecaError, render_ludoteca_error)
-    app.register_error_handler(redis.RedisError, render_redis_error)
-    app.register_error_handler(RedisClusterException, render_redis_error)
-    app.register_error_handler(HTTPException, render_http_exception)
-    app.register_error_handler(Exception, render_unexpected)
+    for cls, renderer in ERRORS.items():
+        app.register_error_handler(cls, renderer)
 
 
 class ProblemApi(Api):

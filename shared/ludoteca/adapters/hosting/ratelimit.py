@@ -56,10 +56,10 @@ from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 from ludoteca.adapters.cluster import limiter_options
 from ludoteca.adapters.hosting.identity import GAME_ID, bearer_token
-from ludoteca.adapters.hosting.problems import PROBLEM_JSON, ProblemSchema, render_ludoteca_error
+from ludoteca.adapters.hosting.problems import PROBLEM_JSON, At, ProblemSchema, render_ludoteca_error
 from ludoteca.config import Settings
 from ludoteca.core.errors import AuthenticationError, NotFoundError, RateLimitedError
-from ludoteca.service_layer.repository import Stored, WriteQuota
+from ludoteca.service_layer.repository import GameRepository, Stored, WriteQuota
 
 #: Routes that read the caller's seat from the bearer token (routes.py's ``caller``).
 SEATED_ENDPOINTS = frozenset({"games.Game", "games.Actions", "games.Events", "games.Stream"})
@@ -130,6 +130,32 @@ def write_quota() -> WriteQuota | None:
     return cast(WriteQuota | None, g.get("ludoteca_quota"))
 
 
+SEAT_WRITES = "writes a minute per seat"
+
+
+def seat_write_quota(game: str, game_id: str, seat: int, per_minute: int) -> WriteQuota:
+    """The seat-write quota a move of ``seat`` spends in its commit (see the module docstring)."""
+    return WriteQuota(f"{game}:ratelimit:LIMITER/seat/{game_id}/{seat}/w/{{{game_id}}}/{per_minute}/1/minute",
+                      per_minute, 60, SEAT_WRITES)
+
+
+def spend_refused(store: GameRepository, quota: WriteQuota | None, status: int,
+                  at: At | None = None) -> Response | None:
+    """A seat write that never reached its commit still counts (its unit is spent here); over
+    the limit, a refusal (``status`` >= 400) becomes the 429 returned (None: the answer stands)."""
+    if quota is None or quota.spent:
+        return None
+    try:
+        retry, _ = store.spend(quota)
+    except redis.RedisError:
+        log.warning("could not count a refused write in its bucket", exc_info=True)
+        return None
+    if retry is not None and status >= 400:
+        return render_ludoteca_error(RateLimitedError(
+            f"At most {quota.limit} {quota.what}; try again in {retry} s.", retry_after=retry), at)
+    return None
+
+
 def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Settings) -> Limiter | None:
     """Install the limits on ``app`` (after the routes and the ops hooks); None when turned off."""
     if settings.rate_limit_per_minute <= 0:
@@ -172,11 +198,10 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
                 return Bucket(f"fail/{address}", limits.failures,
                               "requests with a malformed or unknown seat token a minute per client address")
             return Bucket(f"seat/{game_id}/{seat}/{kind}", per_minute,
-                          f"{'writes' if writes else 'reads'} a minute per seat")
+                          SEAT_WRITES if writes else "reads a minute per seat")
         return Bucket(f"anon/{address}/{kind}", per_minute,
                       f"{'writes' if writes else 'reads'} a minute per client address without a seat token")
 
-    prefix = f"{game}:ratelimit:LIMITER"
 
     @app.before_request
     def _classify() -> None:
@@ -184,26 +209,14 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
         g.ludoteca_bucket = bucket if bucket is not None and bucket.per_minute > 0 else None
         if g.ludoteca_bucket is not None and request.endpoint == "games.Actions" and \
                 bucket is not None and bucket.key.startswith("seat/") and bucket.key.endswith("/w"):
-            game_id = bucket.key.split("/")[1]
-            g.ludoteca_quota = WriteQuota(f"{prefix}/{bucket.key}/{{{game_id}}}/{bucket.per_minute}/1/minute",
-                                          bucket.per_minute, 60, bucket.what)
+            _, game_id, seat, _ = bucket.key.split("/")
+            g.ludoteca_quota = seat_write_quota(game, game_id, int(seat), bucket.per_minute)
             g.ludoteca_bucket = None  # the commit counts it, not flask-limiter
 
     @app.after_request
     def _spend_refused(resp: Response) -> Response:
         """A seat write that never reached its commit still counts; over the limit, it is a 429."""
-        quota = write_quota()
-        if quota is None or quota.spent:
-            return resp
-        try:
-            retry, _ = service.store.spend(quota)
-        except redis.RedisError:
-            log.warning("could not count a refused write in its bucket", exc_info=True)
-            return resp
-        if retry is not None and resp.status_code >= 400:
-            return render_ludoteca_error(RateLimitedError(
-                f"At most {quota.limit} {quota.what}; try again in {retry} s.", retry_after=retry))
-        return resp
+        return spend_refused(service.store, write_quota(), resp.status_code) or resp
 
     def current() -> Bucket | None:
         return cast(Bucket | None, g.get("ludoteca_bucket"))

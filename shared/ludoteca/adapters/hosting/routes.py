@@ -29,7 +29,7 @@ from ludoteca.config import Settings
 from ludoteca.core import jsontext
 from ludoteca.core.errors import AuthenticationError, BadRequestError, NotFoundError
 from ludoteca.service_layer.repository import Stored
-from ludoteca.service_layer.service import GameService
+from ludoteca.service_layer.service import GameService, Played
 
 ETAG_RE = re.compile(r'[ \t]*(?:W/)?"?(\d{1,18})"?[ \t]*')
 IDEM_RE = re.compile(r"[\x21-\x7e]{1,200}")
@@ -67,6 +67,22 @@ def parse_if_match(value: str | None) -> int | None:
     if not m:
         raise BadRequestError("If-Match must be the ETag of GET /games/{id}, e.g. \"7\".")
     return int(m.group(1))
+
+
+def move_conditions(if_match: str | None, key: str | None) -> tuple[int | None, str | None]:
+    """A move's ``If-Match`` version and ``Idempotency-Key`` from their headers; 400 if malformed."""
+    version = parse_if_match(if_match)
+    if key is not None and not IDEM_RE.fullmatch(key):
+        raise BadRequestError("Idempotency-Key must be 1 to 200 visible ASCII characters.")
+    return version, key
+
+
+def played_headers(played: Played) -> dict[str, str]:
+    """The headers of a played move's answer (besides its content's)."""
+    headers = {"ETag": etag(played.version)}
+    if played.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return headers
 
 
 def check_game_id(game_id: str) -> None:
@@ -208,15 +224,9 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
             stored, seat = service.seat_for_move(game_id, token, stored)
             note_seat(seat)
             body = json_body()
-            if_match = parse_if_match(request.headers.get("If-Match"))
-            key = request.headers.get("Idempotency-Key")
-            if key is not None and not IDEM_RE.fullmatch(key):
-                raise BadRequestError("Idempotency-Key must be 1 to 200 visible ASCII characters.")
+            if_match, key = move_conditions(request.headers.get("If-Match"), request.headers.get("Idempotency-Key"))
             played = service.play(game_id, seat, body, if_match, key, loaded=stored, quota=write_quota())
-            headers = {"ETag": etag(played.version)}
-            if played.replayed:
-                headers["Idempotent-Replayed"] = "true"
-            return json_response(played.body, 200, headers)
+            return json_response(played.body, 200, played_headers(played))
 
     @blp.route("/<string:game_id>/events")
     class Events(MethodView):

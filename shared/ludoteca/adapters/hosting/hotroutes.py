@@ -1,0 +1,159 @@
+"""The hot route: a move, ``POST /games/{id}/actions``, served without Flask's request machinery.
+
+A move is most of a game service's traffic, and under Flask most of its CPU went to the machinery
+around the route rather than to the move: the request context and its proxies (~70 lookups a
+move), the before/after hooks of the access log, CORS, the rate limiter and the body bounds, and
+flask-limiter's own check. :class:`HotRoutes` is a WSGI layer in front of the Flask app (inside
+``ProxyFix``, so it sees the client address, scheme and prefix as Flask would) that answers the
+common move itself with the same parts, called directly:
+
+- the seat: :meth:`~ludoteca.service_layer.service.GameService.seat_for_move` (the game this
+  process remembers, else one read), the token parsed by :func:`~ludoteca.adapters.hosting.identity.parse_bearer`;
+- the body: at most ``Settings.max_body_bytes`` (``Content-Length`` only), parsed by
+  :func:`~ludoteca.adapters.hosting.bodies.parse_body` within the JSON bounds;
+- ``If-Match`` and ``Idempotency-Key``: :func:`~ludoteca.adapters.hosting.routes.move_conditions`;
+- the seat-write quota, spent by the commit: :func:`~ludoteca.adapters.hosting.ratelimit.seat_write_quota`,
+  and for a refusal :func:`~ludoteca.adapters.hosting.ratelimit.spend_refused`;
+- the move: :meth:`~ludoteca.service_layer.service.GameService.play`; its refusals (409, 412,
+  422, 429, 503 ...) become problems through the one error table
+  (:func:`~ludoteca.adapters.hosting.problems.render_error`);
+- the answer's headers: ``ETag`` / ``Idempotent-Replayed``
+  (:func:`~ludoteca.adapters.hosting.routes.played_headers`), CORS
+  (:class:`~ludoteca.adapters.hosting.cors.CorsPolicy`), ``X-Request-Id``; the access-log line
+  and the metrics: :class:`~ludoteca.adapters.hosting.accesslog.RequestLog`.
+
+Everything else goes to the Flask app unchanged: other routes and methods, a query string, a
+request without ``Authorization`` or ``Content-Length`` (chunked), a body over the bound, and
+every request refused before the move is tried (a bad token or game id, a malformed body or
+header): those are rare, and Flask's path answers them (and counts them in the rate limiter's
+buckets) exactly as it always did. The hot route reads only, before it hands a request on: the
+body it read goes with the request (or the error reading it raised, again).
+
+So an answer is the same whichever path gave it, byte for byte but for the ``Date`` and the
+request id a request without one gets (``tests/api/test_hot_routes.py`` plays the same requests
+through both and compares status, headers, bodies, the stored data, the log lines and the metrics).
+``Settings.hot_routes`` (``LUDOTECA_HOT_ROUTES=0``) turns it off: every request through Flask.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ludoteca.adapters.hosting.accesslog import HEADER, RequestLog, choose_request_id
+from ludoteca.adapters.hosting.bodies import parse_body
+from ludoteca.adapters.hosting.cors import CorsPolicy
+from ludoteca.adapters.hosting.identity import GAME_ID, parse_bearer
+from ludoteca.adapters.hosting.problems import At, render_error
+from ludoteca.adapters.hosting.ratelimit import seat_write_quota, spend_refused
+from ludoteca.adapters.hosting.routes import move_conditions, played_headers
+from ludoteca.core import jsontext
+from ludoteca.core.errors import LudotecaError
+from ludoteca.service_layer.service import GameService
+
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+MOVE_PATH = re.compile(rf"/games/({GAME_ID.pattern})/actions")
+
+
+class _Replayed:
+    """A request's input after the hot route failed reading it: the same error, again."""
+
+    def __init__(self, err: Exception) -> None:
+        self.err = err
+
+    def read(self, *_size: int) -> bytes:
+        raise self.err
+
+    readline = read
+
+
+class _Incomplete(Exception):
+    """A body shorter than its ``Content-Length``."""
+
+
+def _length(raw: str | None) -> int | None:
+    return int(raw) if raw and raw.isascii() and raw.isdigit() else None
+
+
+class HotRoutes:
+    """WSGI: the common move answered here, everything else by ``fallback`` (the Flask app)."""
+
+    def __init__(self, fallback: WSGIApp, service: GameService, move_rule: str, log: RequestLog,
+                 cors: CorsPolicy | None, max_body_bytes: int, writes_per_minute: int) -> None:
+        self.fallback = fallback
+        self.service = service
+        self.game = service.d.name
+        self.move_rule = move_rule
+        self.operation = f"POST {move_rule}"
+        self.log = log
+        self.cors = cors
+        self.max_body = max_body_bytes
+        self.writes = writes_per_minute  # the seat-write limit (0: no quota)
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ.get("REQUEST_METHOD") == "POST" and not environ.get("QUERY_STRING"):
+            match = MOVE_PATH.fullmatch(environ.get("PATH_INFO", ""))
+            if match is not None:
+                answer = self.move(environ, match.group(1))
+                if answer is not None:
+                    status, headers, body = answer
+                    start_response(status, headers)
+                    return [body]
+        return self.fallback(environ, start_response)
+
+    def move(self, environ: dict[str, Any], game_id: str) -> tuple[str, list[tuple[str, str]], bytes] | None:
+        """The answer to a move, or None: the Flask app answers it (nothing was changed)."""
+        t0 = time.perf_counter()
+        length = _length(environ.get("CONTENT_LENGTH"))
+        header = environ.get("HTTP_AUTHORIZATION")
+        if header is None or length is None or not 0 < length <= self.max_body or "HTTP_TRANSFER_ENCODING" in environ:
+            return None
+        try:
+            token = parse_bearer(header)
+            if token is None:  # pragma: no cover - a header was given
+                return None
+            stored, seat = self.service.seat_for_move(game_id, token)
+        except Exception:  # 401, 404, the store down: Flask's path answers (and counts) it
+            return None
+        try:
+            data = environ["wsgi.input"].read(length)
+        except Exception as err:  # a broken body: Flask's path meets the same error
+            environ["wsgi.input"] = _Replayed(err)
+            return None
+        try:
+            if len(data) < length:  # the client went away: Flask's path says so
+                raise _Incomplete
+            body = parse_body(data)
+            if_match, key = move_conditions(environ.get("HTTP_IF_MATCH"), environ.get("HTTP_IDEMPOTENCY_KEY"))
+        except (_Incomplete, LudotecaError):
+            environ["wsgi.input"] = io.BytesIO(data)
+            return None
+
+        rid = choose_request_id(environ.get("HTTP_X_REQUEST_ID"))
+        path = environ["PATH_INFO"]
+        at = At(path, rid, self.game, self.operation)
+        quota = seat_write_quota(self.game, game_id, seat, self.writes) if self.writes > 0 else None
+        replayed = False
+        try:
+            played = self.service.play(game_id, seat, body, if_match, key, loaded=stored, quota=quota)
+        except Exception as err:  # as Flask's error handlers do: the one error table
+            problem = render_error(err, at)
+            code, status, out = problem.status_code, problem.status, problem.get_data()
+            headers = problem.headers.to_wsgi_list()
+        else:
+            code, status, out, replayed = 200, "200 OK", jsontext.dumps(played.body), played.replayed
+            headers = [*played_headers(played).items(), ("Content-Type", "application/json"),
+                       ("Content-Length", str(len(out)))]
+        refused = spend_refused(self.service.store, quota, code, at)
+        if refused is not None:
+            code, status, out, replayed = refused.status_code, refused.status, refused.get_data(), False
+            headers = refused.headers.to_wsgi_list()
+        if self.cors is not None:
+            headers += self.cors.marks(environ.get("HTTP_ORIGIN"))
+        headers.append((HEADER, rid))
+        self.log.finish("POST", self.move_rule, path, code, time.perf_counter() - t0, len(out), rid, game_id, seat,
+                        environ.get("REMOTE_ADDR"), (body, replayed))
+        return status, headers, out
