@@ -30,13 +30,12 @@ from ludic.universe import BREAK, OBEY, set_of_codes
 
 RULE_PLACEHOLDER = "<rule>"
 EXPERT_VEXER_BAND = "easy"
-"""The band the expert writes its rules from as Vexer: the one that scores most. Real 3-seat
-rounds (RULES.md appendix B): against two expert Seekers easy rules score
-5.25 ± 0.25 points a round (found in every round), medium 5.50 ± 0.31 (75% found), hard 3.67 ±
-0.49 (53%); against an expert and a random Seeker easy 5.98 ± 0.39, medium 3.58 ± 0.49, hard
-2.55 ± 0.48; with three expert Seekers easy 5.70 ± 0.42, medium 4.78 ± 0.55. Easy is never
-measurably below medium and well above it beside a weaker Seeker (so ``expert`` plays as
-``easy`` does)."""
+"""The band the expert writes its rules from as Vexer: the one that scores most. Points a round
+in real 3-seat rounds (RULES.md appendix B, ``tests/bench/bench_ludic_bots.py --games 60``):
+against two expert Seekers easy 5.17 ± 0.43 (found in every round), medium 5.05 ± 0.47 (75%),
+hard 3.67 ± 0.49 (53%); against an expert and a random Seeker easy 5.98 ± 0.39, medium 3.58 ±
+0.49, hard 2.55 ± 0.48. Easy is never measurably below medium and well above it beside a weaker
+Seeker (so ``expert`` plays as ``easy`` does)."""
 
 
 # ---- the Vexer --------------------------------------------------------------------------------------
