@@ -12,7 +12,8 @@ rules written the way people write them (`tests/ludic/human_rules.txt`, `--human
 at most 40 actions each): how often the expert finds them within 40 actions;
 the hypothesis space size; the median, p95, p99 and worst time of one decision (CPU time of the
 process, and wall clock). Then whole rounds of
-real 3-seat games (engine, real deck limits): how often a Seeker finds the rule. Last, the
+real 3-seat games (engine, real deck limits): the Vexer bot of each band against two expert Seekers
+and against an expert and a random one: how often a Seeker finds the rule, and the Vexer's points. Last, the
 decision time (p50/p99, ms) of every bot level in each role: ``--level-rounds`` rounds per level
 with all three seats at that level, and the decisions of the rounds above.
 ``--quick`` (well under a minute) prints the same figures from fewer rules and rounds, with sample sizes
@@ -149,34 +150,53 @@ def bench_human(n_drills: int, seed: int) -> None:
           f"worst {max(ms):.2f} ms over {len(ms)} decisions")
 
 
-def play_round(engine: LudicEngine, players: list[str], seed: int, g: int, decisions: Decisions) -> bool:
-    """One round (``round_limit`` 1) of bots; every decision timed under "<level> <role>".
-    Returns whether a Seeker found the rule."""
-    state = engine.new_game(players, {"round_limit": 1}, Rng(f"{seed * 1000 + g:064x}"))
+def vexer_round(engine: LudicEngine, vexer: str, seekers: Sequence[str], seed: int, g: int,
+                decisions: Decisions) -> tuple[bool, int]:
+    """One round (``round_limit`` 1) with the Vexer bot of level ``vexer`` (whoever the cut makes
+    Vexer plays that level) and ``seekers`` from the Vexer's left; every decision timed under
+    "<level> <role>". Returns whether a Seeker found the rule and the Vexer's points."""
+    n = 1 + len(seekers)
+    state = engine.new_game([f"bot:{vexer}"] * n, {"round_limit": 1}, Rng(f"{seed * 1000 + g:064x}"))
     rng = random.Random(g)
+    names: dict[int, str] = {}
     while state.phase != "over":
         seat = min(engine.to_act(state))
-        name = players[seat].split(":")[1]
+        if not names and state.vexer is not None and state.phase != "cut":
+            names = {state.vexer: vexer, **{(state.vexer + k) % n: s for k, s in enumerate(seekers, 1)}}
+        name = names.get(seat, vexer)
         legal = engine.legal_actions(state, seat) + engine.action_templates(state, seat)
         view = engine.view(state, seat)
         role = "cut" if view["phase"] == "cut" else view["role"]
         state, _ = engine.apply(state, seat, decisions.call(f"{name} {role}", BOTS[name], view, legal, rng))
-    return bool(state.rounds[-1]["ended_by"] == "guess")
+    return bool(state.rounds[-1]["ended_by"] == "guess"), int(state.rounds[-1]["points"])
+
+
+SEEKER_TABLES = (("expert", "expert"), ("expert", "random"))
+"""The Seekers of the real rounds: the expert's own table (two expert Seekers), and an expert
+beside a random Seeker."""
 
 
 def bench_games(n_games: int, seed: int, decisions: Decisions) -> None:
-    """Real rounds: Vexer bot at each difficulty, an expert and a random Seeker, real deck limits."""
+    """Real 3-seat rounds: the Vexer bot of each band (whoever the cut makes Vexer) against each
+    pair of Seekers, real deck limits: how often the rule is found and what the Vexer scores."""
     engine = LudicEngine()
-    print(f"\nreal 3-seat rounds (Vexer bot, expert Seeker, random Seeker; 12 cards in the deck): {n_games} each")
+    print(f"\nreal 3-seat rounds (the Vexer bot of each band; 12 cards in the deck): {n_games} each")
+    print(f"  {'Vexer':<8} {'Seekers':<16} {'rule found':>16} {'Vexer points a round':>22}")
     tick = progress("real rounds")
-    for i, level in enumerate(DIFFICULTIES):
-        found = 0
-        for g in range(n_games):
-            found += play_round(engine, [f"bot:{level}", "bot:expert", "bot:random"], seed, g, decisions)
-            tick(i * n_games + g + 1, len(DIFFICULTIES) * n_games)
-        rate = found / n_games
-        print(f"  {level:<8} rule found in {100 * rate:.0f}% of rounds (± {100 * proportion_se(rate, n_games):.0f}%, "
-              f"n={n_games})")
+    total = len(SEEKER_TABLES) * len(DIFFICULTIES) * n_games
+    done = 0
+    for seekers in SEEKER_TABLES:
+        for level in DIFFICULTIES:
+            rounds = []
+            for g in range(n_games):
+                rounds.append(vexer_round(engine, level, seekers, seed, g, decisions))
+                done += 1
+                tick(done, total)
+            rate = sum(found for found, _ in rounds) / n_games
+            points = [p for _, p in rounds]
+            se = proportion_se(rate, n_games)
+            print(f"  {level:<8} {' + '.join(seekers):<16} {100 * rate:>6.0f}% ± {100 * se:>3.0f}%"
+                  f" {statistics.mean(points):>13.2f} ± {mean_se(points):.2f}   (n={n_games})")
 
 
 def bench_levels(n_rounds: int, seed: int, decisions: Decisions) -> None:
@@ -185,14 +205,14 @@ def bench_levels(n_rounds: int, seed: int, decisions: Decisions) -> None:
     tick = progress("rounds per level")
     for i, level in enumerate(BOTS):
         for g in range(n_rounds):
-            play_round(engine, [f"bot:{level}"] * 3, seed + 1, g, decisions)
+            vexer_round(engine, level, (level, level), seed + 1, g, decisions)
             tick(i * n_rounds + g + 1, len(BOTS) * n_rounds)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     args = sizes(parser, {"rules": 200, "space_rules": 200, "human": 165, "games": 30, "level_rounds": 10, "seed": 7},
-                 {"rules": 12, "space_rules": 8, "human": 20, "games": 2, "level_rounds": 1})
+                 {"rules": 12, "space_rules": 8, "human": 20, "games": 20, "level_rounds": 1})
     bench_drills(args.rules, args.space_rules, args.seed)
     if args.human:
         bench_human(args.human, args.seed)

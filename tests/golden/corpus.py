@@ -57,9 +57,16 @@ game's random play would last to its round bound: a short game keeps the corpus 
 
 
 CAPPED_OPTIONS: dict[str, JSON] = {"ludic": {"round_limit": 4}}
-"""Options under every other table of a game whose strong bots may play on to its round bound
-(a hard Vexer's rule is seldom found: a table of them lasts 100 rounds, thousands of steps): four
-rounds still reach every phase, the scoring and the end by the limit; a table's own options win."""
+"""Options under every other table of a game whose bot tables may play many rounds (a Ludic game
+ends only when a ludic player is made Vexer again: hundreds of steps a table): four rounds still
+reach every phase, the scoring and the end by the limit; a table's own options win.
+:data:`UNCAPPED_LEVELS` record the game's own ending."""
+
+
+UNCAPPED_LEVELS: dict[str, list[str]] = {"ludic": ["easy"]}
+"""Bot levels of a capped game also played by a table of their own to the game's own ending,
+without :data:`CAPPED_OPTIONS` (Ludic: no capped table ends by a ludic player made Vexer again;
+three ``easy`` bots get there in 8 or 9 rounds, about a hundred actions)."""
 
 
 def canonical(data: Any) -> str:
@@ -153,7 +160,8 @@ def player_of(game: str, name: str) -> Player:
 
 
 def tables(game: str) -> Iterator[Table]:
-    """Every bot level at the table by itself, each seat count played at random (human seats),
+    """Every bot level at the table by itself (and the :data:`UNCAPPED_LEVELS` to the game's own
+    ending), each seat count played at random (human seats),
     random humans beside every level, each option sample (human seats played by bots: random
     play with some options only ends at a bound, thousands of actions later), and the game's
     scripts."""
@@ -167,6 +175,9 @@ def tables(game: str) -> Iterator[Table]:
         n = counts[i % len(counts)]
         bots = [f"bot:{level}"] * n
         yield Table(f"all-{level}-{n}", bots, bots, short if level == "random" else capped)
+    for level in UNCAPPED_LEVELS.get(game, []):
+        bots = [f"bot:{level}"] * engine.min_seats
+        yield Table(f"all-{level}-{engine.min_seats}-uncapped", bots, bots, {})
     for n in counts:
         yield Table(f"humans-{n}", ["human"] * n, ["random"] * n, short)
     n = engine.max_seats

@@ -105,6 +105,25 @@ class TestVexer:
         for easier, harder in itertools.pairwise(bands):
             assert max(easier) < min(harder)
 
+    def test_a_table_of_hard_bots_ends_as_the_text_ends_a_game(self, engine: LudicEngine) -> None:
+        """Hard rules are found in real rounds (RULES.md, appendix B; they once never were, and such
+        a table played to the 100-round bound): its Vexers score when their rules are found, and a
+        ludic player is made Vexer again."""
+        state = engine.new_game(["bot:hard"] * 3, {}, Rng("4a" * 32))
+        rng = random.Random(7)
+        for _ in range(2000):
+            if state.phase == "over":
+                break
+            seat = min(engine.to_act(state))
+            legal = engine.legal_actions(state, seat) + engine.action_templates(state, seat)
+            state, _ = engine.apply(state, seat, bots.BOTS["hard"](engine.view(state, seat), legal, rng))
+        result = engine.result(state)
+        assert result is not None and result.summary["bound"] is None
+        assert "ludic player became Vexer again" in result.summary["won_by"]
+        bands = {r.text: r.difficulty for r in vexer_rules()}
+        assert {bands[r["rule"]] for r in state.rounds} == {"hard"}
+        assert any(r["ended_by"] == "guess" and r["points"] > 0 for r in state.rounds)
+
     def test_the_human_rules_are_kept_apart_from_the_library(self) -> None:
         library = {r.obey for r in vexer_rules()}
         path = Path(__file__).with_name("human_rules.txt")

@@ -2,12 +2,12 @@
 difficulty (read at run time from ``ludic/data/vexer_rules.json``).
 
 A rule's difficulty is how many actions (queries, plays and guesses) the expert Seeker needs to
-find it in the drill (:mod:`ludic.drill`), averaged over several deals; the catalogue's rules
-(every playable atom and a sample of the playable pairs) are split into thirds by that measure:
-easy, medium, hard. Rules are *playable* when between 1/8 and 7/8 of the 576 sets obey them (the
-Vexer's interest is a rule "challenging, feasible, and satisfying to discover": a rule almost
-nothing obeys is neither). ``python -m ludic.build catalogue`` measures it again
-(:mod:`ludic.catalogue_build`, a few minutes).
+find it in the drill (:mod:`ludic.drill`), averaged over several deals. Three distinct bands:
+easy (the easiest atoms of the space), medium (pairs of atoms around the middle) and hard (the
+hardest pairs), with gaps between them (:mod:`ludic.catalogue_build`). Rules are *playable* when
+between 1/8 and 7/8 of the 576 sets obey them (the Vexer's interest is a rule "challenging,
+feasible, and satisfying to discover": a rule almost nothing obeys is neither).
+``python -m ludic.build catalogue`` measures it again (a few minutes).
 """
 
 from __future__ import annotations

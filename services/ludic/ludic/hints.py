@@ -8,10 +8,11 @@ hint is then any set, from the hintbook when possible, else on a slip.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from ludic.state import HintSource, Round
-from ludic.universe import ALL, COLUMNS, codes_for_set, members, set_of_codes
+from ludic.universe import ALL, COLUMNS, codes_for_set, members, set_index, type_index
 
 
 @dataclass(frozen=True)
@@ -36,9 +37,17 @@ def hint_options(round_: Round, guess_obey: int | None) -> list[HintOption]:
                    for column in COLUMNS for placed in round_.face_up(column) if wrong >> placed.index & 1]
         if visible:
             return visible
-    book = [HintOption(HintSource.HINTBOOK, top, bottom, bool(rule >> s & 1))
-            for top in round_.hintbook for bottom in round_.hintbook
-            if top != bottom and wrong >> (s := set_of_codes(top, bottom)) & 1]
+    return list(_unseen_options(round_.hintbook, rule, wrong))
+
+
+@functools.lru_cache(maxsize=64)
+def _unseen_options(hintbook: tuple[str, ...], rule: int, wrong: int) -> tuple[HintOption, ...]:
+    """The hints built from the hintbook, else written on a slip (a game asks for the same ones
+    several times while its Vexer chooses: cached, only a speed-up)."""
+    types = [(code, type_index(code)) for code in hintbook]
+    book = tuple(HintOption(HintSource.HINTBOOK, top, bottom, bool(rule >> s & 1))
+                 for top, t in types for bottom, b in types
+                 if top != bottom and wrong >> (s := set_index(t, b)) & 1)
     if book:
         return book
-    return [HintOption(HintSource.SLIP, *codes_for_set(s), obeys=bool(rule >> s & 1)) for s in members(wrong)]
+    return tuple(HintOption(HintSource.SLIP, *codes_for_set(s), obeys=bool(rule >> s & 1)) for s in members(wrong))
