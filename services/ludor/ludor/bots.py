@@ -100,10 +100,12 @@ def _greedy(k: Knowledge, rng: random.Random) -> Choice:
     return greedy(k.counts, k.trick, k.seat, k.sizes, k.two_of_oros_played, k.rules, k.plim_on)
 
 
-def make_expert(rollouts: int = EXPERT_ROLLOUTS, seconds: float = EXPERT_SECONDS, infer: bool = True) -> Bot:
-    """An expert bot with its own simulation budget; ``infer=False``: the expert of before it
-    read the others' passes (the benchmark's baseline)."""
-    return _chosen(lambda k, rng: search(k, rng, rollouts, seconds, infer))
+def make_expert(rollouts: int = EXPERT_ROLLOUTS, seconds: float = EXPERT_SECONDS, infer: bool = True,
+                focus: bool = True, model: bool = True) -> Bot:
+    """An expert bot with its own simulation budget (``infer``, ``focus``, ``model``:
+    :func:`ludor.simulation.search`); all three off: the expert of before (``expert-v1``, the
+    benchmark's baseline), which read no pass, spread its budget and played everyone greedy."""
+    return _chosen(lambda k, rng: search(k, rng, rollouts, seconds, infer, focus, model))
 
 
 Interrupt = Callable[[JSON, Sequence[JSON], random.Random], JSON | None]

@@ -22,9 +22,19 @@ import numpy as np
 from ludor import rollouts as fast
 from ludor.greedy import AUTOPLIM_MOVE, NONE, PASS, Choice, autoplim_choice, candidates
 from ludor.hierarchy import POWERS
-from ludor.knowledge import NO_CAP, Knowledge
+from ludor.knowledge import Knowledge
 
 DEALS_PER_BATCH = 8
+FINALISTS = 2
+PASS_LIKELIHOOD = np.array([
+    [0.058, 0.095, 0.030, 0.026, 0.241, 0.977],
+    [0.096, 0.115, 0.117, 0.122, 0.200, 0.957],
+])
+"""The chance that a hand of each class (:data:`ludor.rollouts.PASS_CLASSES`) passes on a single
+(row 0) or on a set of two or more (row 1), fitted on the passes of today's expert over
+simulated games (``tests/bench/bench_ludor_bots.py --fit-passes``)."""
+NO_LIKELIHOOD = np.ones_like(PASS_LIKELIHOOD)
+"""Every deal alike (``infer`` off: the expert of before, ``expert-v1``)."""
 
 
 def _moves(options: list[Choice]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -40,33 +50,40 @@ WAIT = Choice(NONE)
 """The Autoplim's holder, out of turn, lets the round go on (:func:`interrupt`)."""
 
 
-def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float, infer: bool = True) -> Choice:
+def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float, infer: bool = True,
+           focus: bool = True, model: bool = True) -> Choice:
     """The candidate with the best mean reward over at most ``rollouts`` simulations (at least
-    one deal) or ``seconds``; ``infer``: the deals respect what the others' passes tell."""
+    one deal) or ``seconds``; ``infer``: the deals are weighed by what the others' passes tell;
+    ``focus``: the second half of the budget goes to the best two; ``model``: the rollouts play
+    the other expert bots as today's expert plays (:func:`_best`)."""
     options = candidates(k.counts, k.trick, k.rules, k.plim_on)
     if len(options) == 1:
         return options[0]
-    return _best(k, options, rng, rollouts, seconds, infer)
+    return _best(k, options, rng, rollouts, seconds, infer, focus, model)
 
 
-def interrupt(k: Knowledge, rng: random.Random, rollouts: int, seconds: float, infer: bool = True) -> Choice:
+def interrupt(k: Knowledge, rng: random.Random, rollouts: int, seconds: float, infer: bool = True,
+              model: bool = True) -> Choice:
     """Out of turn, holding the Autoplim with a play on the table: put it down now (declaring the
     PLIM) or wait (:data:`WAIT`), whichever simulates better."""
-    return _best(k, [WAIT, autoplim_choice(k.trick, k.plim_on)], rng, rollouts, seconds, infer)
+    return _best(k, [WAIT, autoplim_choice(k.trick, k.plim_on)], rng, rollouts, seconds, infer, False, model)
 
 
 def _best(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: int, seconds: float,
-          infer: bool) -> Choice:
+          infer: bool, focus: bool, model: bool) -> Choice:
+    """The candidate of best weighted mean reward (``infer``, ``model``: see :func:`search`).
+    ``focus``: once half the budget is spent on every candidate alike, the rest goes to the
+    :data:`FINALISTS` best so far (on the same deals, so they stay comparable); otherwise every
+    candidate sees every deal."""
     n = k.n
     moves, takes, declares, named = _moves(options)
     known = np.zeros((n, POWERS), dtype=np.int64)
     for seat, powers in k.known.items():
         for p in powers:
             known[seat, p] += 1
-    caps = np.full((n, POWERS), NO_CAP, dtype=np.int64)
-    if infer:
-        for seat, cap in k.caps.items():
-            caps[seat] = cap
+    passes = np.array([e[:3] for e in k.passes], dtype=np.int64).reshape(-1, 3)
+    later = np.array([e[3] for e in k.passes], dtype=np.int64).reshape(-1, POWERS)
+    likelihood = PASS_LIKELIHOOD if infer else NO_LIKELIHOOD
     trick = k.trick
     t0 = fast.trick_array(trick.leader, trick.turn, trick.top, trick.last,
                           k.two_of_oros_played, len(k.finished))
@@ -77,20 +94,46 @@ def _best(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: int
     sizes = np.array(k.sizes, dtype=np.int64)
     own = np.array(k.counts, dtype=np.int64)
     unseen = np.array(k.unseen, dtype=np.int64)
-    policies = np.array([fast.RANDOM if kind == "bot:random" and seat != k.seat else fast.GREEDY
+    policies = np.array([_policy(kind, model) if seat != k.seat else fast.GREEDY
                          for seat, kind in enumerate(k.players)], dtype=np.int64)
     totals = np.zeros(len(options), dtype=np.float64)
+    weights = np.zeros(len(options), dtype=np.float64)
+    active = np.arange(len(options))
     batch = max(1, min(DEALS_PER_BATCH, rollouts // len(options)))
     deadline = time.perf_counter() + seconds
-    deals = 0
+    spent = 0
     while True:
-        fast.evaluate(k.seat, own, sizes, unseen, known, caps, t0, passed, blocked, finished, moves, takes,
-                      declares, named, batch, rng.getrandbits(31), k.rules.straights, run, run_index,
-                      fast.PLIM_MODES[k.plim_mode], policies, totals)
-        deals += batch
-        if (deals + batch) * len(options) > rollouts or time.perf_counter() > deadline:
+        part = np.zeros(len(active), dtype=np.float64)
+        w = fast.evaluate(k.seat, own, sizes, unseen, known, passes, later, likelihood, t0, passed, blocked,
+                          finished, moves[active], takes[active], declares[active], named[active], batch,
+                          rng.getrandbits(31), k.rules.straights, run, run_index, fast.PLIM_MODES[k.plim_mode],
+                          policies, part)
+        totals[active] += part
+        weights[active] += w
+        spent += batch * len(active)
+        if focus and len(active) > FINALISTS and 2 * spent >= rollouts:
+            active = np.sort(active[np.argsort(-_means(totals, weights)[active], kind="stable")[:FINALISTS]])
+        if spent + batch * len(active) > rollouts or time.perf_counter() > deadline:
             break
-    return options[int(np.argmax(totals))]
+    return options[int(np.argmax(_means(totals, weights)))]
+
+
+def _policy(kind: str, model: bool) -> int:
+    """How the rollouts play another seat: ``bot:random`` at random; with ``model``, an expert
+    bot as today's expert plays (:data:`ludor.rollouts.SPENDER`); every other seat greedy."""
+    if kind == "bot:random":
+        return fast.RANDOM
+    if model and kind.startswith("bot:expert"):
+        return fast.SPENDER
+    return fast.GREEDY
+
+
+def _means(totals: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Each candidate's weighted mean reward (-1: never simulated, or no deal could explain the
+    passes)."""
+    out = np.full(len(totals), -1.0)
+    np.divide(totals, weights, out=out, where=weights > 0)
+    return out
 
 
 def warm_up() -> float:
