@@ -46,6 +46,7 @@ from ludor.bots import (
 )
 from ludor.engine import LudorEngine
 from ludor.hierarchy import AS, POWERS, RANK_NAMES, counts_of
+from ludor.simulation import FIRST_BONUS, TODAY, V1, Style
 from ludoteca.core.engine import Bot
 from ludoteca.core.rng import Rng
 
@@ -229,16 +230,18 @@ def main() -> None:
                         help="ablation: the expert spreads its budget over every candidate (no finalists)")
     parser.add_argument("--no-model", action="store_true",
                         help="ablation: the expert's rollouts play the other experts greedy")
+    parser.add_argument("--first-bonus", type=float, default=None,
+                        help=f"the expert's reward bonus for first place (default {FIRST_BONUS}; expert-v1: 1)")
     parser.add_argument("--no-interrupt", action="store_true",
                         help="ablation: expert-vs-expert-v1 without the out-of-turn Autoplim")
     args = sizes(parser, {"rounds": 1000, "max_seconds": 0.0, "games": 48, "game_rounds": 6},
                  {"rounds": 100, "max_seconds": 6.0, "games": 4, "game_rounds": 2})
     bots = dict(BOTS)
-    ablated = args.no_infer or args.no_focus or args.no_model
-    if (args.rollouts, args.seconds) != (EXPERT_ROLLOUTS, EXPERT_SECONDS) or ablated:
-        bots["expert"] = make_expert(args.rollouts, args.seconds, infer=not args.no_infer, focus=not args.no_focus,
-                                     model=not args.no_model)
-    bots["expert-v1"] = make_expert(args.rollouts, args.seconds, infer=False, focus=False, model=False)
+    style = Style(infer=not args.no_infer, focus=not args.no_focus, model=not args.no_model,
+                  first=FIRST_BONUS if args.first_bonus is None else args.first_bonus)
+    if (args.rollouts, args.seconds, style) != (EXPERT_ROLLOUTS, EXPERT_SECONDS, TODAY):
+        bots["expert"] = make_expert(args.rollouts, args.seconds, style)
+    bots["expert-v1"] = make_expert(args.rollouts, args.seconds, V1)
     interrupt = (lambda view, legal, rng: None) if args.no_interrupt else INTERRUPTS["expert"]
     print(f"expert budget: {args.rollouts} simulations or {args.seconds} s per decision "
           f"(out of turn: {INTERRUPT_ROLLOUTS} or {INTERRUPT_SECONDS} s)")

@@ -97,6 +97,25 @@ class TestGreedy:
         assert self.decide(engine, state) == {"type": "play", "cards": ["2C", "JK1"]}
 
 
+def test_the_model_of_todays_expert_spends_control_where_greedy_keeps_it(engine: LudorEngine, table: Table,
+                                                                         run: Run) -> None:
+    """Greedy keeps its 2 and joker early and passes on an As; the rollouts' model of today's
+    expert (``spend``) answers with the 2, the lowest answer of all, as that expert mostly does."""
+    state, _ = run(table([["1O", "4O", "5O", "6O", "7O"], ["2C", "JK1", "3E", "4E", "5E", "6E", "8E"], ["7E", "4B"]]),
+                   (0, "1O"))
+    assert state.trick is not None and state.trick.top is not None
+    t = fast.trick_array(0, 1, state.trick.top, 0, False, 0)
+    hand = np.array(counts_of(state.hands[1]), np.int64)
+    sizes = np.array(state.sizes, np.int64)
+    run_, run_index = fast.run_arrays(state.options.rules.run)
+    scratch = np.zeros(15, np.int64), np.zeros((16, 15), np.int64), np.zeros(16, np.int64)
+    flags = np.zeros(3, np.bool_), np.zeros(3, np.bool_)
+    keep = fast.greedy(hand, t, 1, sizes, *flags, False, run_, run_index, True, *scratch, False)
+    assert keep[0] == fast.M_PASS
+    spend = fast.greedy(hand, t, 1, sizes, *flags, False, run_, run_index, True, *scratch, True)
+    assert spend[0] == fast.M_PLAY and list(scratch[0]) == counts_of(["2C"])
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_compiled_rollout_plays_like_the_engine(engine: LudorEngine, seed: int) -> None:
     """An all-greedy round through the engine (greedy bots on their views) and through the

@@ -615,13 +615,14 @@ def pass_weight(hands, passes, later, likelihood):  # type: ignore[no-untyped-de
 @njit(cache=True)
 def evaluate(me, own, sizes, unseen, known, passes, later, likelihood, t0, passed0,  # type: ignore[no-untyped-def]
              blocked0, finished0, moves, cand_takes, declares, cand_named, deals, seed, straights, run, run_index,
-             plim_mode, policies, totals):
-    """Add to ``totals[c]`` the reward of candidate ``c`` on each of ``deals`` random deals of the
-    ``unseen`` cards among the other seats (after their ``known`` cards: :func:`_deal`), weighted
-    by how likely that deal makes this round's ``passes`` (:func:`pass_weight`; no passes, or a
-    ``likelihood`` of ones: every deal alike). Returns the sum of the weights. A candidate
-    ``M_NONE`` is no move: the round goes on as it stands (the Autoplim's holder waiting instead
-    of putting it down out of turn)."""
+             plim_mode, policies, first, totals):
+    """Add to ``totals[c]`` the reward (:func:`reward`, ``first``: the first place's bonus) of
+    candidate ``c`` on each of ``deals`` random deals of the ``unseen`` cards among the other
+    seats (after their ``known`` cards: :func:`_deal`), weighted by how likely that deal makes
+    this round's ``passes`` (:func:`pass_weight`; no passes, or a ``likelihood`` of ones: every
+    deal alike). Returns the sum of the weights. A candidate ``M_NONE`` is no move: the round
+    goes on as it stands (the Autoplim's holder waiting instead of putting it down out of
+    turn)."""
     np.random.seed(seed)
     n = len(sizes)
     pool = np.zeros(np.sum(unseen), dtype=np.int64)
@@ -664,14 +665,14 @@ def evaluate(me, own, sizes, unseen, known, passes, later, likelihood, t0, passe
                       run, run_index, plim_mode, cand_named[c])
             position = _play_out(hands, sz, t, passed, blocked, finished, me, straights, run, run_index, plim_mode,
                                  policies, take, takes, powers)
-            totals[c] += w * reward(position, n)
+            totals[c] += w * reward(position, n, first)
     return weights
 
 
 @njit(cache=True)
-def reward(position, n):  # type: ignore[no-untyped-def]
-    """1 for the Presidente down to 0 for the Culo, the first place counted double."""
+def reward(position, n, first):  # type: ignore[no-untyped-def]
+    """1 for the Presidente down to 0 for the Culo, and ``first`` more for the first place."""
     r = (n - 1 - position) / (n - 1)
     if position == 0:
-        r += 1.0
+        r += first
     return r
