@@ -31,9 +31,9 @@ from ludor.knowledge import Knowledge
 
 DEALS_PER_BATCH = 8
 FINALISTS = 2
-FIRST_BONUS = 2.0
-"""Today's expert counts the first place triple (1 for the Presidente down to 0 for the Culo,
-plus 2 for the first): the first place is what it plays for."""
+FIRST_BONUS = 1.0
+"""The first place's bonus in the reward (1 for the Presidente down to 0 for the Culo, plus this
+for the first), as before: a bonus of 2 measured no better (RULES.md section 12)."""
 PASS_LIKELIHOOD = np.array([
     [0.058, 0.095, 0.030, 0.026, 0.241, 0.977],
     [0.096, 0.115, 0.117, 0.122, 0.200, 0.957],
@@ -75,7 +75,7 @@ class Style:
 
 
 TODAY = Style()
-V1 = Style(infer=False, focus=False, model=False, first=1.0)
+V1 = Style(infer=False, focus=False, model=False)
 
 
 def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float, style: Style = TODAY) -> Choice:
