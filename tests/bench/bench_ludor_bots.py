@@ -14,8 +14,12 @@ decision time of every level over all the tables. ``--quick`` plays fewer rounds
 table at ``--max-seconds``, saying so); progress goes to stderr every few seconds.
 
 The table ``expert-vs-expert-v1`` plays whole games of ``--game-rounds`` chained rounds (titles
-and exchanges carried over), ``--games`` of them, the expert's seat rotating: the expert (reading
-passes, the Autoplim out of turn) against three copies of the expert of before (``expert-v1``).
+and exchanges carried over), ``--games`` of them in blocks of four on one seed, the expert at each
+seat of a block in turn (paired seeds, seat rotation): today's expert against three copies of the
+expert of before (``expert-v1``, ``ludor.simulation.V1``). ``--no-infer``, ``--no-focus``,
+``--no-model``, ``--no-interrupt`` and ``--first-bonus`` take the expert's parts away one by one;
+``--fit-passes`` plays ``--games`` games of four ``expert-v1`` and prints the pass likelihood to
+paste into ``ludor.simulation.PASS_LIKELIHOOD`` (no tables then).
 
 Targets (issue 5): greedy first >= 70% against 3 random bots; expert first clearly > 25% against
 3 greedy bots. Issue 13: the expert first >= 30% against 3 expert-v1 (25% is parity).
