@@ -238,8 +238,8 @@ def main() -> None:
                         help=f"the expert's reward bonus for first place (default {FIRST_BONUS}; expert-v1: 1)")
     parser.add_argument("--no-interrupt", action="store_true",
                         help="ablation: expert-vs-expert-v1 without the out-of-turn Autoplim")
-    args = sizes(parser, {"rounds": 1000, "max_seconds": 0.0, "games": 48, "game_rounds": 6},
-                 {"rounds": 100, "max_seconds": 6.0, "games": 4, "game_rounds": 2})
+    args = sizes(parser, {"rounds": 1000, "max_seconds": 0.0, "games": 96, "game_rounds": 6},
+                 {"rounds": 100, "max_seconds": 6.0, "games": 8, "game_rounds": 2})
     bots = dict(BOTS)
     style = Style(infer=not args.no_infer, focus=not args.no_focus, model=not args.no_model,
                   first=FIRST_BONUS if args.first_bonus is None else args.first_bonus)
