@@ -14,8 +14,12 @@ decision time of every level over all the tables. ``--quick`` plays fewer rounds
 table at ``--max-seconds``, saying so); progress goes to stderr every few seconds.
 
 The table ``expert-vs-expert-v1`` plays whole games of ``--game-rounds`` chained rounds (titles
-and exchanges carried over), ``--games`` of them, the expert's seat rotating: the expert (reading
-passes, the Autoplim out of turn) against three copies of the expert of before (``expert-v1``).
+and exchanges carried over), ``--games`` of them in blocks of four on one seed, the expert at each
+seat of a block in turn (paired seeds, seat rotation): today's expert against three copies of the
+expert of before (``expert-v1``, ``ludor.simulation.V1``). ``--no-infer``, ``--no-focus``,
+``--no-model``, ``--no-interrupt`` and ``--first-bonus`` take the expert's parts away one by one;
+``--fit-passes`` plays ``--games`` games of four ``expert-v1`` and prints the pass likelihood to
+paste into ``ludor.simulation.PASS_LIKELIHOOD`` (no tables then).
 
 Targets (issue 5): greedy first >= 70% against 3 random bots; expert first clearly > 25% against
 3 greedy bots. Issue 13: the expert first >= 30% against 3 expert-v1 (25% is parity).
@@ -31,7 +35,9 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+import numpy as np
 from bot_timing import Decisions, mean_se, percentile, progress, proportion_se, sizes
+from ludor import rollouts as fast
 from ludor.bots import (
     BOTS,
     EXPERT_ROLLOUTS,
@@ -43,6 +49,8 @@ from ludor.bots import (
     make_expert,
 )
 from ludor.engine import LudorEngine
+from ludor.hierarchy import AS, POWERS, RANK_NAMES, counts_of
+from ludor.simulation import FIRST_BONUS, TODAY, V1, Style
 from ludoteca.core.engine import Bot
 from ludoteca.core.rng import Rng
 
@@ -148,29 +156,69 @@ def play_chained(engine: LudorEngine, new_seat: int, rounds: int, bots: dict[str
 
 def run_chained(games: int, rounds: int, bots: dict[str, Bot], interrupt: Interrupt, decisions: Decisions,
                 max_seconds: float) -> None:
-    """The new expert against three copies of today's, ``games`` games of ``rounds`` rounds, its
-    seat rotating from game to game. First place per round, with two standard errors: the
-    binomial one (rounds independent) and the one over games (rounds of one game share titles
-    and exchanges: the honest one)."""
+    """The new expert against three copies of today's, ``games`` games of ``rounds`` rounds, in
+    blocks of four games on the same seed (the same deals), the expert at each seat of the block
+    in turn: the luck of the cards is shared out evenly (paired seeds, seat rotation). First
+    place per round, with two standard errors: the binomial one (rounds independent) and the one
+    over the blocks (rounds of one game share titles and exchanges, the games of a block their
+    deals: the honest one)."""
     engine = LudorEngine()
     start = time.perf_counter()
     tick = progress("chained games")
     per_game: list[list[int]] = []
-    for g in range(games):
+    for g in range(games - games % 4):
         if max_seconds and time.perf_counter() - start > max_seconds and g % 4 == 0:
             break
-        per_game.append(play_chained(engine, g % 4, rounds, bots, interrupt, seed_for("chained", g), decisions))
+        per_game.append(play_chained(engine, g % 4, rounds, bots, interrupt, seed_for("chained", g // 4), decisions))
         tick(g + 1, games)
     positions = [p for game in per_game for p in game]
     first = sum(p == 1 for p in positions) / len(positions)
-    rates = [sum(p == 1 for p in game) / len(game) for game in per_game]
+    blocks = [[p for game in per_game[b:b + 4] for p in game] for b in range(0, len(per_game), 4)]
+    rates = [sum(p == 1 for p in block) / len(block) for block in blocks]
     capped = f" (stopped at the {max_seconds:.0f} s cap of --max-seconds)" if len(per_game) < games else ""
     print(f"expert-vs-expert-v1 (chained): {len(per_game)} games of {rounds} rounds at 4 seats (expert + 3 x "
-          f"expert-v1), exchanges included, {time.perf_counter() - start:.0f} s{capped}")
+          f"expert-v1), {len(blocks)} seeds x 4 seats, exchanges included, {time.perf_counter() - start:.0f} s{capped}")
     print(f"  expert   rounds {len(positions):>5}  first place {first:6.1%} "
-          f"± {proportion_se(first, len(positions)):.1%} (binomial) ± {mean_se(rates):.1%} (over games)  "
+          f"± {proportion_se(first, len(positions)):.1%} (binomial) ± {mean_se(rates):.1%} (over seeds)  "
           f"mean position {statistics.mean(positions):.3f} ± "
-          f"{mean_se([statistics.mean(game) for game in per_game]):.3f}  (parity: 25.0%, 2.500; target: first >= 30%)")
+          f"{mean_se([statistics.mean(block) for block in blocks]):.3f}  (parity: 25.0%, 2.500; target: first >= 30%)")
+
+
+def fit_passes(games: int, rounds: int, bots: dict[str, Bot]) -> None:
+    """Fit the expert's likelihood of a pass (``ludor.simulation.PASS_LIKELIHOOD``): four copies
+    of today's expert play ``games`` games of ``rounds`` chained rounds; at every turn facing a
+    set below the 2s where passing is legal, the hand's class (:func:`ludor.rollouts.pass_class`)
+    and whether it passed are counted. Prints the table (Laplace-smoothed rates) to paste."""
+    engine = LudorEngine()
+    counts = np.zeros((2, fast.PASS_CLASSES, 2), dtype=np.int64)
+    nothing = np.zeros(POWERS, dtype=np.int64)
+    tick = progress("fitting games")
+    v1 = bots["expert-v1"]
+    for g in range(games):
+        seed = seed_for("fit-passes", g)
+        state = engine.new_game(["bot:expert-v1"] * 4, {"round_limit": rounds}, Rng(seed))
+        rng = random.Random(seed)
+        while engine.result(state) is None:
+            seat = min(engine.to_act(state))
+            view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
+            action = v1(view, legal, rng)
+            top = view["trick"]["top"] if view["trick"] else None
+            if (view["phase"] == "play" and top is not None and top["kind"] == "set"
+                    and RANK_NAMES.index(top["rank"]) <= AS and {"type": "pass"} in legal):
+                size = int(top["count"])
+                cls = fast.pass_class(np.array(counts_of(view["hand"]), dtype=np.int64), nothing,
+                                      RANK_NAMES.index(top["rank"]), size)
+                counts[min(size, 2) - 1, cls, int(action["type"] == "pass")] += 1
+            state, _ = engine.apply(state, seat, action)
+        tick(g + 1, games)
+    print(f"passes of expert-v1 over {games} games of {rounds} rounds: (passed, faced) per class")
+    for row, label in enumerate(("single", "set of 2+")):
+        print(f"  {label:<10}" + "  ".join(f"{c[1]:>5}/{c.sum():<5}" for c in counts[row]))
+    rates = (counts[:, :, 1] + 1) / (counts.sum(axis=2) + 2)
+    print("PASS_LIKELIHOOD = np.array([")
+    for row in rates:
+        print("    [" + ", ".join(f"{r:.3f}" for r in row) + "],")
+    print("])")
 
 
 def main() -> None:
@@ -179,22 +227,35 @@ def main() -> None:
                         help=f"comma-separated among {', '.join([*TABLES, CHAINED])}")
     parser.add_argument("--rollouts", type=int, default=EXPERT_ROLLOUTS, help="expert's simulations per decision")
     parser.add_argument("--seconds", type=float, default=EXPERT_SECONDS, help="expert's time cap per decision")
-    parser.add_argument("--no-infer", action="store_true",
-                        help="expert-vs-expert-v1: the expert reads no pass (its out-of-turn Autoplim alone)")
-    args = sizes(parser, {"rounds": 1000, "max_seconds": 0.0, "games": 48, "game_rounds": 6},
-                 {"rounds": 100, "max_seconds": 6.0, "games": 4, "game_rounds": 2})
+    parser.add_argument("--fit-passes", action="store_true",
+                        help="fit the expert's likelihood of a pass on --games games of expert-v1 (no tables)")
+    parser.add_argument("--no-infer", action="store_true", help="ablation: the expert reads no pass")
+    parser.add_argument("--no-focus", action="store_true",
+                        help="ablation: the expert spreads its budget over every candidate (no finalists)")
+    parser.add_argument("--no-model", action="store_true",
+                        help="ablation: the expert's rollouts play the other experts greedy")
+    parser.add_argument("--first-bonus", type=float, default=None,
+                        help=f"the expert's reward bonus for first place (default {FIRST_BONUS}; expert-v1: 1)")
+    parser.add_argument("--no-interrupt", action="store_true",
+                        help="ablation: expert-vs-expert-v1 without the out-of-turn Autoplim")
+    args = sizes(parser, {"rounds": 1000, "max_seconds": 0.0, "games": 96, "game_rounds": 6},
+                 {"rounds": 100, "max_seconds": 6.0, "games": 8, "game_rounds": 2})
     bots = dict(BOTS)
-    if (args.rollouts, args.seconds) != (EXPERT_ROLLOUTS, EXPERT_SECONDS):
-        bots["expert"] = make_expert(args.rollouts, args.seconds)
-    bots["expert-v1"] = make_expert(args.rollouts, args.seconds, infer=False)
-    if args.no_infer:  # an ablation: the expert's out-of-turn Autoplim alone
-        bots["expert"] = make_expert(args.rollouts, args.seconds, infer=False)
+    style = Style(infer=not args.no_infer, focus=not args.no_focus, model=not args.no_model,
+                  first=FIRST_BONUS if args.first_bonus is None else args.first_bonus)
+    if (args.rollouts, args.seconds, style) != (EXPERT_ROLLOUTS, EXPERT_SECONDS, TODAY):
+        bots["expert"] = make_expert(args.rollouts, args.seconds, style)
+    bots["expert-v1"] = make_expert(args.rollouts, args.seconds, V1)
+    interrupt = (lambda view, legal, rng: None) if args.no_interrupt else INTERRUPTS["expert"]
     print(f"expert budget: {args.rollouts} simulations or {args.seconds} s per decision "
           f"(out of turn: {INTERRUPT_ROLLOUTS} or {INTERRUPT_SECONDS} s)")
+    if args.fit_passes:
+        fit_passes(args.games, args.game_rounds, bots)
+        return
     decisions = Decisions()
     for name in args.tables.split(","):
         if name == CHAINED:
-            run_chained(args.games, args.game_rounds, bots, INTERRUPTS["expert"], decisions,
+            run_chained(args.games, args.game_rounds, bots, interrupt, decisions,
                         args.max_seconds * 4 if args.max_seconds else 0.0)
         else:
             run_table(name, TABLES[name], args.rounds, bots, decisions, args.max_seconds)

@@ -18,7 +18,8 @@ from ludor.engine import OVER, PLAY, VOTE, LudorEngine, LudorState
 from ludor.greedy import AUTOPLIM_MOVE, PASS, Choice
 from ludor.greedy import PLAY as PLAY_MOVE
 from ludor.hierarchy import POWER_OF, counts_of
-from ludor.knowledge import NO_CAP, Knowledge
+from ludor.knowledge import Knowledge
+from ludor.simulation import PASS_LIKELIHOOD
 from ludoteca.core.rng import Rng
 
 Table = Callable[..., LudorState]
@@ -94,6 +95,25 @@ class TestGreedy:
         state = table([["5O", "5C", "4O"], ["2C", "JK1"], ["7C", "4B"]])
         state, _ = run(state, (0, "5O 5C"))
         assert self.decide(engine, state) == {"type": "play", "cards": ["2C", "JK1"]}
+
+
+def test_the_model_of_todays_expert_spends_control_where_greedy_keeps_it(engine: LudorEngine, table: Table,
+                                                                         run: Run) -> None:
+    """Greedy keeps its 2 and joker early and passes on an As; the rollouts' model of today's
+    expert (``spend``) answers with the 2, the lowest answer of all, as that expert mostly does."""
+    state, _ = run(table([["1O", "4O", "5O", "6O", "7O"], ["2C", "JK1", "3E", "4E", "5E", "6E", "8E"], ["7E", "4B"]]),
+                   (0, "1O"))
+    assert state.trick is not None and state.trick.top is not None
+    t = fast.trick_array(0, 1, state.trick.top, 0, False, 0)
+    hand = np.array(counts_of(state.hands[1]), np.int64)
+    sizes = np.array(state.sizes, np.int64)
+    run_, run_index = fast.run_arrays(state.options.rules.run)
+    scratch = np.zeros(15, np.int64), np.zeros((16, 15), np.int64), np.zeros(16, np.int64)
+    flags = np.zeros(3, np.bool_), np.zeros(3, np.bool_)
+    keep = fast.greedy(hand, t, 1, sizes, *flags, False, run_, run_index, True, *scratch, False)
+    assert keep[0] == fast.M_PASS
+    spend = fast.greedy(hand, t, 1, sizes, *flags, False, run_, run_index, True, *scratch, True)
+    assert spend[0] == fast.M_PLAY and list(scratch[0]) == counts_of(["2C"])
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -210,36 +230,60 @@ def test_expert_names_a_lone_joker_for_a_plim(engine: LudorEngine, table: Table,
 
 
 class TestPassInference:
-    """The expert reads passes: a seat that passed on k cards of a rank holds fewer than k of
-    every rank from it to the As (the greedy model of its rollouts), and its deals keep to it."""
+    """The expert reads passes: each pass on a set, with the passer's hand when it passed (its
+    hand now plus what it played since), weighs the imagined deals by how likely such a hand
+    passes (a likelihood fitted on today's expert's play)."""
 
-    def test_a_pass_caps_the_ranks_it_could_have_beaten_with(self, engine: LudorEngine, table: Table,
-                                                              run: Run) -> None:
-        state = table([["7O", "7C", "3O", "4O"], ["9O", "4C", "5C"], ["3E", "5E", "6E"], ["8O", "8C", "3B"]])
-        state, _ = run(state, (0, "7O 7C"), (1, "pass"), (2, "pass"))
+    def test_a_pass_is_recorded_with_what_its_seat_played_since(self, engine: LudorEngine, table: Table,
+                                                                run: Run) -> None:
+        state = table([["7O", "7C", "3O", "4O"], ["9O", "9C", "4C", "5C"], ["3E", "5E", "6E"],
+                       ["8O", "8C", "3B", "6C"]])
+        state, _ = run(state, (0, "7O 7C"), (1, "pass"), (2, "pass"), (3, "8O 8C"), (0, "pass"),
+                       (3, "3B"), (0, "4O"), (1, "5C"))
         k = Knowledge.from_view(engine.view(state, 3))
-        seven, ace = POWER_OF["7O"], POWER_OF["1O"]
-        assert sorted(k.caps) == [1, 2]
-        for seat in (1, 2):
-            assert [k.caps[seat][p] for p in range(seven, ace + 1)] == [1] * (ace - seven + 1)
-            assert k.caps[seat][:seven] == [NO_CAP] * seven and k.caps[seat][ace + 1:] == [NO_CAP] * 4
-        assert 0 not in Knowledge.from_view(engine.view(state, 1)).caps  # the leader passed nothing
+        seven, eight = POWER_OF["7O"], POWER_OF["8O"]
+        assert [(s, p, n) for s, p, n, _ in k.passes] == [(1, seven, 2), (2, seven, 2), (0, eight, 2)]
+        later = {s: counts for s, _, _, counts in k.passes}
+        assert later[1][POWER_OF["5C"]] == 1 and sum(later[1]) == 1  # the 5 it held when it passed
+        assert sum(later[2]) == 0 and later[0][POWER_OF["4O"]] == 1 and sum(later[0]) == 1
+        assert [s for s, *_ in Knowledge.from_view(engine.view(state, 1)).passes] == [2, 0]  # not its own
 
-    def test_the_deals_keep_to_the_caps_and_drop_those_they_cannot_meet(self) -> None:
-        fast.seed(7)
-        pool = np.array([4] * 4 + [0] * 6, dtype=np.int64)  # four cards of power 4, six of power 0
-        caps = np.full((3, 15), NO_CAP, dtype=np.int64)
-        caps[1, 4] = 0  # seat 1 holds no card of power 4
-        for _ in range(200):
-            hands = np.zeros((3, 15), dtype=np.int64)
-            room = np.array([0, 5, 5], dtype=np.int64)
-            np.random.shuffle(pool)
-            fast._deal(pool, hands, room, caps, 0)
-            assert list(hands.sum(axis=1)) == [0, 5, 5] and hands[1, 4] == 0 and hands[2, 4] == 4
-        caps[2, 4] = 1  # now nobody may take more than one 4: the caps give way, the deal is still whole
+    def test_the_class_of_a_hand_facing_a_set(self) -> None:
+        def cls(cards: list[str], played: list[str], power: int, size: int) -> int:
+            return int(fast.pass_class(np.array(counts_of(cards), dtype=np.int64),
+                                       np.array(counts_of(played), dtype=np.int64), power, size))
+        seven = POWER_OF["7O"]
+        assert cls(["7E", "3O"], [], seven, 1) == 0  # a PLIM
+        assert cls(["3O"], ["9O"], seven, 1) == 1  # the 9 it played since: two up
+        assert cls(["12O", "12C"], [], seven, 2) == 2  # Reyes: five up (Sota, Caballo, Rey after 8, 9)
+        assert cls(["1O", "1C", "3O"], [], POWER_OF["3O"], 2) == 3
+        assert cls(["2C", "JK1", "3O"], [], seven, 2) == 4  # only with control cards
+        assert cls(["8O", "JK1"], [], seven, 2) == 4  # an 8 completed by a joker
+        assert cls(["3O", "4O"], [], seven, 1) == 5
+
+    def test_the_weight_of_a_deal_is_the_product_of_its_passes(self) -> None:
         hands = np.zeros((3, 15), dtype=np.int64)
-        fast._deal(pool, hands, np.array([0, 5, 5], dtype=np.int64), caps, 0)
-        assert list(hands.sum(axis=1)) == [0, 5, 5] and hands[:, 4].sum() == 4
+        hands[1, POWER_OF["9O"]] = 1  # seat 1 could have answered the 7 two up
+        hands[2, POWER_OF["3O"]] = 1  # seat 2 could not
+        passes = np.array([[1, POWER_OF["7O"], 1], [2, POWER_OF["7O"], 1]], dtype=np.int64)
+        later = np.zeros((2, 15), dtype=np.int64)
+        likelihood = np.arange(1, 13, dtype=np.float64).reshape(2, 6) / 12
+        assert fast.pass_weight(hands, passes, later, likelihood) == pytest.approx(likelihood[0, 1] * likelihood[0, 5])
+        assert fast.pass_weight(hands, passes[:0], later[:0], likelihood) == 1.0
+
+    def test_the_fitted_likelihood_says_a_hand_with_an_answer_passes_less(self) -> None:
+        assert PASS_LIKELIHOOD.shape == (2, fast.PASS_CLASSES)
+        assert ((PASS_LIKELIHOOD > 0) & (PASS_LIKELIHOOD <= 1)).all()
+        assert (PASS_LIKELIHOOD[:, 1] < PASS_LIKELIHOOD[:, 5]).all()
+
+    def test_a_uniform_deal_fills_every_hand(self) -> None:
+        fast.seed(7)
+        pool = np.array([4] * 4 + [0] * 7, dtype=np.int64)  # one card more than the hands hold
+        for _ in range(50):
+            hands = np.zeros((3, 15), dtype=np.int64)
+            np.random.shuffle(pool)
+            fast._deal(pool, hands, np.array([0, 5, 5], dtype=np.int64), 0)
+            assert list(hands.sum(axis=1)) == [0, 5, 5] and hands[:, 4].sum() >= 3
 
 
 class TestOutOfTurn:

@@ -7,10 +7,13 @@ and legal actions (never the state), and returns one of the legal actions.
   beat it.
 - ``expert``: determinized Monte Carlo (:func:`ludor.simulation.search`): it deals the cards it
   has not seen at random among the other hands (as many as each holds, the cards it knows from
-  its exchange placed, within what their passes tell: :func:`ludor.knowledge.pass_caps`), plays
-  every candidate move on the same deal followed by greedy play from everyone (compiled
-  rollouts, :mod:`ludor.rollouts`), and picks the move with the best mean finishing reward;
-  at most :data:`EXPERT_ROLLOUTS` simulated rounds or :data:`EXPERT_SECONDS` per decision.
+  its exchange placed), weighs each deal by how likely it makes the others' passes (a likelihood
+  fitted on the play of the expert of before: :data:`ludor.simulation.PASS_LIKELIHOOD`), plays
+  every candidate move on the same deal followed by everyone's play (compiled rollouts,
+  :mod:`ludor.rollouts`: greedy, the other expert bots as that expert plays), and picks the move
+  with the best weighted mean finishing reward, the second half of its budget spent on the two
+  best so far; at most :data:`EXPERT_ROLLOUTS` simulated rounds or :data:`EXPERT_SECONDS` per
+  decision.
 
 Outside the play all levels vote alike (:func:`vote`) and give back their worst cards.
 Asked out of turn (:data:`INTERRUPTS`), the expert may put the Autoplim down when that simulates
@@ -29,7 +32,7 @@ from ludor.engine import HUMAN, ActionType
 from ludor.greedy import AUTOPLIM_MOVE, NONE, PASS, Choice, greedy
 from ludor.hierarchy import POWER_OF, RANK_NAMES, worst
 from ludor.knowledge import Knowledge
-from ludor.simulation import interrupt, search
+from ludor.simulation import TODAY, Style, interrupt, search
 
 EXPERT_ROLLOUTS = 2000
 EXPERT_SECONDS = 0.25
@@ -100,10 +103,10 @@ def _greedy(k: Knowledge, rng: random.Random) -> Choice:
     return greedy(k.counts, k.trick, k.seat, k.sizes, k.two_of_oros_played, k.rules, k.plim_on)
 
 
-def make_expert(rollouts: int = EXPERT_ROLLOUTS, seconds: float = EXPERT_SECONDS, infer: bool = True) -> Bot:
-    """An expert bot with its own simulation budget; ``infer=False``: the expert of before it
-    read the others' passes (the benchmark's baseline)."""
-    return _chosen(lambda k, rng: search(k, rng, rollouts, seconds, infer))
+def make_expert(rollouts: int = EXPERT_ROLLOUTS, seconds: float = EXPERT_SECONDS, style: Style = TODAY) -> Bot:
+    """An expert bot with its own simulation budget and :class:`ludor.simulation.Style`
+    (:data:`ludor.simulation.V1`: the expert of before, the benchmark's baseline)."""
+    return _chosen(lambda k, rng: search(k, rng, rollouts, seconds, style))
 
 
 Interrupt = Callable[[JSON, Sequence[JSON], random.Random], JSON | None]
@@ -112,7 +115,7 @@ to let the round go on."""
 
 
 def make_interrupt(rollouts: int = INTERRUPT_ROLLOUTS, seconds: float = INTERRUPT_SECONDS,
-                   infer: bool = True) -> Interrupt:
+                   style: Style = TODAY) -> Interrupt:
     """The expert out of turn: holding the Autoplim, with another seat's play on the table, it
     simulates putting it down now (declaring the PLIM) against waiting, and acts only if now is
     better (:func:`ludor.simulation.interrupt`)."""
@@ -122,7 +125,7 @@ def make_interrupt(rollouts: int = INTERRUPT_ROLLOUTS, seconds: float = INTERRUP
                 or trick["last_player"] == view["seat"]
                 or not any(a["type"] == ActionType.PLAY_AUTOPLIM for a in legal)):
             return None
-        choice = interrupt(Knowledge.from_view(view), rng, rollouts, seconds, infer)
+        choice = interrupt(Knowledge.from_view(view), rng, rollouts, seconds, style)
         if choice.kind == NONE:
             return None
         action = body(choice, view["hand"])

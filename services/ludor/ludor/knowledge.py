@@ -3,9 +3,9 @@ imagine ("determinizations") for the expert bot's simulations.
 
 A seat knows its own hand, the others' card counts, every card played this round, the trick on
 the table, and the cards of its own exchange: a card it gave away that it has not seen played or
-come back is still in the receiver's hand. What the others' passes tell (:func:`pass_caps`)
-limits what their hands may hold. Every other card not seen is equally likely to be in any
-other hand, in proportion to the room left in it (within those limits).
+come back is still in the receiver's hand. Every other card not seen is equally likely to be in
+any other hand, in proportion to the room left in it; what the others' passes tell
+(:func:`set_passes`) makes some deals likelier than others (:func:`ludor.rollouts.pass_weight`).
 """
 
 from __future__ import annotations
@@ -33,30 +33,31 @@ def trick_from_view(data: Mapping[str, Any]) -> Trick:
                  data["last_player"], frozenset(data["passed"]), frozenset(data["blocked"]))
 
 
-NO_CAP = 99
-"""A power a seat may hold any number of."""
+Pass = tuple[int, int, int, list[int]]
+"""A seat's pass on a set: (seat, the set's power, its size, the cards the seat has played since,
+as counts per power)."""
 
 
-def pass_caps(view: Mapping[str, Any]) -> dict[int, list[int]]:
-    """What this round's passes tell: a seat that passed on a set of ``k`` cards of rank ``r``
-    (below the 2s) holds fewer than ``k`` natural cards of every rank from ``r`` to the As, as a
-    player who sheds low and keeps 2s and jokers for control would (the model the expert's
-    rollouts play, :mod:`ludor.greedy`). Cards are only ever shed during a round, so a cap
-    stays true. A seat that passes for tactics breaks the model: the sampler then drops the caps
-    it cannot meet."""
-    caps: dict[int, list[int]] = {}
+def set_passes(view: Mapping[str, Any]) -> list[Pass]:
+    """This round's passes on a set below the 2s, with what each passer has played since: its
+    hand when it passed is its hand now plus those cards (the expert's likelihood of a pass,
+    :func:`ludor.rollouts.pass_class`, reads that hand)."""
+    out: list[Pass] = []
     tricks = [*view["tricks"], *([view["trick"]] if view["trick"] else [])]
     for t in tricks:
         top: Combo | None = None
         for m in t["moves"]:
             if m["action"] == "pass":
                 if top is not None and top.kind == SET and top.power <= AS:
-                    cap = caps.setdefault(m["seat"], [NO_CAP] * POWERS)
-                    for q in range(top.power, AS + 1):
-                        cap[q] = min(cap[q], top.size - 1)
-            elif m["combo"] is not None:
+                    out.append((m["seat"], top.power, top.size, [0] * POWERS))
+                continue
+            for seat, _, _, later in out:
+                if seat == m["seat"]:
+                    for c in m["cards"]:
+                        later[POWER_OF[c]] += 1
+            if m["combo"] is not None:
                 top = combo_from_view(m["combo"])
-    return caps
+    return out
 
 
 def played_cards(view: Mapping[str, Any]) -> list[str]:
@@ -82,9 +83,8 @@ class Knowledge:
     """Counts per power of the other cards in the others' hands."""
     players: list[str]
     """Each seat's kind: ``human`` or ``bot:<level>`` (public)."""
-    caps: dict[int, list[int]] = field(default_factory=dict)
-    """What passes tell (:func:`pass_caps`): per other seat, the most cards of each power it can
-    hold (absent: no limit)."""
+    passes: list[Pass] = field(default_factory=list)
+    """The other seats' passes on sets this round (:func:`set_passes`)."""
 
     @property
     def n(self) -> int:
@@ -112,19 +112,15 @@ class Knowledge:
         for powers in known.values():
             for p in powers:
                 unseen[p] -= 1
-        caps = {s: c for s, c in pass_caps(view).items() if s != seat}
-        for s, powers in known.items():  # a card known to be there overrides a cap
-            for p in powers:
-                if s in caps:
-                    caps[s][p] = max(caps[s][p], powers.count(p))
+        passes = [p for p in set_passes(view) if p[0] != seat]
         return cls(seat, hand, counts_of(hand), list(view["hand_counts"]), trick_from_view(view["trick"]),
                    list(view["finished"]), bool(view["two_of_oros_played"]), options.rules,
-                   options.autoplim_plim, known, unseen, list(view["players"]), caps)
+                   options.autoplim_plim, known, unseen, list(view["players"]), passes)
 
     def sample(self, rng: random.Random) -> list[list[int]]:
         """Every seat's hand as counts: its own as it is, the others dealt at random from the
-        unseen cards (after the cards known to be there; without the pass caps, which the
-        expert's compiled deal, :func:`ludor.rollouts._deal`, applies)."""
+        unseen cards (after the cards known to be there; every deal alike: the expert weighs them
+        by its passes' likelihood, :func:`ludor.rollouts.pass_weight`)."""
         pool = [p for p in range(POWERS) for _ in range(self.unseen[p])]
         rng.shuffle(pool)
         hands = []

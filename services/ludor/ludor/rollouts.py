@@ -29,8 +29,13 @@ PLIM_MODES = {"match": 0, "always": 1, "off": 2}
 P_MATCH, P_ALWAYS, P_OFF = 0, 1, 2
 # Closings.
 C_OPEN, C_PASSES, C_TWO_OF_OROS, C_AUTOPLIM = -1, 0, 1, 2
-# How a seat is modelled in the rollouts.
-GREEDY, RANDOM = 0, 1
+# How a seat is modelled in the rollouts: the greedy bot, the random bot, or today's expert as
+# its play shows it (greedy that spends its control cards on answers, :data:`SPEND_CONTROL`).
+GREEDY, RANDOM, SPENDER = 0, 1, 2
+SPEND_CONTROL = 0.8
+"""How often the expert, with no natural answer to a set but an answer with 2s, jokers or the
+2 de Oros, plays it (where greedy passes): 79% of such turns over simulated games of today's
+expert (``tests/bench/bench_ludor_bots.py --fit-passes``)."""
 # The trick/round array.
 LEADER, TURN, TOP_KIND, TOP_POWER, TOP_SIZE, LAST, WINNER, CLOSED, TWO_PLAYED, N_FINISHED, OVER = range(11)
 T_SIZE = 11
@@ -278,10 +283,11 @@ def _set_answer(hand, p, ts, take):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _greedy_set(hand, t, seat, sizes, passed, blocked, declare, plain, sure, take):  # type: ignore[no-untyped-def]
+def _greedy_set(hand, t, seat, sizes, passed, blocked, declare, plain, sure, take, spend):  # type: ignore[no-untyped-def]
     """:func:`greedy`'s answer to a set on the table, straight from the hand: the same choice as
     walking :func:`_answer_list` (powers ``tp`` to the 2s that the jokers complete, then jokers
-    alone), without building the list."""
+    alone), without building the list. ``spend``: a control answer is played as in the endgame
+    (the :data:`SPENDER` model) rather than kept."""
     tp, ts = t[TOP_POWER], t[TOP_SIZE]
     jokers = hand[JOKER]
     own = (tp < JOKER and hand[tp] > 0 and hand[tp] + jokers >= ts) or (tp == JOKER and jokers >= ts)
@@ -294,7 +300,7 @@ def _greedy_set(hand, t, seat, sizes, passed, blocked, declare, plain, sure, tak
             return M_PLAY, False
     if sure:
         return M_AUTOPLIM, declare
-    if plain <= ENDGAME_PLAIN_CARDS:
+    if plain <= ENDGAME_PLAIN_CARDS or spend:
         for p in range(tp, JOKER):  # the lowest answer of all
             if hand[p] > 0 and hand[p] + jokers >= ts:
                 _set_answer(hand, p, ts, take)
@@ -310,8 +316,9 @@ def _greedy_set(hand, t, seat, sizes, passed, blocked, declare, plain, sure, tak
 
 @njit(cache=True)
 def greedy(hand, t, seat, sizes, passed, blocked, straights, run, run_index, plim_on,  # type: ignore[no-untyped-def]
-           take, takes, powers):
-    """ludor.greedy.greedy: returns (move, declare PLIM); a play's cards go in ``take``."""
+           take, takes, powers, spend=False):
+    """ludor.greedy.greedy: returns (move, declare PLIM); a play's cards go in ``take``.
+    ``spend``: answer a set with control cards (see :func:`_greedy_set`)."""
     tk, tp, ts = t[TOP_KIND], t[TOP_POWER], t[TOP_SIZE]
     k, p, s = classify(hand, straights, run, run_index)
     if k >= 0 and answers(tk, tp, ts, k, p, s):
@@ -343,7 +350,7 @@ def greedy(hand, t, seat, sizes, passed, blocked, straights, run, run_index, pli
             return M_PLAY, False
         return M_AUTOPLIM, declare
     if tk == SET:
-        return _greedy_set(hand, t, seat, sizes, passed, blocked, declare, plain, sure, take)
+        return _greedy_set(hand, t, seat, sizes, passed, blocked, declare, plain, sure, take, spend)
     m = _answer_list(hand, tk, tp, ts, straights, run, run_index, takes, powers)
     if _wins_by_plim(seat, sizes, passed, blocked):
         for i in range(m):
@@ -514,7 +521,7 @@ def _has_finished(finished, count, seat):  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, run_index,  # type: ignore[no-untyped-def]
              plim_mode, policies):
-    """Everyone plays its policy (``policies[seat]``: GREEDY or RANDOM) until ``me``'s finishing
+    """Everyone plays its policy (``policies[seat]``: GREEDY, RANDOM or SPENDER) until ``me``'s finishing
     position is known (``me`` -1: the round's end). Returns that position (0 = first), or -1."""
     take = np.zeros(POWERS, dtype=np.int64)
     takes = np.zeros((16, POWERS), dtype=np.int64)
@@ -535,8 +542,9 @@ def _play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, ru
         if policies[s] == RANDOM:
             move, declare = random_move(hands[s], t, straights, run, run_index, plim_on, take, takes, powers)
         else:
+            spend = policies[s] == SPENDER and t[TOP_KIND] == SET and np.random.random() < SPEND_CONTROL
             move, declare = greedy(hands[s], t, s, sizes, passed, blocked, straights, run, run_index, plim_on,
-                                   take, takes, powers)
+                                   take, takes, powers, spend)
         apply(hands, sizes, t, passed, blocked, finished, s, move, take, declare, straights, run, run_index,
               plim_mode, -1)
     if me < 0:
@@ -548,54 +556,73 @@ def _play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, ru
 
 
 @njit(cache=True)
-def _deal(pool, hands, room, caps, me):  # type: ignore[no-untyped-def]
-    """Deal the shuffled ``pool`` into ``hands`` (``room[s]`` more cards each, none to ``me``,
-    until every hand is full):
-    each card to a seat with room, drawn in proportion to the room left (a uniform deal), among
-    the seats whose cap for its power (``caps[s, p]``) it does not exceed; when no seat may take
-    it, the caps give way for that card. The cards of a capped power go first (while every seat
-    still has room for them), then the others."""
-    n = len(room)
-    limited = np.zeros(POWERS, dtype=np.bool_)
-    for s in range(n):
-        for p in range(POWERS):
-            if s != me and caps[s, p] < room[s] + hands[s, p]:
-                limited[p] = True
-    for step in range(2 * len(pool)):
-        i = step % len(pool)
-        p = pool[i]
-        if limited[p] != (step < len(pool)):
+def _deal(pool, hands, room, me):  # type: ignore[no-untyped-def]
+    """Deal the shuffled ``pool`` into ``hands``, ``room[s]`` more cards each, none to ``me``
+    (the pool may hold more: cards out of the round). Every deal is equally likely: what the
+    passes tell weighs the deals (:func:`pass_weight`) instead of restricting them."""
+    at = 0
+    for s in range(len(room)):
+        if s == me:
             continue
-        total = 0
-        for s in range(n):
-            if s != me and room[s] > 0 and hands[s, p] < caps[s, p]:
-                total += room[s]
-        capped = total > 0
-        if not capped:
-            for s in range(n):
-                if s != me:
-                    total += room[s]
-        if total == 0:  # every hand is full (the pool may hold more: cards out of the round)
-            break
-        r = np.random.randint(total)
-        for s in range(n):
-            if s == me or room[s] <= 0 or (capped and hands[s, p] >= caps[s, p]):
-                continue
-            r -= room[s]
-            if r < 0:
-                hands[s, p] += 1
-                room[s] -= 1
-                break
+        for _ in range(room[s]):
+            hands[s, pool[at]] += 1
+            at += 1
+
+
+# -- what a pass tells ------------------------------------------------------------------------
+AS = 10
+PASS_CLASSES = 6
+"""The classes of a hand facing a set (:func:`pass_class`): 0 an answer of the set's own power
+(a PLIM), 1 the lowest natural answer one or two powers up, 2 three to five up, 3 six or more up,
+4 no natural answer but 2s, jokers or the 2 de Oros, 5 nothing to answer with."""
 
 
 @njit(cache=True)
-def evaluate(me, own, sizes, unseen, known, caps, t0, passed0, blocked0,  # type: ignore[no-untyped-def]
-             finished0, moves, cand_takes, declares, cand_named, deals, seed, straights, run, run_index, plim_mode,
-             policies, totals):
-    """Add to ``totals[c]`` the reward of candidate ``c`` on each of ``deals`` random deals of the
-    ``unseen`` cards among the other seats (after their ``known`` cards, within their ``caps``:
-    :func:`_deal`). A candidate ``M_NONE`` is no move: the round goes on as it stands (the
-    Autoplim's holder waiting instead of putting it down out of turn)."""
+def pass_class(hand, later, power, size):  # type: ignore[no-untyped-def]
+    """The class of ``hand + later`` (the passer's hand when it passed) facing a set of ``size``
+    cards of ``power`` (below the 2s): see :data:`PASS_CLASSES`."""
+    for q in range(power, AS + 1):
+        if hand[q] + later[q] >= size:
+            gap = q - power
+            if gap == 0:
+                return 0
+            if gap <= 2:
+                return 1
+            if gap <= 5:
+                return 2
+            return 3
+    control = hand[TWO] + later[TWO] + hand[JOKER] + later[JOKER]
+    if control >= size or hand[TWO_OF_OROS] + later[TWO_OF_OROS] > 0:
+        return 4
+    for q in range(power, AS + 1):
+        if hand[q] + later[q] > 0 and hand[q] + later[q] + hand[JOKER] + later[JOKER] >= size:
+            return 4
+    return 5
+
+
+@njit(cache=True)
+def pass_weight(hands, passes, later, likelihood):  # type: ignore[no-untyped-def]
+    """The likelihood of this round's passes given the dealt ``hands``: the product over the
+    passes (``passes[e]``: seat, power, size; ``later[e]``: what that seat played since) of
+    ``likelihood[size bucket, class]``, the chance that such a hand passes (fitted on play)."""
+    w = 1.0
+    for e in range(len(passes)):
+        s, power, size = passes[e, 0], passes[e, 1], passes[e, 2]
+        w *= likelihood[min(size, 2) - 1, pass_class(hands[s], later[e], power, size)]
+    return w
+
+
+@njit(cache=True)
+def evaluate(me, own, sizes, unseen, known, passes, later, likelihood, t0, passed0,  # type: ignore[no-untyped-def]
+             blocked0, finished0, moves, cand_takes, declares, cand_named, deals, seed, straights, run, run_index,
+             plim_mode, policies, first, totals):
+    """Add to ``totals[c]`` the reward (:func:`reward`, ``first``: the first place's bonus) of
+    candidate ``c`` on each of ``deals`` random deals of the ``unseen`` cards among the other
+    seats (after their ``known`` cards: :func:`_deal`), weighted by how likely that deal makes
+    this round's ``passes`` (:func:`pass_weight`; no passes, or a ``likelihood`` of ones: every
+    deal alike). Returns the sum of the weights. A candidate ``M_NONE`` is no move: the round
+    goes on as it stands (the Autoplim's holder waiting instead of putting it down out of
+    turn)."""
     np.random.seed(seed)
     n = len(sizes)
     pool = np.zeros(np.sum(unseen), dtype=np.int64)
@@ -615,6 +642,7 @@ def evaluate(me, own, sizes, unseen, known, caps, t0, passed0, blocked0,  # type
     takes = np.zeros((16, POWERS), dtype=np.int64)
     powers = np.zeros(16, dtype=np.int64)
     room = np.zeros(n, dtype=np.int64)
+    weights = 0.0
     for _ in range(deals):
         np.random.shuffle(pool)
         for s in range(n):
@@ -622,7 +650,9 @@ def evaluate(me, own, sizes, unseen, known, caps, t0, passed0, blocked0,  # type
             room[s] = 0 if s == me else sizes[s] - np.sum(known[s])
             if s == me:
                 hands0[s, :] = own
-        _deal(pool, hands0, room, caps, me)
+        _deal(pool, hands0, room, me)
+        w = pass_weight(hands0, passes, later, likelihood)
+        weights += w
         for c in range(len(moves)):
             hands[:, :] = hands0
             sz[:] = sizes
@@ -635,13 +665,14 @@ def evaluate(me, own, sizes, unseen, known, caps, t0, passed0, blocked0,  # type
                       run, run_index, plim_mode, cand_named[c])
             position = _play_out(hands, sz, t, passed, blocked, finished, me, straights, run, run_index, plim_mode,
                                  policies, take, takes, powers)
-            totals[c] += reward(position, n)
+            totals[c] += w * reward(position, n, first)
+    return weights
 
 
 @njit(cache=True)
-def reward(position, n):  # type: ignore[no-untyped-def]
-    """1 for the Presidente down to 0 for the Culo, the first place counted double."""
+def reward(position, n, first):  # type: ignore[no-untyped-def]
+    """1 for the Presidente down to 0 for the Culo, and ``first`` more for the first place."""
     r = (n - 1 - position) / (n - 1)
     if position == 0:
-        r += 1.0
+        r += first
     return r

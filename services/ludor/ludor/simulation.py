@@ -2,29 +2,47 @@
 :mod:`ludor.rollouts`.
 
 From what its seat knows (:class:`ludor.knowledge.Knowledge`), the expert deals the unseen cards
-at random among the other hands (within what their passes tell, unless ``infer`` is off), tries
-every candidate move (:func:`ludor.greedy.candidates`) on that same deal, lets everyone play on
-to the end of the round, and scores its finishing position.
-In those rollouts the seats the table lists as ``bot:random`` play at random, every other seat
-(humans included, and the expert itself) plays greedy. Deals are drawn in batches until the
-simulation budget or the time cap is spent; the candidate with the best total wins (ties: the
-first, i.e. the cheapest). Out of turn, holding the Autoplim, it weighs putting it down now
-against waiting the same way (:func:`interrupt`).
+at random among the other hands, weighs each deal by the likelihood of the others' passes on it
+(:data:`PASS_LIKELIHOOD`, unless ``infer`` is off), tries every candidate move
+(:func:`ludor.greedy.candidates`) on that same deal, lets everyone play on to the end of the
+round, and scores its finishing position.
+In those rollouts the seats the table lists as ``bot:random`` play at random, the other expert
+bots as the expert of before plays (:data:`ludor.rollouts.SPENDER`, unless ``model`` is off),
+every other seat (humans included, and the expert itself) greedy. Deals are drawn in batches
+until the simulation budget or the time cap is spent, the second half of the budget on the two
+best candidates so far (unless ``focus`` is off); the candidate with the best weighted mean wins
+(ties: the first, i.e. the cheapest). The parts that differ from the expert of before are
+named in :class:`Style`. Out of turn, holding the Autoplim, it weighs putting it
+down now against waiting the same way (:func:`interrupt`).
 """
 
 from __future__ import annotations
 
 import random
 import time
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ludor import rollouts as fast
 from ludor.greedy import AUTOPLIM_MOVE, NONE, PASS, Choice, autoplim_choice, candidates
 from ludor.hierarchy import POWERS
-from ludor.knowledge import NO_CAP, Knowledge
+from ludor.knowledge import Knowledge
 
 DEALS_PER_BATCH = 8
+FINALISTS = 2
+FIRST_BONUS = 1.0
+"""The first place's bonus in the reward (1 for the Presidente down to 0 for the Culo, plus this
+for the first), as before: a bonus of 2 measured no better (RULES.md section 12)."""
+PASS_LIKELIHOOD = np.array([
+    [0.058, 0.095, 0.030, 0.026, 0.241, 0.977],
+    [0.096, 0.115, 0.117, 0.122, 0.200, 0.957],
+])
+"""The chance that a hand of each class (:data:`ludor.rollouts.PASS_CLASSES`) passes on a single
+(row 0) or on a set of two or more (row 1), fitted on the passes of today's expert over
+simulated games (``tests/bench/bench_ludor_bots.py --fit-passes``)."""
+NO_LIKELIHOOD = np.ones_like(PASS_LIKELIHOOD)
+"""Every deal alike (``Style.infer`` off: the expert of before, ``expert-v1``)."""
 
 
 def _moves(options: list[Choice]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -40,33 +58,56 @@ WAIT = Choice(NONE)
 """The Autoplim's holder, out of turn, lets the round go on (:func:`interrupt`)."""
 
 
-def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float, infer: bool = True) -> Choice:
+@dataclass(frozen=True)
+class Style:
+    """How the expert searches: every part on is today's expert (the default), :data:`V1` the
+    expert of before (the benchmark's baseline, ``expert-v1``)."""
+
+    infer: bool = True
+    """Weigh the deals by the likelihood of the others' passes (:data:`PASS_LIKELIHOOD`)."""
+    focus: bool = True
+    """Spend the second half of the budget on the :data:`FINALISTS` best candidates so far."""
+    model: bool = True
+    """Play the other expert bots in the rollouts as the expert of before plays
+    (:data:`ludor.rollouts.SPENDER`), not greedy."""
+    first: float = FIRST_BONUS
+    """The first place's bonus in the reward (:func:`ludor.rollouts.reward`)."""
+
+
+TODAY = Style()
+V1 = Style(infer=False, focus=False, model=False)
+
+
+def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float, style: Style = TODAY) -> Choice:
     """The candidate with the best mean reward over at most ``rollouts`` simulations (at least
-    one deal) or ``seconds``; ``infer``: the deals respect what the others' passes tell."""
+    one deal) or ``seconds``, searched in ``style``."""
     options = candidates(k.counts, k.trick, k.rules, k.plim_on)
     if len(options) == 1:
         return options[0]
-    return _best(k, options, rng, rollouts, seconds, infer)
+    return _best(k, options, rng, rollouts, seconds, style)
 
 
-def interrupt(k: Knowledge, rng: random.Random, rollouts: int, seconds: float, infer: bool = True) -> Choice:
+def interrupt(k: Knowledge, rng: random.Random, rollouts: int, seconds: float, style: Style = TODAY) -> Choice:
     """Out of turn, holding the Autoplim with a play on the table: put it down now (declaring the
     PLIM) or wait (:data:`WAIT`), whichever simulates better."""
-    return _best(k, [WAIT, autoplim_choice(k.trick, k.plim_on)], rng, rollouts, seconds, infer)
+    return _best(k, [WAIT, autoplim_choice(k.trick, k.plim_on)], rng, rollouts, seconds,
+                 replace(style, focus=False))
 
 
 def _best(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: int, seconds: float,
-          infer: bool) -> Choice:
+          style: Style) -> Choice:
+    """The candidate of best weighted mean reward. With ``style.focus``, once half the budget is
+    spent on every candidate alike, the rest goes to the :data:`FINALISTS` best so far (on the
+    same deals, so they stay comparable); otherwise every candidate sees every deal."""
     n = k.n
     moves, takes, declares, named = _moves(options)
     known = np.zeros((n, POWERS), dtype=np.int64)
     for seat, powers in k.known.items():
         for p in powers:
             known[seat, p] += 1
-    caps = np.full((n, POWERS), NO_CAP, dtype=np.int64)
-    if infer:
-        for seat, cap in k.caps.items():
-            caps[seat] = cap
+    passes = np.array([e[:3] for e in k.passes], dtype=np.int64).reshape(-1, 3)
+    later = np.array([e[3] for e in k.passes], dtype=np.int64).reshape(-1, POWERS)
+    likelihood = PASS_LIKELIHOOD if style.infer else NO_LIKELIHOOD
     trick = k.trick
     t0 = fast.trick_array(trick.leader, trick.turn, trick.top, trick.last,
                           k.two_of_oros_played, len(k.finished))
@@ -77,20 +118,46 @@ def _best(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: int
     sizes = np.array(k.sizes, dtype=np.int64)
     own = np.array(k.counts, dtype=np.int64)
     unseen = np.array(k.unseen, dtype=np.int64)
-    policies = np.array([fast.RANDOM if kind == "bot:random" and seat != k.seat else fast.GREEDY
+    policies = np.array([_policy(kind, style.model) if seat != k.seat else fast.GREEDY
                          for seat, kind in enumerate(k.players)], dtype=np.int64)
     totals = np.zeros(len(options), dtype=np.float64)
+    weights = np.zeros(len(options), dtype=np.float64)
+    active = np.arange(len(options))
     batch = max(1, min(DEALS_PER_BATCH, rollouts // len(options)))
     deadline = time.perf_counter() + seconds
-    deals = 0
+    spent = 0
     while True:
-        fast.evaluate(k.seat, own, sizes, unseen, known, caps, t0, passed, blocked, finished, moves, takes,
-                      declares, named, batch, rng.getrandbits(31), k.rules.straights, run, run_index,
-                      fast.PLIM_MODES[k.plim_mode], policies, totals)
-        deals += batch
-        if (deals + batch) * len(options) > rollouts or time.perf_counter() > deadline:
+        part = np.zeros(len(active), dtype=np.float64)
+        w = fast.evaluate(k.seat, own, sizes, unseen, known, passes, later, likelihood, t0, passed, blocked,
+                          finished, moves[active], takes[active], declares[active], named[active], batch,
+                          rng.getrandbits(31), k.rules.straights, run, run_index, fast.PLIM_MODES[k.plim_mode],
+                          policies, style.first, part)
+        totals[active] += part
+        weights[active] += w
+        spent += batch * len(active)
+        if style.focus and len(active) > FINALISTS and 2 * spent >= rollouts:
+            active = np.sort(active[np.argsort(-_means(totals, weights)[active], kind="stable")[:FINALISTS]])
+        if spent + batch * len(active) > rollouts or time.perf_counter() > deadline:
             break
-    return options[int(np.argmax(totals))]
+    return options[int(np.argmax(_means(totals, weights)))]
+
+
+def _policy(kind: str, model: bool) -> int:
+    """How the rollouts play another seat: ``bot:random`` at random; with ``model``, an expert
+    bot as today's expert plays (:data:`ludor.rollouts.SPENDER`); every other seat greedy."""
+    if kind == "bot:random":
+        return fast.RANDOM
+    if model and kind.startswith("bot:expert"):
+        return fast.SPENDER
+    return fast.GREEDY
+
+
+def _means(totals: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Each candidate's weighted mean reward (-1: never simulated, or no deal could explain the
+    passes)."""
+    out = np.full(len(totals), -1.0)
+    np.divide(totals, weights, out=out, where=weights > 0)
+    return out
 
 
 def warm_up() -> float:
