@@ -27,7 +27,6 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 from ludoteca.adapters.hosting import create_app
-from ludoteca.adapters.worker import CeleryDispatcher
 from ludoteca.config import Settings
 from ludoteca.entrypoints.devstack import (
     Supervisor,
@@ -147,6 +146,8 @@ def client_factory(app_factory: Callable[[str], Flask]) -> Callable[[str], Flask
 def worker_client_factory(settings: Settings, worker: Path) -> Callable[[str], FlaskClient]:
     """As ``client_factory``, but the apps send their bot turns and results to the session's real
     Celery worker (started for it), as a service under gunicorn does."""
+    from ludoteca.adapters.worker import CeleryDispatcher  # imported by the tests that use it only
+
     make = app_factory_of(settings, lambda: CeleryDispatcher.for_url(settings.broker_url))
     return lambda game: make(game).test_client()
 
