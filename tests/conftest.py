@@ -1,12 +1,19 @@
 """Shared fixtures: a real Redis (``REDIS_URL``, or an embedded redis-server started here), Flask
 test clients of any game over it, and a real Celery worker process for integration tests.
 
+An in-process app (:func:`in_process_app`, ``client_factory``) dispatches nothing: a bot's turn
+it makes due is recorded (:class:`Dispatches`) and played only by a test that plays it
+(``service.bot_turn``). The tests whose bots the real worker plays opt in to it with
+``worker_client_factory``, whose apps send bot turns to the Celery broker the session's worker
+consumes; so no table another test left floods that worker.
+
 Every process started here is stopped at the end of the session, failures included.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import subprocess
 import sys
@@ -17,16 +24,45 @@ from typing import Any
 
 import pytest
 import redis
+from flask import Flask
 from flask.testing import FlaskClient
 from ludoteca.adapters.hosting import create_app
 from ludoteca.config import Settings
-from ludoteca.entrypoints.devstack import Supervisor, embedded_redis, free_port, start_front_door, start_service
+from ludoteca.entrypoints.devstack import (
+    Supervisor,
+    embedded_redis,
+    free_port,
+    gunicorn_argv,
+    start_front_door,
+    wait_http,
+)
 from ludoteca.service_layer import registry
+from ludoteca.service_layer.service import Dispatcher
 
 ROOT = Path(__file__).resolve().parent.parent
 # the suite creates games and posts far faster than a player: services it starts under gunicorn
 # inherit a huge limit (tests of the limits set theirs explicitly), like the settings fixture
 os.environ.setdefault("LUDOTECA_RATE_LIMIT", "1000000")
+
+
+SHARED_STACK = ("tests/browser/", "tests/clients/")
+"""The directories whose tests use the session's ``front_door``: one xdist process runs them all."""
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under ``--dist loadfile`` (the suite's, pyproject.toml): a test file per process at a time,
+    as xdist schedules it, but the files of :data:`SHARED_STACK` as one unit, so the stack they
+    share starts once."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedStackScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return next((d for d in SHARED_STACK if path.startswith(d)), path)
+
+    return SharedStackScheduling(config, log)
 
 
 @pytest.fixture(scope="session")
@@ -60,24 +96,60 @@ def settings(redis_url: str) -> Settings:
     return Settings.from_env(redis_url=redis_url, rate_limit_per_minute=1_000_000)
 
 
-@pytest.fixture(scope="session")
-def app_factory(settings: Settings) -> Callable[[str], Any]:
-    apps: dict[str, Any] = {}
+class Dispatches:
+    """The dispatcher of an in-process app: records what each commit made due, runs nothing."""
 
-    def make(game: str) -> Any:
+    def __init__(self) -> None:
+        self.bot_turns: list[tuple[str, str, int]] = []
+        self.results: list[tuple[str, str]] = []
+
+    def bot_turn(self, game: str, game_id: str, version: int) -> None:
+        self.bot_turns.append((game, game_id, version))
+
+    def record_result(self, game: str, game_id: str) -> None:
+        self.results.append((game, game_id))
+
+
+def in_process_app(game: str, settings: Settings, dispatcher: Dispatcher | None = None) -> Flask:
+    """The app of ``game`` over ``settings`` for Flask's test client; ``dispatcher``: where its
+    follow-up work goes (by default a :class:`Dispatches` of its own: nowhere)."""
+    app = create_app(registry.game(game), settings, dispatcher=dispatcher or Dispatches())
+    app.config["TESTING"] = True
+    return app
+
+
+def app_factory_of(settings: Settings, dispatcher: Callable[[], Dispatcher]) -> Callable[[str], Flask]:
+    apps: dict[str, Flask] = {}
+
+    def make(game: str) -> Flask:
         if game not in apps:
-            app = create_app(registry.game(game), settings)
-            app.config["TESTING"] = True
-            apps[game] = app
+            apps[game] = in_process_app(game, settings, dispatcher())
         return apps[game]
 
     return make
 
 
 @pytest.fixture(scope="session")
-def client_factory(app_factory: Callable[[str], Any]) -> Callable[[str], FlaskClient]:
-    """``client_factory("ludix")``: a Flask test client of that game over the real Redis."""
+def app_factory(settings: Settings) -> Callable[[str], Flask]:
+    """``app_factory("ludix")``: that game's in-process app (one per session), dispatching nothing."""
+    return app_factory_of(settings, Dispatches)
+
+
+@pytest.fixture(scope="session")
+def client_factory(app_factory: Callable[[str], Flask]) -> Callable[[str], FlaskClient]:
+    """``client_factory("ludix")``: a Flask test client of that game over the real Redis; no bot
+    moves unless the test plays its turn."""
     return lambda game: app_factory(game).test_client()
+
+
+@pytest.fixture(scope="session")
+def worker_client_factory(settings: Settings, worker: Path) -> Callable[[str], FlaskClient]:
+    """As ``client_factory``, but the apps send their bot turns and results to the session's real
+    Celery worker (started for it), as a service under gunicorn does."""
+    from ludoteca.adapters.worker import CeleryDispatcher  # imported by the tests that use it only
+
+    make = app_factory_of(settings, lambda: CeleryDispatcher.for_url(settings.broker_url))
+    return lambda game: make(game).test_client()
 
 
 def start_worker(supervisor: Supervisor, name: str, env: dict[str, str], log: Path,
@@ -103,20 +175,43 @@ def start_worker(supervisor: Supervisor, name: str, env: dict[str, str], log: Pa
 def served_games(games: tuple[str, ...], redis_url: str, logs: Path,
                  env: dict[str, str] | None = None) -> Iterator[tuple[str, dict[str, str]]]:
     """The services of ``games`` under gunicorn (as the Procfile runs them, with ``env`` more) on
-    free ports and the front door before them: yields (the front door's URL, each game's own
-    URL); stops them all at the end."""
+    free ports, started at once and then awaited, and the front door before them: yields (the
+    front door's URL, each game's own URL); stops them all at the end."""
     sup = Supervisor()
     try:
-        services = {}
-        for game in games:
-            port = free_port()
-            start_service(sup, game, port, redis_url, ROOT, logs / f"{game}.log", env)
-            services[game] = f"http://127.0.0.1:{port}"
+        ports = {game: free_port() for game in games}
+        for game, port in ports.items():
+            sup.start(game, gunicorn_argv("ludoteca.entrypoints.wsgi:make_app()", port, ROOT),
+                      env={"LUDOTECA_GAME": game, "REDIS_URL": redis_url, **(env or {})}, cwd=ROOT,
+                      log=logs / f"{game}.log")
+        for game, port in ports.items():
+            if not wait_http(f"http://127.0.0.1:{port}/readyz", 120):
+                raise RuntimeError(f"{game} did not become ready:\n" + (logs / f"{game}.log").read_text()[-2000:])
+        services = {game: f"http://127.0.0.1:{port}" for game, port in ports.items()}
         door = free_port()
         start_front_door(sup, door, services, ROOT, logs / "front-door.log")
         yield f"http://127.0.0.1:{door}", services
     finally:
         sup.stop()
+
+
+@dataclasses.dataclass(frozen=True)
+class FrontDoor:
+    """The session's stack: every game under gunicorn behind the front door (Caddy)."""
+
+    url: str  # http://127.0.0.1:<port>
+    logs: Path  # <game>.log, front-door.log
+
+
+@pytest.fixture(scope="session")
+def front_door(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FrontDoor]:
+    """Every installed game under gunicorn behind the front door, over the session's Redis; their
+    bot turns go to the session's broker (a test whose bots must move asks for ``worker`` too).
+    Shared by tests/browser and tests/clients (one xdist process runs both: ``SHARED_STACK``);
+    each test plays tables of its own, and none of them reads what only it wrote (no totals)."""
+    logs = tmp_path_factory.mktemp("stack")
+    with served_games(tuple(registry.names()), redis_url, logs) as (url, _):
+        yield FrontDoor(url, logs)
 
 
 def start_sweeper(supervisor: Supervisor, env: dict[str, str], log: Path, grace: float,
@@ -133,22 +228,6 @@ def worker(supervisor: Supervisor, redis_url: str, tmp_path_factory: pytest.Temp
     log = tmp_path_factory.mktemp("worker") / "worker.log"
     start_worker(supervisor, "worker", {"REDIS_URL": redis_url}, log)
     yield log
-
-
-@pytest.fixture()
-def idle_worker(worker: Path, settings: Settings) -> Path:
-    """The session's worker with its game queues emptied first. Every in-process app of this
-    xdist process dispatches to the same broker, so the bot turns of tables other test files
-    created and left (schemathesis creates hundreds, some of Ludic's hard bots, which play on to
-    the 100-round bound) would queue ahead of a test that waits for its own table to end; without
-    their queued turn those tables stop (at most the worker's two tasks in flight go on)."""
-    broker = redis.Redis.from_url(settings.broker_url)
-    try:
-        for queue in registry.names():
-            broker.delete(queue, *broker.scan_iter(match=f"{queue}\x06\x16*"))
-    finally:
-        broker.close()
-    return worker
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = 60.0, interval: float = 0.1) -> bool:

@@ -7,9 +7,8 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from ludoteca.adapters.hosting import create_app
+from conftest import in_process_app
 from ludoteca.config import Settings, parse_origins
-from ludoteca.service_layer import registry
 
 APP = "https://app.example"
 PREFLIGHT = {"Origin": APP, "Access-Control-Request-Method": "POST",
@@ -17,9 +16,7 @@ PREFLIGHT = {"Origin": APP, "Access-Control-Request-Method": "POST",
 
 
 def client(settings: Settings, origins: tuple[str, ...]) -> Any:
-    app = create_app(registry.game("ludix"), replace(settings, cors_origins=origins))
-    app.config["TESTING"] = True
-    return app.test_client()
+    return in_process_app("ludix", replace(settings, cors_origins=origins)).test_client()
 
 
 def test_the_setting_is_a_comma_separated_list(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,13 +10,11 @@ from dataclasses import replace
 from typing import Any
 
 from api_client import Api
-from ludoteca.adapters.hosting import create_app
-from ludoteca.service_layer import registry
+from conftest import in_process_app
 
 
 def fresh_api(settings: Any, **limits: Any) -> Api:
-    app = create_app(registry.game("ludix"), replace(settings, **limits))
-    app.config["TESTING"] = True
+    app = in_process_app("ludix", replace(settings, **limits))
     client = app.test_client()
     client.environ_base["REMOTE_ADDR"] = f"10.{os.getpid() % 250}.{secrets.randbelow(250)}.{secrets.randbelow(250)}"
     return Api(client)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from api_client import Api
+from conftest import in_process_app
 from ludoteca.core.rng import Rng, commitment
 from ludoteca.service_layer import registry
 
@@ -328,9 +329,7 @@ class TestOps:
 def test_writes_over_the_limit_get_429_and_change_nothing(settings: Any) -> None:
     from dataclasses import replace
 
-    from ludoteca.adapters.hosting import create_app
-
-    app = create_app(registry.game("ludix"), replace(settings, rate_limit_per_minute=3, rate_limit_create_per_minute=2))
+    app = in_process_app("ludix", replace(settings, rate_limit_per_minute=3, rate_limit_create_per_minute=2))
     client = app.test_client()
     client.environ_base["REMOTE_ADDR"] = f"10.{os.getpid() % 250}.{int(time.time()) % 250}.7"  # a caller of its own
     api = Api(client)

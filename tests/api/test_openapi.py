@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 import schemathesis
-from ludoteca.adapters.hosting import create_app
+from conftest import in_process_app
 from ludoteca.config import Settings
 from ludoteca.entrypoints.openapi import render
 from ludoteca.service_layer import registry
@@ -232,8 +232,7 @@ def run_schemathesis(game: str, settings: Settings) -> tuple[collections.Counter
     """Every phase over one service: (requests per phase, failures)."""
     # No long-poll actually waits here (a generated `wait` would hold each call for seconds), and an
     # event stream closes as soon as it has sent what is there (this middleware reads it whole).
-    app = create_app(registry.game(game), replace(settings, max_long_poll_seconds=0.0, max_stream_seconds=0.0))
-    app.config["TESTING"] = True
+    app = in_process_app(game, replace(settings, max_long_poll_seconds=0.0, max_stream_seconds=0.0))
     tokens: dict[str, str] = {}
     app.wsgi_app = recording_tokens(app.wsgi_app, tokens)  # type: ignore[method-assign]
     config = SchemathesisConfig.from_dict({

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from api_client import Api
+from conftest import in_process_app
 from flask import Flask
-from ludoteca.adapters.hosting import create_app
 from ludoteca.config import Settings
 from ludoteca.service_layer import registry
 from sse import Message, Parser, events_of
@@ -29,8 +29,7 @@ def apps(settings: Settings) -> Callable[[str], Flask]:
 
     def app(game: str) -> Flask:
         if game not in made:
-            made[game] = create_app(registry.game(game), short)
-            made[game].config["TESTING"] = True
+            made[game] = in_process_app(game, short)
         return made[game]
 
     return app

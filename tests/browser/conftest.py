@@ -1,6 +1,6 @@
-"""Headless Chromium against the real stack: the four game services under gunicorn behind the
-front door (Caddy), over the session's real Redis (and, for the playground, the real Celery worker
-that plays the bots).
+"""Headless Chromium against the real stack: the session's ``front_door`` (tests/conftest.py: every
+game service under gunicorn behind Caddy, over the session's real Redis, shared with tests/clients)
+and, for the playground, the real Celery worker that plays the bots.
 
 The browser is Debian's ``/usr/bin/chromium`` (``LUDOTECA_CHROMIUM`` to use another), driven by
 Playwright (the PyPI package; no browser of its own is ever downloaded: ``make install`` installs
@@ -23,8 +23,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from ludoteca.entrypoints.devstack import Supervisor, free_port, gunicorn_argv, start_front_door, wait_http
-from ludoteca.service_layer import registry
+from conftest import FrontDoor
 from playwright.sync_api import BrowserContext, Page, Playwright, Request, Route, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
@@ -34,32 +33,6 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTIFACTS = Path(os.environ.get("LUDOTECA_ARTIFACTS", ROOT / "var" / "artifacts")) / "screenshots"
 WAIT_MS = 20_000  # Playwright's default for every action and wait; longer waits say so
-
-
-@dataclass(frozen=True)
-class FrontDoor:
-    url: str  # http://127.0.0.1:<port>
-    logs: Path
-
-
-@pytest.fixture(scope="session")
-def front_door(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FrontDoor]:
-    """Every installed game under gunicorn (started at once, then awaited) behind Caddy."""
-    logs = tmp_path_factory.mktemp("browser-stack")
-    sup = Supervisor()
-    try:
-        ports = {game: free_port() for game in registry.names()}
-        for game, port in ports.items():
-            sup.start(game, gunicorn_argv("ludoteca.entrypoints.wsgi:make_app()", port, ROOT),
-                      env={"LUDOTECA_GAME": game, "REDIS_URL": redis_url}, cwd=ROOT, log=logs / f"{game}.log")
-        for game, port in ports.items():
-            if not wait_http(f"http://127.0.0.1:{port}/readyz", 120):
-                raise RuntimeError(f"{game} did not become ready:\n" + (logs / f"{game}.log").read_text()[-2000:])
-        door = free_port()
-        start_front_door(sup, door, {g: f"127.0.0.1:{p}" for g, p in ports.items()}, ROOT, logs / "front-door.log")
-        yield FrontDoor(f"http://127.0.0.1:{door}", logs)
-    finally:
-        sup.stop()
 
 
 @pytest.fixture(scope="session")

@@ -25,7 +25,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from ludoteca.entrypoints.devstack import Supervisor, free_port, start_front_door, start_service
+from conftest import FrontDoor
 from ludoteca.service_layer import registry
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
@@ -66,24 +66,6 @@ def clients(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Gene
         yield {game: Generated(importlib.import_module(name), name) for game, name in made.items()}
     finally:
         sys.path.remove(str(out))
-
-
-@pytest.fixture(scope="module")
-def front_door(redis_url: str, worker: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The four services under gunicorn behind the front door; the session's worker plays the bots."""
-    logs = tmp_path_factory.mktemp("client-stack")
-    sup = Supervisor()
-    try:
-        routes = {}
-        for game in registry.names():
-            port = free_port()
-            start_service(sup, game, port, redis_url, ROOT, logs / f"{game}.log")
-            routes[game] = f"127.0.0.1:{port}"
-        port = free_port()
-        start_front_door(sup, port, routes, ROOT, logs / "front-door.log")
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        sup.stop()
 
 
 def as_json(model: Any) -> Any:
@@ -200,14 +182,15 @@ def play_whole_game(game: str, gen: Generated, base: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("game", registry.names())
-def test_a_generated_client_plays_a_whole_game(game: str, clients: dict[str, Generated], front_door: str) -> None:
-    seen = play_whole_game(game, clients[game], f"{front_door}/{game}")
+def test_a_generated_client_plays_a_whole_game(game: str, clients: dict[str, Generated], front_door: FrontDoor,
+                                               worker: Path) -> None:
+    seen = play_whole_game(game, clients[game], f"{front_door.url}/{game}")
     assert seen["moves"] > 0 and seen["replayed"], seen
     assert seen["stale"] is not None, f"{game}: no 412 was tried"
     assert seen["conflict"] is not None, f"{game}: no illegal action came up to try the 409"
 
 
-def test_the_game_loop_of_docs_clients_md_runs(clients: dict[str, Generated], front_door: str,
+def test_the_game_loop_of_docs_clients_md_runs(clients: dict[str, Generated], front_door: FrontDoor, worker: Path,
                                                monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     """docs/clients.md shows a generated client's whole game of Ludix: that very block runs."""
@@ -216,6 +199,6 @@ def test_the_game_loop_of_docs_clients_md_runs(clients: dict[str, Generated], fr
     assert len(blocks) == 2, "docs/clients.md: one python block expected"
     code = blocks[1].split("```", 1)[0]
     assert clients["ludix"].name == "ludix_client"  # the name the block imports
-    monkeypatch.setenv("LUDIX_URL", f"{front_door}/ludix")
+    monkeypatch.setenv("LUDIX_URL", f"{front_door.url}/ludix")
     exec(compile(code, "docs/clients.md", "exec"), {"__name__": "docs_clients_md"})
     assert "winners" in capsys.readouterr().out

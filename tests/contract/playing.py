@@ -102,11 +102,12 @@ def random_action(definition: GameDefinition, state: Any, seat: int, rnd: random
     return dict(bot(engine.view(state, seat), templates, random.Random(rnd.random())))
 
 
-def bot_action(definition: GameDefinition, state: Any, seat: int, level: str, rnd: random.Random) -> JSON:
+def bot_action(definition: GameDefinition, state: Any, seat: int, level: str, rnd: random.Random,
+               listed: list[JSON] | None = None) -> JSON:
     """What the bot of ``level`` plays, given what the shell gives it: its view and its listed
-    actions and templates."""
+    actions and templates (``listed``, when the caller has them already)."""
     engine = definition.engine
-    legal = engine.legal_actions(state, seat) + engine.action_templates(state, seat)
+    legal = listed if listed is not None else engine.legal_actions(state, seat) + engine.action_templates(state, seat)
     return dict(definition.bots[level](engine.view(state, seat), legal, random.Random(rnd.random())))
 
 

@@ -127,8 +127,9 @@ def check_finished(definition: GameDefinition, state: Any, n: int, played: int, 
 # -- a whole game --------------------------------------------------------------------------------
 def play(definition: GameDefinition, seed: str, levels: list[str | None], options: JSON, rnd: random.Random,
          drive: Any, strict_steps: int) -> tuple[Any, list[tuple[int, JSON]], int]:
-    """Play to the end; ``drive(state, step) -> (seat, action)``. Returns the final state, the
-    log and the declared bound."""
+    """Play to the end; ``drive(state, step, listed) -> (seat, action)``, ``listed``: each seat to
+    act's legal actions and templates (computed once a step). Returns the final state, the log
+    and the declared bound."""
     engine = definition.engine
     n = len(levels)
     state = new_game(definition, players_of(levels), options, seed)
@@ -140,14 +141,15 @@ def play(definition: GameDefinition, seed: str, levels: list[str | None], option
         assert len(log) < bound, f"{where}: not over after the declared bound of {bound} actions"
         to_act = engine.to_act(state)
         assert to_act, f"{where}: stuck: nobody to act after {len(log)} actions"
+        listed = {s: engine.legal_actions(state, s) + engine.action_templates(state, s) for s in to_act}
         for s in to_act:
-            assert engine.legal_actions(state, s) or engine.action_templates(state, s), f"{where}: seat {s} stuck"
+            assert listed[s], f"{where}: seat {s} stuck"
         strict = len(log) < strict_steps
         if strict and len(log) % CHECK_EVERY == 0:
             check_views(definition, state, n, rnd)
             check_rejections(definition, state, n, rnd)
             check_listed_accepted(definition, state, n, rnd)
-        seat, action = drive(state, len(log))
+        seat, action = drive(state, len(log), listed)
         before = canonical(engine.dump(state)) if strict else ""
         try:
             new, events = engine.apply(state, seat, action)
@@ -180,7 +182,7 @@ def random_driver(definition: GameDefinition, n: int, rnd: random.Random, random
     levels = [lvl for lvl in sorted(definition.bots) if lvl != "random"] or sorted(definition.bots)
     drivers = [rnd.choice(levels) for _ in range(n)]
 
-    def drive(state: Any, step: int) -> tuple[int, JSON]:
+    def drive(state: Any, step: int, listed: dict[int, list[JSON]]) -> tuple[int, JSON]:
         seats = sorted(engine.to_act(state))
         if rnd.random() < 0.1:
             seats = [s for s in range(n) if engine.legal_actions(state, s)] or seats
@@ -194,11 +196,10 @@ def random_driver(definition: GameDefinition, n: int, rnd: random.Random, random
 
 def bot_driver(definition: GameDefinition, levels: list[str], rnd: random.Random) -> Any:
     """As the shell runs bot turns: the first bot seat to act plays its level's choice."""
-    engine = definition.engine
 
-    def drive(state: Any, step: int) -> tuple[int, JSON]:
-        seat = min(engine.to_act(state))
-        return seat, bot_action(definition, state, seat, levels[seat], rnd)
+    def drive(state: Any, step: int, listed: dict[int, list[JSON]]) -> tuple[int, JSON]:
+        seat = min(listed)
+        return seat, bot_action(definition, state, seat, levels[seat], rnd, listed[seat])
 
     return drive
 

@@ -19,10 +19,10 @@ LEVELS = {"ludix": "steady", "ludic": "expert", "speculation": "expert", "ludor"
 
 
 @pytest.mark.parametrize("game", registry.names())
-def test_bots_play_to_the_end_through_the_worker(game: str, client_factory: Any, idle_worker: Path) -> None:
+def test_bots_play_to_the_end_through_the_worker(game: str, worker_client_factory: Any, worker: Path) -> None:
     definition = registry.game(game)
     level = LEVELS.get(game) if LEVELS.get(game) in definition.bots else next(iter(definition.bots))
-    api = Api(client_factory(game))
+    api = Api(worker_client_factory(game))
     seats = [f"bot:{level}"] * definition.engine.min_seats
     status, data, _ = api.call("POST", "/games", body={"seats": seats})
     assert status == 201, data
@@ -35,7 +35,7 @@ def test_bots_play_to_the_end_through_the_worker(game: str, client_factory: Any,
         return bool(view["status"] == "finished")
 
     assert wait_until(done, timeout=600, interval=0.5), (
-        f"{game}: not finished, at version {progress[-1]}\n" + idle_worker.read_text()[-2000:])
+        f"{game}: not finished, at version {progress[-1]}\n" + worker.read_text()[-2000:])
     final = api.view(gid)
     assert final["result"]["winners"]
     service = service_for(game)

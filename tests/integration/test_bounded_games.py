@@ -22,12 +22,12 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 @pytest.mark.timeout(1500)
 @pytest.mark.parametrize("game", registry.names())
-def test_an_all_random_bot_table_ends_within_the_declared_bound(game: str, client_factory: Any,
+def test_an_all_random_bot_table_ends_within_the_declared_bound(game: str, worker_client_factory: Any,
                                                                 worker: Path) -> None:
     definition = registry.game(game)
     level = "random" if "random" in definition.bots else sorted(definition.bots)[0]
     n = definition.engine.min_seats
-    api = Api(client_factory(game))
+    api = Api(worker_client_factory(game))
     status, data, _ = api.call("POST", "/games", body={"seats": [f"bot:{level}"] * n})
     assert status == 201 and data["token"] is None, data
     gid = data["game"]["id"]

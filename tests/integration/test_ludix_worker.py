@@ -18,8 +18,8 @@ def finished(api: Api, gid: str) -> bool:
 
 
 def test_bots_play_a_whole_game_and_the_result_is_recorded_once(
-        client_factory: Any, worker: Path, redis_url: str) -> None:
-    api = Api(client_factory("ludix"))
+        worker_client_factory: Any, worker: Path, redis_url: str) -> None:
+    api = Api(worker_client_factory("ludix"))
     _, stats_before, _ = api.call("GET", "/stats")
     status, data, _ = api.call("POST", "/games", body={"seats": ["bot:steady", "bot:random", "bot:expert"]})
     assert status == 201 and data["token"] is None
@@ -39,8 +39,8 @@ def test_bots_play_a_whole_game_and_the_result_is_recorded_once(
     assert {entry["seat"] for entry in replay["actions"]} == {0, 1, 2}
 
 
-def test_a_human_plays_against_the_expert(client_factory: Any, worker: Path) -> None:
-    api = Api(client_factory("ludix"))
+def test_a_human_plays_against_the_expert(worker_client_factory: Any, worker: Path) -> None:
+    api = Api(worker_client_factory("ludix"))
     gid, token = api.create(["human", "bot:expert"], name="ana")
     assert token is not None
     assert api.play(gid, token, {"type": "alea_jacta_est"})[0] == 200
