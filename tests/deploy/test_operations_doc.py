@@ -12,11 +12,16 @@ from ludoteca.entrypoints.frontdoor import read_procfile
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "operations.md").read_text()
 READ = re.compile(r"""(?:environ\.get|env\.get|getenv|environ\[)\(?\s*["']([A-Z][A-Z0-9_]+)["']""")
+# a WSGI environ's request keys (RFC 3875's meta-variables, the HTTP_ headers) are read the same
+# way (ludoteca.adapters.hosting.hotroutes) but are no environment variables
+CGI = {"REQUEST_METHOD", "QUERY_STRING", "PATH_INFO", "SCRIPT_NAME", "CONTENT_LENGTH", "CONTENT_TYPE",
+       "REMOTE_ADDR", "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL"}
 
 
 def variables_read() -> set[str]:
     sources = [*ROOT.glob("shared/ludoteca/**/*.py"), *ROOT.glob("services/*/*/**/*.py"), *ROOT.glob("deploy/*.py")]
-    found = {name for path in sources for name in READ.findall(path.read_text())}
+    found = {name for path in sources for name in READ.findall(path.read_text())
+             if name not in CGI and not name.startswith("HTTP_")}
     commands = "\n".join(read_procfile(ROOT / "deploy" / "Procfile").values())
     return found | set(re.findall(r"\$([A-Z][A-Z0-9_]+)", commands))
 

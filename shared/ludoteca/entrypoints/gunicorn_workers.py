@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import http
 import json
+import socket
+import time
 from typing import Any
 
 from gunicorn import util
@@ -54,9 +56,39 @@ def problem_bytes(status: int, reason: str, detail: str) -> bytes:
     return head.encode("latin-1") + body
 
 
+LINGER_SECONDS = 1.0
+LINGER_BYTES = 1 << 20
+
+
+def linger(sock: Any, seconds: float = LINGER_SECONDS, limit: int = LINGER_BYTES) -> None:
+    """A bounded lingering close (nginx's ``lingering_close``): half-close, then read and drop
+    what the client still sends, until it closes, ``limit`` bytes or ``seconds``. gunicorn
+    refuses a request it has not read to the end (a 9 KB request line stops at 4 KB); closing a
+    socket with unread input sends a reset, and a reset that arrives before the client has read
+    the answer destroys it (the front door then saw a broken connection and answered 502
+    instead of passing the 414 on)."""
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        deadline = time.monotonic() + seconds
+        got = 0
+        while got < limit:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            sock.settimeout(left)
+            data = sock.recv(65536)
+            if not data:
+                break
+            got += len(data)
+    except OSError:  # the client is gone or slow: gunicorn closes the socket next either way
+        pass
+
+
 def write_problem(sock: Any, status_int: int, reason: str, mesg: str) -> None:
-    """Drop-in for ``gunicorn.util.write_error`` (same signature), writing problem+json."""
+    """Drop-in for ``gunicorn.util.write_error`` (same signature), writing problem+json; then
+    :func:`linger`, so the answer reaches the client before the connection closes."""
     util.write_nonblock(sock, problem_bytes(int(status_int), str(reason), str(mesg or "")))
+    linger(sock)
 
 
 class OneSendResponse(wsgi.Response):
