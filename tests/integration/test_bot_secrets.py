@@ -11,7 +11,7 @@ and legal actions). Then:
   public seeding (``random.Random(f"{id}:{version}:{seat}")``) and similar schemes no better than
   chance: the matches stay within 5 standard deviations of what independent generators get.
 
-A Ludic Vexer's secret rule is one of those choices (among hundreds of fitting rules).
+A Ludic Vexer's secret rule is one of those choices (among the fitting rules of its band).
 
 Run: ``.venv/bin/python -m pytest -s -p no:cacheprovider tests/integration/test_bot_secrets.py``
 """
@@ -147,9 +147,12 @@ def test_a_spectator_cannot_reproduce_bot_choices_and_the_seed_does(settings: Se
     expected = sum(q for _, _, q in choice_points)
     sigma = math.sqrt(sum(q * (1 - q) for _, _, q in choice_points))
     rules = [c for c in choice_points if c[0].is_rule]
+    rule_expected = sum(q for _, _, q in rules)
+    rule_sigma = math.sqrt(sum(q * (1 - q) for _, _, q in rules))
     print(f"\n[secrets] {len(decisions)} bot decisions in {len({d.game_id for d, _ in decisions})} games; "
           f"reproduced with the revealed seed: {reproduced} of {len(decisions)}")
-    print(f"[secrets] {n} decisions with a real choice (of them {len(rules)} Ludic Vexer rules); "
+    print(f"[secrets] {n} decisions with a real choice (of them {len(rules)} Ludic Vexer rules, "
+          f"{rule_expected:.1f} matched by chance); "
           f"an independent generator matches {expected:.1f} of them by chance (sigma {sigma:.1f})")
     worst = 0.0
     for name, scheme in PUBLIC_SCHEMES.items():
@@ -159,7 +162,10 @@ def test_a_spectator_cannot_reproduce_bot_choices_and_the_seed_does(settings: Se
               f"({matches / n:.1%}), Vexer rules {rule_matches} of {len(rules)}")
         worst = max(worst, (matches - expected) / max(sigma, 1.0))
         assert matches <= expected + 5 * sigma + 2, f"{name}: {matches} matches, chance {expected:.1f}"
-        assert rule_matches <= max(1, len(rules) // 4), name
+        # a Vexer's rule is drawn among the fitting rules of its band (a few dozen, fewer for
+        # some deals): held to the same bound against chance as every other choice
+        assert rule_matches <= rule_expected + 5 * rule_sigma + 2, \
+            f"{name}: {rule_matches} rules, chance {rule_expected:.1f}"
     print(f"[secrets] worst public scheme: {worst:+.1f} sigma from chance")
     assert reproduced == len(decisions)
     assert n >= 200 and expected < 0.8 * n and len(rules) >= 4
