@@ -1,4 +1,5 @@
-"""The hot route (``ludoteca.adapters.hosting.hotroutes``) answers a move exactly as the Flask app does.
+"""The hot routes (``ludoteca.adapters.hosting.hotroutes``) answer a move and a seat's reads
+exactly as the Flask app does.
 
 Two apps of Ludix over the same real Redis, one with the hot route and one without
 (``Settings.hot_routes``). Every request below, good and bad of every kind, is played through
@@ -26,7 +27,7 @@ from flask import request, request_started
 from flask.testing import FlaskClient
 from ludoteca.adapters import observe
 from ludoteca.adapters.hosting import create_app
-from ludoteca.adapters.hosting.ratelimit import seat_write_quota
+from ludoteca.adapters.hosting.ratelimit import seat_quota
 from ludoteca.config import Settings
 from ludoteca.service_layer import registry
 
@@ -44,9 +45,10 @@ class Request:
     headers: dict[str, str] = field(default_factory=dict)
     data: bytes | None = None
     content_type: str | None = "application/json"
+    method: str = "POST"
 
     def send(self, client: FlaskClient) -> Any:
-        return client.open(self.path, method="POST", headers=self.headers, data=self.data,
+        return client.open(self.path, method=self.method, headers=self.headers, data=self.data,
                            content_type=self.content_type)
 
 
@@ -211,6 +213,13 @@ def move(gid: str, token: str | None, body: Any = None, data: bytes | None = Non
     return Request(f"/games/{gid}/actions", h, data if data is not None else orjson.dumps(body))
 
 
+def read(path: str, token: str | None, **headers: str) -> Request:
+    h = {k.replace("_", "-"): v for k, v in headers.items()}
+    if token is not None:
+        h["Authorization"] = f"Bearer {token}"
+    return Request(path, h, None, None, "GET")
+
+
 def choice(game: dict[str, Any]) -> dict[str, Any]:
     """Roll, or hold once the turn total (with the best numeral of the throw) reaches 20."""
     throw = game["state"].get("throw")
@@ -284,7 +293,7 @@ def test_every_kind_of_move_gets_the_same_answer_from_both_paths(twins: Twins) -
 
     game = twins.view(gid)
     seat = game["to_act"][0]
-    quota = seat_write_quota("ludix", gid, seat, LIMIT)
+    quota = seat_quota("ludix", gid, seat, LIMIT)
     twins.r.set(quota.key, LIMIT, ex=60)  # the seat's window is full
     over = twins.both(gid, move(gid, tokens[seat], choice(game), Origin=ORIGIN), hot=True)
     assert status_of(over) == 429 and any(k == "Retry-After" for k, _ in over.headers)
@@ -311,3 +320,51 @@ def test_the_setting_turns_the_hot_route_off(monkeypatch: pytest.MonkeyPatch) ->
     assert Settings.from_env().hot_routes
     monkeypatch.setenv("LUDOTECA_HOT_ROUTES", "0")
     assert not Settings.from_env().hot_routes  # what the Flask-only twin above runs with
+
+
+def test_every_kind_of_read_gets_the_same_answer_from_both_paths(twins: Twins) -> None:
+    waiting, first = twins.new_game(join=False)
+    for path in (f"/games/{waiting}", f"/games/{waiting}/actions"):  # not started: a view, no actions
+        assert status_of(twins.both(waiting, read(path, first[0]), hot=True)) == 200
+    gid, tokens = twins.new_game()
+    game = twins.view(gid)
+    seat = game["to_act"][0]
+    mine, theirs = tokens[seat], tokens[1 - seat]
+    view, actions = f"/games/{gid}", f"/games/{gid}/actions"
+    tag = f'"{game["version"]}"'
+
+    mine_view = twins.both(gid, read(view, mine, Origin=ORIGIN), hot=True)
+    assert status_of(mine_view) == 200 and ("ETag", tag) in mine_view.headers
+    assert ("Access-Control-Allow-Origin", ORIGIN) in mine_view.headers
+    assert orjson.loads(twins.both(gid, read(view, theirs), hot=True).body)["you"] == 1 - seat
+    listed = twins.both(gid, read(actions, mine), hot=True)
+    assert status_of(listed) == 200 and orjson.loads(listed.body)["actions"]
+    assert orjson.loads(twins.both(gid, read(actions, theirs), hot=True).body)["actions"] == []
+    same = twins.both(gid, read(view, mine, If_None_Match=tag), hot=True)
+    assert status_of(same) == 304 and same.body == b""
+    assert status_of(twins.both(gid, read(view, mine, If_None_Match='"0"'), hot=True)) == 200
+    assert status_of(twins.both(gid, read(view, f"  {mine} ", Origin="https://elsewhere.example"), hot=True)) == 200
+
+    not_hot = {  # a spectator's read, a refusal before the read: Flask's path, as always
+        "a spectator": (read(view, None), 200),
+        "a spectator's actions": (read(actions, None), 401),
+        "unknown token": (read(view, "not-a-token"), 401),
+        "another scheme": (read(actions, None, Authorization=f"Basic {mine}"), 401),
+        "no such game": (read("/games/abcdef0123", mine), 404),
+        "not a game id": (read("/games/ABC/actions", mine), 404),
+        "HEAD": (replace(read(view, mine), method="HEAD"), 200),
+    }
+    for name, (req, expected) in not_hot.items():
+        assert status_of(twins.both(gid, req, hot=False)) == expected, name
+    query = read(actions, mine)
+    query.path += "?debug=1"
+    assert status_of(twins.both(gid, query, hot=False)) == 200
+
+    quota = seat_quota("ludix", gid, seat, 2 * LIMIT, write=False)
+    assert twins.r.get(quota.key) is not None  # the reads above were counted in the seat's bucket
+    twins.r.set(quota.key, 2 * LIMIT, ex=60)  # the seat's window is full
+    for path in (view, actions):
+        over = twins.both(gid, read(path, mine, Origin=ORIGIN), hot=True)
+        assert status_of(over) == 429 and any(k == "Retry-After" for k, _ in over.headers)
+        assert orjson.loads(over.body)["detail"].startswith(f"At most {2 * LIMIT} reads a minute per seat")
+    assert status_of(twins.both(gid, read(view, theirs), hot=True)) == 200  # the other seat's own bucket

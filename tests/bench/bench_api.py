@@ -27,7 +27,10 @@ machine hits them alike; every figure printed is the median over the rounds (at 
 - CPU ratio: the null's server CPU per request over the system's per move, same path and round;
 - driver CPU: the client process's own CPU per request.
 
-``LUDOTECA_RATE_LIMIT=0``: every request comes from one address. ``GUNICORN_WORKER_CLASS`` and
+The rate limits are on, as in production, at a level no table here reaches
+(``LUDOTECA_RATE_LIMIT=1000000`` unless the environment sets it: every seat's moves and reads are
+counted in its buckets, and the tables' new games in their one client address's).
+``GUNICORN_WORKER_CLASS`` and
 ``GUNICORN_WORKERS`` (read by ``deploy/gunicorn.conf.py``) apply to every server started here.
 What the figures say at scale: ``docs/scaling.md``.
 
@@ -347,7 +350,7 @@ def header(args: argparse.Namespace, stack: Stack, mode: str) -> None:
           f"{os.cpu_count()} cores; Python "
           f"{platform.python_version()}; load average {os.getloadavg()[0]:.1f} at the end")
     print(f"  gunicorn {workers} x {wc} workers (deploy/gunicorn.conf.py) per service; {stack.door_kind}; "
-          "embedded redis-server (AOF, fsync every second); LUDOTECA_RATE_LIMIT=0; "
+          f"embedded redis-server (AOF, fsync every second); LUDOTECA_RATE_LIMIT={os.environ['LUDOTECA_RATE_LIMIT']}; "
           f"{args.rounds} rounds, medians; driver: asyncio keep-alive client, one process")
     print()
 
@@ -451,7 +454,7 @@ def main() -> int:
     args.rounds = args.rounds or (5 if args.full else 3)
     args.moves = args.moves or (40 if args.full else 12)
     games = [g for g in args.games.split(",") if g]
-    os.environ["LUDOTECA_RATE_LIMIT"] = "0"  # one client address makes every request here
+    os.environ.setdefault("LUDOTECA_RATE_LIMIT", "1000000")  # counted as in production, never reached
     started = time.monotonic()
     sup = Supervisor()
     try:

@@ -22,7 +22,7 @@ from ludoteca.core.errors import (
 )
 from ludoteca.service_layer import registry
 from ludoteca.service_layer.record import GameRecord, Status
-from ludoteca.service_layer.repository import GameRepository, MemoryStore, WriteQuota
+from ludoteca.service_layer.repository import GameRepository, MemoryStore, Quota
 from ludoteca.service_layer.service import GameService
 
 
@@ -64,8 +64,8 @@ def to_act(service: GameService, gid: str) -> int:
     return sorted(service.engine.to_act(service.engine.load(stored.record.state)))[0]
 
 
-def quota(limit: int) -> WriteQuota:
-    return WriteQuota(f"ludix:ratelimit:LIMITER/seat/test/{secrets.token_hex(4)}/w", limit, 60, "writes a minute")
+def quota(limit: int) -> Quota:
+    return Quota(f"ludix:ratelimit:LIMITER/seat/test/{secrets.token_hex(4)}/w", limit, 60, "writes a minute")
 
 
 def test_a_move_commits_once_and_reports_its_events(service: GameService) -> None:
@@ -123,17 +123,17 @@ def test_the_write_quota_counts_commits_and_refusals_and_refuses_past_it(service
     service.play(gid, 0, {"type": "alea_jacta_est"}, None, None, quota=q)
     assert q.spent
     seat = to_act(service, gid)
-    q = WriteQuota(q.key, q.limit, q.window, q.what)
+    q = Quota(q.key, q.limit, q.window, q.what)
     with pytest.raises(NotYourTurnError):  # refused: counted all the same (2 of 2)
         service.play(gid, 1 - seat, {"type": "roll"}, None, None, quota=q)
     assert q.spent
     version = service.load(gid).version
-    q = WriteQuota(q.key, q.limit, q.window, q.what)
+    q = Quota(q.key, q.limit, q.window, q.what)
     with pytest.raises(RateLimitedError) as err:
         service.play(gid, to_act(service, gid), {"type": "roll"}, None, None, quota=q)
     assert 1 <= err.value.retry_after <= 61 and "2 writes a minute" in err.value.detail
     assert service.load(gid).version == version  # a refused write changed nothing
-    q = WriteQuota(q.key, q.limit, q.window, q.what)
+    q = Quota(q.key, q.limit, q.window, q.what)
     with pytest.raises(RateLimitedError):  # over the limit beats a refusal (the 409 becomes a 429)
         service.play(gid, 1 - to_act(service, gid), {"type": "roll"}, None, None, quota=q)
 

@@ -58,10 +58,10 @@ from typing import Any
 import redis
 from ludoteca.core import jsontext
 from ludoteca.core.errors import StoreUnavailableError
-from ludoteca.service_layer.repository import CommitResult, Due, GameMissing, Stored, WriteQuota, retry_seconds
+from ludoteca.service_layer.repository import CommitResult, Due, GameMissing, Quota, Stored, retry_seconds
 from redis.exceptions import RedisClusterException, SlotNotCoveredError
 
-__all__ = ["CommitResult", "Due", "GameMissing", "GameStore", "Stored", "WriteQuota", "store_unavailable"]
+__all__ = ["CommitResult", "Due", "GameMissing", "GameStore", "Quota", "Stored", "store_unavailable"]
 
 _COMMIT = """
 local limit = tonumber(ARGV[10])
@@ -176,8 +176,8 @@ else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
 return 1
 """
 
-# One unit of a write quota (the seat-write bucket), for a request that failed before its
-# commit could spend it: returns the count and the window's milliseconds left.
+# One unit of a seat's quota (ludoteca.adapters.hosting.ratelimit): a read's, or a write's that
+# failed before its commit could spend it; returns the count and the window's milliseconds left.
 _SPEND = """
 local out = {false, false, false}
 if ARGV[2] == '1' then
@@ -308,7 +308,7 @@ class GameStore:
         log_entry: dict[str, Any] | None = None,
         idempotency: tuple[int, str, dict[str, Any]] | None = None,
         due: str = "",
-        quota: WriteQuota | None = None,
+        quota: Quota | None = None,
         due_at: int | None = None,
     ) -> CommitResult:
         """Compare-and-set on ``expected_version``; see the module docstring. ``due``: what the
@@ -351,11 +351,12 @@ class GameStore:
             return CommitResult("stale", version=int(out[1]), current=Stored(int(out[1]), _loads(out[2])))
         return CommitResult("ok", version=int(out[1]))
 
-    def spend(self, quota: WriteQuota, idempotency: tuple[str, int, str] | None = None
+    def spend(self, quota: Quota, idempotency: tuple[str, int, str] | None = None
               ) -> tuple[int | None, dict[str, Any] | None]:
-        """For a write that failed before its commit: spend one unit of ``quota`` (unless the
-        commit did) and, in the same round trip, read the idempotency record ``(game id, seat,
-        key)``. Returns (``Retry-After`` seconds if over the quota else ``None``, the record)."""
+        """Spend one unit of ``quota`` (unless a commit did): a seat's read, or a write that
+        failed before its commit, which also reads, in the same round trip, the idempotency record
+        ``(game id, seat, key)``. Returns (``Retry-After`` seconds if over the quota else
+        ``None``, the record)."""
         spend = not quota.spent
         if not spend and idempotency is None:
             return None, None

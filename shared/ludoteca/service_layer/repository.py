@@ -67,11 +67,13 @@ class CommitResult:
 
 
 @dataclass
-class WriteQuota:
-    """A fixed-window counter a write spends one unit of: at most ``limit`` per ``window``
-    seconds under ``key`` (the rate limiter's seat-write bucket, :mod:`ludoteca.adapters.hosting.ratelimit`).
-    The commit spends it in its own atomic step; ``spent`` says it was, so a request that fails
-    afterwards is not counted twice. ``what`` names the limit in a 429's detail."""
+class Quota:
+    """A fixed-window counter a request spends one unit of: at most ``limit`` per ``window``
+    seconds under ``key`` (the rate limiter's seat buckets, :mod:`ludoteca.adapters.hosting.ratelimit`).
+    A move's commit spends its seat-write quota in its own atomic step; a read spends its
+    seat-read quota before it is answered (:meth:`GameRepository.spend`). ``spent`` says it was,
+    so a request that fails afterwards is not counted twice. ``what`` names the limit in a 429's
+    detail."""
 
     key: str
     limit: int
@@ -96,11 +98,11 @@ class GameRepository(Protocol):
     def commit(self, game_id: str, expected_version: int, doc: dict[str, Any], events: Sequence[dict[str, Any]],
                first_seq: int, log_entry: dict[str, Any] | None = None,
                idempotency: tuple[int, str, dict[str, Any]] | None = None, due: str = "",
-               quota: WriteQuota | None = None, due_at: int | None = None) -> CommitResult: ...
+               quota: Quota | None = None, due_at: int | None = None) -> CommitResult: ...
 
     def idempotency_record(self, game_id: str, seat: int, key: str) -> dict[str, Any] | None: ...
 
-    def spend(self, quota: WriteQuota, idempotency: tuple[str, int, str] | None = None
+    def spend(self, quota: Quota, idempotency: tuple[str, int, str] | None = None
               ) -> tuple[int | None, dict[str, Any] | None]: ...
 
     def action_log(self, game_id: str) -> list[dict[str, Any]]: ...
@@ -178,7 +180,7 @@ class MemoryStore:
                 raise GameMissing(game_id)
             return Stored(game.version, copy.deepcopy(game.doc))
 
-    def _spend(self, quota: WriteQuota) -> int | None:
+    def _spend(self, quota: Quota) -> int | None:
         now = self.clock()
         count, end = self._counters.get(quota.key, (0, now + quota.window))
         if end <= now:
@@ -190,7 +192,7 @@ class MemoryStore:
     def commit(self, game_id: str, expected_version: int, doc: dict[str, Any], events: Sequence[dict[str, Any]],
                first_seq: int, log_entry: dict[str, Any] | None = None,
                idempotency: tuple[int, str, dict[str, Any]] | None = None, due: str = "",
-               quota: WriteQuota | None = None, due_at: int | None = None) -> CommitResult:
+               quota: Quota | None = None, due_at: int | None = None) -> CommitResult:
         with self._lock:
             if quota is not None and not quota.spent:
                 retry = self._spend(quota)
@@ -225,7 +227,7 @@ class MemoryStore:
             found = self._idem.get((game_id, seat, key))
             return None if found is None else copy.deepcopy(found)
 
-    def spend(self, quota: WriteQuota, idempotency: tuple[str, int, str] | None = None
+    def spend(self, quota: Quota, idempotency: tuple[str, int, str] | None = None
               ) -> tuple[int | None, dict[str, Any] | None]:
         with self._lock:
             retry = None if quota.spent else self._spend(quota)

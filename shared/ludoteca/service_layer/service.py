@@ -53,7 +53,7 @@ from ludoteca.core.rng import Rng, commitment, new_seed
 from ludoteca.service_layer import timers
 from ludoteca.service_layer.presenter import Presenter, is_visible, public_event, result_body
 from ludoteca.service_layer.record import GameRecord, Status
-from ludoteca.service_layer.repository import GameMissing, GameRepository, Stored, WriteQuota
+from ludoteca.service_layer.repository import GameMissing, GameRepository, Quota, Stored
 from marshmallow import ValidationError as MaValidationError
 
 WAITING, ACTIVE, FINISHED = Status.WAITING, Status.ACTIVE, Status.FINISHED
@@ -415,7 +415,7 @@ class GameService:
     # -- playing ----------------------------------------------------------------------------
     def play(self, game_id: str, seat: int | None, body: Any, if_match: int | None,
              idempotency_key: str | None, loaded: Stored | None = None,
-             quota: WriteQuota | None = None, timeout_bot: str | None = None) -> Played:
+             quota: Quota | None = None, timeout_bot: str | None = None) -> Played:
         """Apply one action: :meth:`check_move`, :meth:`step`, :meth:`commit_move`.
 
         ``loaded``: the game as the caller already read it (saves a read on the first attempt;
@@ -513,7 +513,7 @@ class GameService:
         return Move(version, new, new_state, records, due, self._due_at(new, due), response)
 
     def commit_move(self, game_id: str, stored: Stored, seat: int, move: Move, body: Any,
-                    idempotency_key: str | None, quota: WriteQuota | None, strict: bool = False
+                    idempotency_key: str | None, quota: Quota | None, strict: bool = False
                     ) -> tuple[Played | None, Stored | None]:
         """The one write of a move. ``(played, None)`` when it landed (or replayed the stored
         response); ``(None, current game)`` when another writer won the version (retry), or 412
@@ -548,7 +548,7 @@ class GameService:
         return None, res.current
 
     def _refused(self, game_id: str, seat: int, body: Any, idempotency_key: str | None,
-                 quota: WriteQuota | None) -> Played | None:
+                 quota: Quota | None) -> Played | None:
         """A move refused before or by its commit: spend its quota unit if the commit did not
         (over the quota: 429 instead) and, with an Idempotency-Key, replay the stored response
         if there is one (a replay wins over the checks). One round trip."""
@@ -564,7 +564,7 @@ class GameService:
         return None if record is None else self._replay_record(record, body_hash(body))
 
     @staticmethod
-    def _limited(quota: WriteQuota | None, retry: int) -> RateLimitedError:
+    def _limited(quota: Quota | None, retry: int) -> RateLimitedError:
         what = f"{quota.limit} {quota.what}" if quota is not None else "the write limit"
         return RateLimitedError(f"At most {what}; try again in {retry} s.", retry_after=retry)
 

@@ -79,10 +79,12 @@ def create_app(definition: GameDefinition, settings: Settings | None = None,
     limiter = install_rate_limit(app, client, definition.name, settings)
     install_body_bounds(app, settings.max_body_bytes)
     wsgi: Any = app.wsgi_app
-    if settings.hot_routes:  # the common move outside Flask's request machinery, same answers
-        move_rule = next(rule.rule for rule in app.url_map.iter_rules("games.Actions"))
-        writes = Limits.from_settings(settings).writes if limiter is not None else 0
-        wsgi = HotRoutes(wsgi, service, move_rule, log, cors, settings.max_body_bytes, writes)
+    if settings.hot_routes:  # the common move and reads outside Flask's request machinery, same answers
+        rules = tuple(next(rule.rule for rule in app.url_map.iter_rules(endpoint))
+                      for endpoint in ("games.Game", "games.Actions"))
+        limits = Limits.from_settings(settings)
+        writes, reads = (limits.writes, limits.reads) if limiter is not None else (0, 0)
+        wsgi = HotRoutes(wsgi, service, (rules[0], rules[1]), log, cors, settings.max_body_bytes, writes, reads)
     # the client address (rate limits) comes from X-Forwarded-For only behind trusted proxies
     app.wsgi_app = ProxyFix(wsgi, x_for=settings.trusted_proxies,  # type: ignore[method-assign]
                             x_proto=1, x_host=1, x_prefix=1)

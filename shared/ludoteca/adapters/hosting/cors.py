@@ -51,6 +51,15 @@ class CorsPolicy:
             out += [("Access-Control-Allow-Origin", value), ("Access-Control-Expose-Headers", EXPOSED_HEADERS)]
         return out
 
+    def mark(self, response: Response, origin: str | None) -> Response:
+        """``response`` with the :meth:`marks` of an answer to ``origin``."""
+        for name, value in self.marks(origin):
+            if name == "Vary":
+                response.vary.add(value)
+            else:
+                response.headers[name] = value
+        return response
+
 
 def install_cors(app: Flask, origins: tuple[str, ...]) -> CorsPolicy | None:
     """Answer preflights and mark answers for ``origins`` (nothing at all when empty: None).
@@ -72,12 +81,7 @@ def install_cors(app: Flask, origins: tuple[str, ...]) -> CorsPolicy | None:
         return response
 
     def mark(response: Response) -> Response:
-        for name, value in policy.marks(request.headers.get("Origin")):
-            if name == "Vary":
-                response.vary.add(value)
-            else:
-                response.headers[name] = value
-        return response
+        return policy.mark(response, request.headers.get("Origin"))
 
     app.before_request(preflight)
     app.after_request(mark)

@@ -1,38 +1,45 @@
-"""The hot route: a move, ``POST /games/{id}/actions``, served without Flask's request machinery.
+"""The hot routes: a move, ``POST /games/{id}/actions``, and a seat's reads, ``GET /games/{id}``
+and ``GET /games/{id}/actions``, served without Flask's request machinery.
 
-A move is most of a game service's traffic, and under Flask most of its CPU went to the machinery
-around the route rather than to the move: the request context and its proxies (~70 lookups a
-move), the before/after hooks of the access log, CORS, the rate limiter and the body bounds, and
-flask-limiter's own check. :class:`HotRoutes` is a WSGI layer in front of the Flask app (inside
-``ProxyFix``, so it sees the client address, scheme and prefix as Flask would) that answers the
-common move itself with the same parts, called directly:
+Moves and the reads between them are most of a game service's traffic, and under Flask most of
+their CPU went to the machinery around the route rather than to the work: the request context and
+its proxies (~70 lookups a move), the before/after hooks of the access log, CORS, the rate limiter
+and the body bounds, and flask-limiter's own check. :class:`HotRoutes` is a WSGI layer in front
+of the Flask app (inside ``ProxyFix``, so it sees the client address, scheme and prefix as Flask
+would) that answers those requests itself with the same parts, called directly:
 
-- the seat: :meth:`~ludoteca.service_layer.service.GameService.seat_for_move` (the game this
-  process remembers, else one read), the token parsed by :func:`~ludoteca.adapters.hosting.identity.parse_bearer`;
+- the seat: :meth:`~ludoteca.service_layer.service.GameService.seat_for_move` for a move (the
+  game this process remembers, else one read), a fresh read and
+  :meth:`~ludoteca.service_layer.service.GameService.seat_of` for a read; the token parsed by
+  :func:`~ludoteca.adapters.hosting.identity.parse_bearer`;
 - the body: at most ``Settings.max_body_bytes`` (``Content-Length`` only), parsed by
   :func:`~ludoteca.adapters.hosting.bodies.parse_body` within the JSON bounds;
 - ``If-Match`` and ``Idempotency-Key``: :func:`~ludoteca.adapters.hosting.routes.move_conditions`;
-- the seat-write quota, spent by the commit: :func:`~ludoteca.adapters.hosting.ratelimit.seat_write_quota`,
-  and for a refusal :func:`~ludoteca.adapters.hosting.ratelimit.spend_refused`;
+- the seat's quota: for a move, spent by the commit (:func:`~ludoteca.adapters.hosting.ratelimit.seat_quota`,
+  and for a refusal :func:`~ludoteca.adapters.hosting.ratelimit.spend_refused`); for a read,
+  :func:`~ludoteca.adapters.hosting.ratelimit.spend_read`, the same bucket Flask's path counts in;
 - the move: :meth:`~ludoteca.service_layer.service.GameService.play`; its refusals (409, 412,
   422, 429, 503 ...) become problems through the one error table
   (:func:`~ludoteca.adapters.hosting.problems.render_error`);
+- the read: the routes' own answers (:func:`~ludoteca.adapters.hosting.routes.game_view`, with
+  its 304 for ``If-None-Match``, and :func:`~ludoteca.adapters.hosting.routes.action_list`);
 - the answer's headers: ``ETag`` / ``Idempotent-Replayed``
   (:func:`~ludoteca.adapters.hosting.routes.played_headers`), CORS
   (:class:`~ludoteca.adapters.hosting.cors.CorsPolicy`), ``X-Request-Id``; the access-log line
   and the metrics: :class:`~ludoteca.adapters.hosting.accesslog.RequestLog`.
 
-Everything else goes to the Flask app unchanged: other routes and methods, a query string, a
-request without ``Authorization`` or ``Content-Length`` (chunked), a body over the bound, and
-every request refused before the move is tried (a bad token or game id, a malformed body or
-header): those are rare, and Flask's path answers them (and counts them in the rate limiter's
-buckets) exactly as it always did. The hot route reads only, before it hands a request on: the
-body it read goes with the request (or the error reading it raised, again).
+Everything else goes to the Flask app unchanged: other routes and methods (``HEAD`` included), a
+query string, a request without ``Authorization`` (a spectator's read, counted per client
+address by flask-limiter) or, for a move, without ``Content-Length`` (chunked), a body over the
+bound, and every request refused before its work is tried (a bad token or game id, a malformed
+body or header): those are rare, and Flask's path answers them (and counts them in the rate
+limiter's buckets) exactly as it always did. The hot routes read only, before they hand a
+request on: the body read goes with the request (or the error reading it raised, again).
 
 So an answer is the same whichever path gave it, byte for byte but for the ``Date`` and the
 request id a request without one gets (``tests/api/test_hot_routes.py`` plays the same requests
 through both and compares status, headers, bodies, the stored data, the log lines and the metrics).
-``Settings.hot_routes`` (``LUDOTECA_HOT_ROUTES=0``) turns it off: every request through Flask.
+``Settings.hot_routes`` (``LUDOTECA_HOT_ROUTES=0``) turns them off: every request through Flask.
 """
 
 from __future__ import annotations
@@ -48,14 +55,16 @@ from ludoteca.adapters.hosting.bodies import parse_body
 from ludoteca.adapters.hosting.cors import CorsPolicy
 from ludoteca.adapters.hosting.identity import GAME_ID, parse_bearer
 from ludoteca.adapters.hosting.problems import At, render_error
-from ludoteca.adapters.hosting.ratelimit import seat_write_quota, spend_refused
-from ludoteca.adapters.hosting.routes import move_conditions, played_headers
+from ludoteca.adapters.hosting.ratelimit import seat_quota, spend_read, spend_refused
+from ludoteca.adapters.hosting.routes import action_list, game_view, move_conditions, played_headers
 from ludoteca.core import jsontext
 from ludoteca.core.errors import LudotecaError
 from ludoteca.service_layer.service import GameService
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 MOVE_PATH = re.compile(rf"/games/({GAME_ID.pattern})/actions")
+READ_PATH = re.compile(rf"/games/({GAME_ID.pattern})(/actions)?")
+Answer = tuple[str, list[tuple[str, str]], bytes]
 
 
 class _Replayed:
@@ -81,30 +90,77 @@ def _length(raw: str | None) -> int | None:
 class HotRoutes:
     """WSGI: the common move answered here, everything else by ``fallback`` (the Flask app)."""
 
-    def __init__(self, fallback: WSGIApp, service: GameService, move_rule: str, log: RequestLog,
-                 cors: CorsPolicy | None, max_body_bytes: int, writes_per_minute: int) -> None:
+    def __init__(self, fallback: WSGIApp, service: GameService, rules: tuple[str, str], log: RequestLog,
+                 cors: CorsPolicy | None, max_body_bytes: int, writes_per_minute: int,
+                 reads_per_minute: int) -> None:
         self.fallback = fallback
         self.service = service
         self.game = service.d.name
-        self.move_rule = move_rule
-        self.operation = f"POST {move_rule}"
+        self.view_rule, self.move_rule = rules  # GET /games/{id}; GET and POST /games/{id}/actions
+        self.operation = f"POST {self.move_rule}"
         self.log = log
         self.cors = cors
         self.max_body = max_body_bytes
         self.writes = writes_per_minute  # the seat-write limit (0: no quota)
+        self.reads = reads_per_minute  # the seat-read limit (0: no quota)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if environ.get("REQUEST_METHOD") == "POST" and not environ.get("QUERY_STRING"):
-            match = MOVE_PATH.fullmatch(environ.get("PATH_INFO", ""))
-            if match is not None:
-                answer = self.move(environ, match.group(1))
-                if answer is not None:
-                    status, headers, body = answer
-                    start_response(status, headers)
-                    return [body]
+        answer: Answer | None = None
+        if not environ.get("QUERY_STRING"):
+            method = environ.get("REQUEST_METHOD")
+            if method == "POST":
+                match = MOVE_PATH.fullmatch(environ.get("PATH_INFO", ""))
+                if match is not None:
+                    answer = self.move(environ, match.group(1))
+            elif method == "GET":
+                match = READ_PATH.fullmatch(environ.get("PATH_INFO", ""))
+                if match is not None:
+                    answer = self.read(environ, match.group(1), match.group(2) is not None)
+        if answer is not None:
+            status, headers, body = answer
+            start_response(status, headers)
+            return [body]
         return self.fallback(environ, start_response)
 
-    def move(self, environ: dict[str, Any], game_id: str) -> tuple[str, list[tuple[str, str]], bytes] | None:
+    def read(self, environ: dict[str, Any], game_id: str, listing: bool) -> Answer | None:
+        """A seat's view (``GET /games/{id}``) or legal actions (``GET .../actions``), or None:
+        the Flask app answers it (a spectator's read, a bad token: nothing was counted)."""
+        t0 = time.perf_counter()
+        header = environ.get("HTTP_AUTHORIZATION")
+        if header is None:  # a spectator: counted per client address, by flask-limiter
+            return None
+        try:
+            token = parse_bearer(header)
+            if token is None:  # pragma: no cover - a header was given
+                return None
+            stored = self.service.load(game_id)
+            seat: int | None = self.service.seat_of(stored, token)
+        except Exception:  # 401, 404, the store down: Flask's path answers (and counts) it
+            return None
+        assert seat is not None  # a token was given
+        rid = choose_request_id(environ.get("HTTP_X_REQUEST_ID"))
+        path = environ["PATH_INFO"]
+        rule = self.move_rule if listing else self.view_rule
+        try:
+            try:
+                if self.reads > 0:
+                    spend_read(self.service.store, seat_quota(self.game, game_id, seat, self.reads, write=False))
+            except Exception:
+                seat = None  # refused before the route: Flask's path has not noted the seat yet
+                raise
+            answer = action_list(self.service, stored, seat) if listing else \
+                game_view(self.service, stored, seat, environ.get("HTTP_IF_NONE_MATCH"))
+        except Exception as err:  # as Flask's error handlers do: the one error table
+            answer = render_error(err, at=At(path, rid, self.game, f"GET {rule}"))
+        if self.cors is not None:  # the after-request hooks, in Flask's order
+            self.cors.mark(answer, environ.get("HTTP_ORIGIN"))
+        answer.headers[HEADER] = rid
+        self.log.finish("GET", rule, path, answer.status_code, time.perf_counter() - t0,
+                        answer.content_length, rid, game_id, seat, environ.get("REMOTE_ADDR"))
+        body, status, headers = answer.get_wsgi_response(environ)  # as werkzeug serves it (a 304 has no body)
+        return status, headers, b"".join(body)
+
+    def move(self, environ: dict[str, Any], game_id: str) -> Answer | None:
         """The answer to a move, or None: the Flask app answers it (nothing was changed)."""
         t0 = time.perf_counter()
         length = _length(environ.get("CONTENT_LENGTH"))
@@ -135,7 +191,7 @@ class HotRoutes:
         rid = choose_request_id(environ.get("HTTP_X_REQUEST_ID"))
         path = environ["PATH_INFO"]
         at = At(path, rid, self.game, self.operation)
-        quota = seat_write_quota(self.game, game_id, seat, self.writes) if self.writes > 0 else None
+        quota = seat_quota(self.game, game_id, seat, self.writes) if self.writes > 0 else None
         replayed = False
         try:
             played = self.service.play(game_id, seat, body, if_match, key, loaded=stored, quota=quota)

@@ -30,12 +30,16 @@ from one address); a specific limit set to 0 lifts that bucket only.
   sent straight to a service changes nothing. The local stack (gateway in front) sets 1.
 * Fixed one-minute windows (flask-limiter's ``fixed-window``): one Redis key per bucket and
   window, ``<game>:ratelimit:LIMITER/<bucket>/...``, expiring with its window.
-* Seat writes (``POST .../actions`` with a verified token) are counted by the move's own commit
-  script, not by flask-limiter: one round trip for the whole move. Their key,
-  ``<game>:ratelimit:LIMITER/seat/<id>/<seat>/w/{<id>}/<limit>/1/minute``, carries the game's
-  hash tag so the script touches one Redis Cluster slot. A write refused before its commit
-  (400, 409, 412, 422 ...) is counted after it, by :func:`install_rate_limit`'s response hook
-  or the service's refusal path; over the limit, the refusal becomes the 429.
+* The seat buckets are counted by the game's own scripts, not by flask-limiter (:func:`seat_quota`,
+  a :class:`~ludoteca.service_layer.repository.Quota`), so the hot routes
+  (:mod:`ludoteca.adapters.hosting.hotroutes`) count in the very same buckets as Flask's path.
+  Their keys, ``<game>:ratelimit:LIMITER/seat/<id>/<seat>/<w|r>/{<id>}/<limit>/1/minute``, carry
+  the game's hash tag so each script touches one Redis Cluster slot.
+  Seat writes (``POST .../actions`` with a verified token) are counted by the move's own commit
+  script: one round trip for the whole move. A write refused before its commit (400, 409, 412,
+  422 ...) is counted after it, by :func:`install_rate_limit`'s response hook or the service's
+  refusal path; over the limit, the refusal becomes the 429. A seat read is counted before it is
+  answered (:func:`spend_read`); over the limit it is the 429 and nothing is read for it.
 * Over a limit: :class:`~ludoteca.core.errors.RateLimitedError`, a 429 problem with ``Retry-After``
   (seconds until the window ends), rendered by the one problem renderer; nothing is changed.
 """
@@ -59,7 +63,7 @@ from ludoteca.adapters.hosting.identity import GAME_ID, bearer_token
 from ludoteca.adapters.hosting.problems import PROBLEM_JSON, At, ProblemSchema, render_ludoteca_error
 from ludoteca.config import Settings
 from ludoteca.core.errors import AuthenticationError, NotFoundError, RateLimitedError
-from ludoteca.service_layer.repository import GameRepository, Stored, WriteQuota
+from ludoteca.service_layer.repository import GameRepository, Quota, Stored
 
 #: Routes that read the caller's seat from the bearer token (routes.py's ``caller``).
 SEATED_ENDPOINTS = frozenset({"games.Game", "games.Actions", "games.Events", "games.Stream"})
@@ -125,21 +129,31 @@ def loaded_game(game_id: str) -> Stored | None:
     return None
 
 
-def write_quota() -> WriteQuota | None:
+def write_quota() -> Quota | None:
     """The seat-write quota this request spends in its commit (None: not a seat write)."""
-    return cast(WriteQuota | None, g.get("ludoteca_quota"))
+    return cast(Quota | None, g.get("ludoteca_quota"))
 
 
 SEAT_WRITES = "writes a minute per seat"
+SEAT_READS = "reads a minute per seat"
 
 
-def seat_write_quota(game: str, game_id: str, seat: int, per_minute: int) -> WriteQuota:
-    """The seat-write quota a move of ``seat`` spends in its commit (see the module docstring)."""
-    return WriteQuota(f"{game}:ratelimit:LIMITER/seat/{game_id}/{seat}/w/{{{game_id}}}/{per_minute}/1/minute",
-                      per_minute, 60, SEAT_WRITES)
+def seat_quota(game: str, game_id: str, seat: int, per_minute: int, write: bool = True) -> Quota:
+    """The quota a request of ``seat`` spends: a move's (in its commit) or a read's (see the
+    module docstring)."""
+    kind = "w" if write else "r"
+    return Quota(f"{game}:ratelimit:LIMITER/seat/{game_id}/{seat}/{kind}/{{{game_id}}}/{per_minute}/1/minute",
+                 per_minute, 60, SEAT_WRITES if write else SEAT_READS)
 
 
-def spend_refused(store: GameRepository, quota: WriteQuota | None, status: int,
+def spend_read(store: GameRepository, quota: Quota) -> None:
+    """Count a seat's read in its bucket; over the limit, :class:`RateLimitedError` (a 429)."""
+    retry, _ = store.spend(quota)
+    if retry is not None:
+        raise RateLimitedError(f"At most {quota.limit} {quota.what}; try again in {retry} s.", retry_after=retry)
+
+
+def spend_refused(store: GameRepository, quota: Quota | None, status: int,
                   at: At | None = None) -> Response | None:
     """A seat write that never reached its commit still counts (its unit is spent here); over
     the limit, a refusal (``status`` >= 400) becomes the 429 returned (None: the answer stands)."""
@@ -197,8 +211,7 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
             if seat is None:
                 return Bucket(f"fail/{address}", limits.failures,
                               "requests with a malformed or unknown seat token a minute per client address")
-            return Bucket(f"seat/{game_id}/{seat}/{kind}", per_minute,
-                          SEAT_WRITES if writes else "reads a minute per seat")
+            return Bucket(f"seat/{game_id}/{seat}/{kind}", per_minute, SEAT_WRITES if writes else SEAT_READS)
         return Bucket(f"anon/{address}/{kind}", per_minute,
                       f"{'writes' if writes else 'reads'} a minute per client address without a seat token")
 
@@ -207,11 +220,15 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
     def _classify() -> None:
         bucket = classify()
         g.ludoteca_bucket = bucket if bucket is not None and bucket.per_minute > 0 else None
-        if g.ludoteca_bucket is not None and request.endpoint == "games.Actions" and \
-                bucket is not None and bucket.key.startswith("seat/") and bucket.key.endswith("/w"):
-            _, game_id, seat, _ = bucket.key.split("/")
-            g.ludoteca_quota = seat_write_quota(game, game_id, int(seat), bucket.per_minute)
-            g.ludoteca_bucket = None  # the commit counts it, not flask-limiter
+        if g.ludoteca_bucket is None or bucket is None or not bucket.key.startswith("seat/"):
+            return
+        _, game_id, seat, kind = bucket.key.split("/")
+        if kind == "r":  # the game's own scripts count the seat buckets, not flask-limiter
+            g.ludoteca_bucket = None
+            spend_read(service.store, seat_quota(game, game_id, int(seat), bucket.per_minute, write=False))
+        elif request.endpoint == "games.Actions":  # a move: its commit spends it
+            g.ludoteca_bucket = None
+            g.ludoteca_quota = seat_quota(game, game_id, int(seat), bucket.per_minute)
 
     @app.after_request
     def _spend_refused(resp: Response) -> Response:

@@ -85,6 +85,20 @@ def played_headers(played: Played) -> dict[str, str]:
     return headers
 
 
+def game_view(service: GameService, stored: Stored, seat: int | None, if_none_match: str | None) -> Response:
+    """The answer to ``GET /games/{id}`` (Flask's route and the hot route): the caller's view
+    with its ETag, or a 304 when ``If-None-Match`` names the version."""
+    tag = etag(stored.version)
+    if if_none_match == tag:
+        return Response(status=304, headers={"ETag": tag})
+    return json_response(service.envelope(stored, seat), 200, {"ETag": tag})
+
+
+def action_list(service: GameService, stored: Stored, seat: int | None) -> Response:
+    """The answer to ``GET /games/{id}/actions`` (Flask's route and the hot route)."""
+    return json_response(service.actions(stored, seat), 200, {"ETag": etag(stored.version)})
+
+
 def check_game_id(game_id: str) -> None:
     if not GAME_ID.fullmatch(game_id):
         raise NotFoundError(f"No game with id {game_id!r}.")
@@ -154,10 +168,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
             spectator and see only what is public. The ETag is the version: send it back as
             `If-None-Match` to get a 304 while nothing changed, or as `If-Match` with a move."""
             stored, seat = caller(game_id)
-            tag = etag(stored.version)
-            if request.headers.get("If-None-Match") == tag:
-                return Response(status=304, headers={"ETag": tag})
-            return json_response(service.envelope(stored, seat), 200, {"ETag": tag})
+            return game_view(service, stored, seat, request.headers.get("If-None-Match"))
 
     @blp.route("/<string:game_id>/players")
     class Players(MethodView):
@@ -199,7 +210,7 @@ def games_blueprint(service: GameService, schemas: GameSchemas) -> Blueprint:
             and the free-text ones as templates with placeholders to fill. Empty when you may
             not act."""
             stored, seat = caller(game_id)
-            return json_response(service.actions(stored, seat), 200, {"ETag": etag(stored.version)})
+            return action_list(service, stored, seat)
 
         @blp.response(200, schemas.played, headers={
             "ETag": ETAG_HEADER,

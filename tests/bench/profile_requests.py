@@ -1,0 +1,154 @@
+"""What one request of a game costs in its service, in process: the server's CPU per request
+kind (``GET .../actions``, ``POST .../actions``, ``GET /games/{id}``), without HTTP or gunicorn,
+and optionally a cProfile of the server's part only (the client's own work is never counted).
+
+    python tests/bench/profile_requests.py speculation              # CPU per request kind
+    python tests/bench/profile_requests.py ludic --moves 500 --profile tottime
+
+The shape is ``bench_api.py``'s (``driver.SHAPES``): human seats, the seat to act lists its
+actions and posts one at random (Ludix: roll or hold at 20 from the answer's state), a finished
+game replaced by a new one. The app is ``create_app``'s, hot routes on (``--flask-path``: off),
+rate limits on at a level no table reaches, over an embedded real redis-server. The figures are
+process CPU (``time.process_time``) around the app's WSGI call: compare kinds and revisions in
+one run, not with the HTTP figures of ``make bench`` (which add gunicorn, the sockets and Redis).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from driver import SHAPES
+from ludoteca.adapters.hosting import create_app
+from ludoteca.config import Settings
+from ludoteca.entrypoints.devstack import Supervisor, embedded_redis
+from ludoteca.service_layer import registry
+
+
+class NoDispatch:
+    """Human seats only: nothing is ever due for a worker."""
+
+    def bot_turn(self, game: str, game_id: str, version: int) -> None:
+        return None
+
+    def record_result(self, game: str, game_id: str) -> None:
+        return None
+
+
+class Meter:
+    """Wraps the app's WSGI callable: process CPU per request kind, and the profiler when on."""
+
+    def __init__(self, app: Any, profile: bool) -> None:
+        self.inner = app.wsgi_app
+        self.spent: dict[str, list[float]] = {}
+        self.profiler = cProfile.Profile() if profile else None
+        self.on = False
+        app.wsgi_app = self
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        t0 = time.process_time()
+        if self.on and self.profiler is not None:
+            self.profiler.enable()
+        out = b"".join(self.inner(environ, start_response))
+        if self.on and self.profiler is not None:
+            self.profiler.disable()
+        if self.on:
+            path = environ["PATH_INFO"]
+            what = ".../actions" if path.endswith("/actions") else \
+                "/games, .../players" if path == "/games" or path.endswith("/players") else "/games/{id}"
+            kind = f"{environ['REQUEST_METHOD']} {what}"
+            self.spent.setdefault(kind, []).append(time.process_time() - t0)
+        return [out]
+
+
+def play(game: str, moves: int, profile: str | None, flask_path: bool, redis_url: str) -> None:
+    shape = SHAPES[game]
+    settings = replace(Settings.from_env(), redis_url=redis_url, rate_limit_per_minute=1_000_000,
+                       hot_routes=not flask_path)
+    app = create_app(registry.game(game), settings, dispatcher=NoDispatch())
+    meter = Meter(app, profile is not None)
+    client = app.test_client()
+    rnd = random.Random(1)
+    bot = registry.game(game).bots["random"]
+    table: dict[str, Any] = {}
+
+    def new_game() -> None:
+        made = client.post("/games", json={"seats": ["human"] * shape.seats, "options": shape.options}).get_json()
+        table["gid"], table["tokens"] = made["game"]["id"], [made["token"]]
+        for _ in range(shape.seats - 1):
+            table["tokens"].append(client.post(f"/games/{table['gid']}/players", json={}).get_json()["token"])
+        if game == "ludix":
+            client.post(f"/games/{table['gid']}/actions", json={"type": "alea_jacta_est"},
+                        headers={"Authorization": f"Bearer {table['tokens'][0]}"})
+        table["game"] = client.get(f"/games/{table['gid']}").get_json()
+
+    def choose(seat: int, auth: dict[str, str]) -> dict[str, Any]:
+        if game == "ludix":
+            state = table["game"]["state"]
+            throw = state.get("throw")
+            best = max((n["value"] for n in (throw or {}).get("numerals") or []), default=0)
+            return {"type": "hold"} if throw and state["turn_total"] + best >= 20 else {"type": "roll"}
+        listed = client.get(f"/games/{table['gid']}/actions", headers=auth).get_json()
+        if listed["actions"]:
+            action: dict[str, Any] = rnd.choice(listed["actions"])
+            return action
+        view = client.get(f"/games/{table['gid']}", headers=auth).get_json()
+        filled: dict[str, Any] = bot(view["state"], listed["templates"], rnd)
+        return filled
+
+    def move() -> None:
+        if not table or table["game"]["status"] == "finished":
+            new_game()
+        seat = table["game"]["to_act"][0]
+        auth = {"Authorization": f"Bearer {table['tokens'][seat]}"}
+        answer = client.post(f"/games/{table['gid']}/actions", json=choose(seat, auth), headers=auth)
+        table["game"] = answer.get_json()["game"] if answer.status_code == 200 else \
+            client.get(f"/games/{table['gid']}").get_json()
+
+    for _ in range(min(200, moves)):  # warm: caches, connections, the first games
+        move()
+    meter.on = True
+    for _ in range(moves):
+        move()
+    meter.on = False
+    print(f"{game} ({'Flask path' if flask_path else 'hot routes'}), {moves} moves, server CPU per request "
+          "(process time around the WSGI call; median, mean):")
+    for kind, xs in sorted(meter.spent.items()):
+        xs.sort()
+        print(f"  {kind:<22} {len(xs) / moves:5.2f} a move   {xs[len(xs) // 2] * 1000:7.3f} ms"
+              f"   {sum(xs) / len(xs) * 1000:7.3f} ms")
+    total = sum(sum(xs) for xs in meter.spent.values()) / moves
+    print(f"  {'all, per move':<22} {'':13}           {total * 1000:7.3f} ms")
+    if meter.profiler is not None:
+        pstats.Stats(meter.profiler).sort_stats(profile or "cumulative").print_stats(50)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("game", choices=[g for g in SHAPES if g != "null"])
+    parser.add_argument("--moves", type=int, default=1000)
+    parser.add_argument("--profile", nargs="?", const="cumulative", default=None,
+                        help="cProfile the server's part, sorted by this key (cumulative, tottime ...)")
+    parser.add_argument("--flask-path", action="store_true", help="hot routes off: every request through Flask")
+    args = parser.parse_args()
+    sup = Supervisor()
+    try:
+        with tempfile.TemporaryDirectory() as tmp, embedded_redis(sup, Path(tmp) / "redis") as url:
+            play(args.game, args.moves, args.profile, args.flask_path, url)
+    finally:
+        sup.stop()
+
+
+if __name__ == "__main__":
+    main()
