@@ -126,10 +126,10 @@ def play(game: str, moves: int, profile: str | None, flask_path: bool, redis_url
           "(process time around the WSGI call; median, mean):")
     for kind, xs in sorted(meter.spent.items()):
         xs.sort()
-        print(f"  {kind:<22} {len(xs) / moves:5.2f} a move   {xs[len(xs) // 2] * 1000:7.3f} ms"
+        print(f"  {kind:<26} {len(xs) / moves:5.2f} a move   {xs[len(xs) // 2] * 1000:7.3f} ms"
               f"   {sum(xs) / len(xs) * 1000:7.3f} ms")
     total = sum(sum(xs) for xs in meter.spent.values()) / moves
-    print(f"  {'all, per move':<22} {'':13}           {total * 1000:7.3f} ms")
+    print(f"  {'all, per move':<26} {'':13}           {total * 1000:7.3f} ms")
     if meter.profiler is not None:
         pstats.Stats(meter.profiler).sort_stats(profile or "cumulative").print_stats(50)
 
