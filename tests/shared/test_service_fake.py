@@ -242,3 +242,22 @@ def test_a_new_games_opening_events_follow_game_created(make_store: Callable[[],
         assert [e["type"] for e in seen] == ["GameCreated", "RoundStarted", "CardsDealt"]
         assert seen[-1]["data"] == {"seat": seat, "cards": list(state.hands[seat])}
     assert [e["type"] for e in service.events(gid, None, 0, 0)["events"]] == ["GameCreated", "RoundStarted"]
+
+
+def test_a_version_is_decoded_once_and_a_changed_document_is_decoded_again(service: GameService) -> None:
+    gid, _ = started(service)
+    service.play(gid, 0, {"type": "alea_jacta_est"}, None, None)
+    remembered = service.recent.get(gid)
+    assert remembered is not None and remembered.version == 3
+    state = service.state_of(remembered)  # the state the move left: nothing to decode
+    assert service.engine.dump(state) == remembered.doc["state"]
+    fresh = service.load(gid)  # a read of the same version and document shares it
+    assert fresh is not remembered and service.state_of(fresh) is state
+    assert service.engine.load(fresh.record.state) == state
+    # the same version with another document (a store that lost a write and was written again
+    # by another process): decoded from what was read, never the remembered state
+    other = fresh.doc | {"state": service.engine.dump(service.engine.apply(state, to_act(service, gid),
+                                                                            {"type": "roll"})[0])}
+    changed = type(fresh)(fresh.version, other)
+    assert service.state_of(changed) is not state
+    assert service.engine.dump(service.state_of(changed)) == other["state"]

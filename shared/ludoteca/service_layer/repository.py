@@ -40,6 +40,12 @@ class Stored:
     def record(self) -> GameRecord:
         return GameRecord.from_doc(self.doc)
 
+    @cached_property
+    def derived(self) -> dict[str, Any]:
+        """What has been worked out from this read's document, kept with it (the service keeps
+        the decoded engine state here: ``GameService.state_of``)."""
+        return {}
+
 
 @dataclass(frozen=True)
 class Due:

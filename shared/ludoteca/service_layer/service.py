@@ -136,9 +136,13 @@ def _event_record(seq: int, version: int, event: Event) -> dict[str, Any]:
     }
 
 
+STATE = "state"
+
+
 class RecentGames:
     """The games this process last wrote or read for a move, at most ``size`` of them (least
-    recently used go first). Only a starting point: see the module docstring."""
+    recently used go first), each with its engine state once decoded (or as the move that wrote
+    it left it: :meth:`GameService.state_of`). Only a starting point: see the module docstring."""
 
     def __init__(self, size: int = 1024) -> None:
         self.size = size
@@ -156,12 +160,15 @@ class RecentGames:
         with self._lock:
             self._games.pop(game_id, None)
 
-    def put(self, game_id: str, version: int, doc: dict[str, Any]) -> None:
+    def put(self, game_id: str, version: int, doc: dict[str, Any], state: Any = None) -> None:
         with self._lock:
             known = self._games.get(game_id)
             if known is not None and known.version > version:
                 return
-            self._games[game_id] = Stored(version, doc, cached=True)
+            stored = Stored(version, doc, cached=True)
+            if state is not None:
+                stored.derived[STATE] = state
+            self._games[game_id] = stored
             self._games.move_to_end(game_id)
             while len(self._games) > self.size:
                 self._games.popitem(last=False)
@@ -344,16 +351,36 @@ class GameService:
             raise AuthenticationError("This token belongs to no seat of this game.")
         return seat
 
+    def state_of(self, stored: Stored) -> Any:
+        """The engine state of ``stored``, decoded at most once a version in this process: kept
+        with the read (``Stored.derived``), and shared with the game this process remembers
+        (:class:`RecentGames`) when that is the same version with the same state document.
+
+        Safe to share: an engine's states are immutable values (frozen dataclasses; apply, views
+        and listings never change their input, ``tests/contract``), and the same document always
+        decodes to the same value (the golden corpus replays through the codec and without it)."""
+        derived = stored.derived
+        state = derived.get(STATE)
+        if state is None:
+            known = self.recent.get(stored.record.id) if not stored.cached else None
+            if known is not None and known.version == stored.version and STATE in known.derived \
+                    and known.doc["state"] == stored.doc["state"]:
+                state = known.derived[STATE]
+            else:
+                state = self.engine.load(stored.record.state)
+            derived[STATE] = state
+        return state
+
     def envelope(self, stored: Stored, seat: int | None, state: Any = None) -> dict[str, Any]:
         if state is None:
-            state = self.engine.load(stored.record.state)
+            state = self.state_of(stored)
         return self.presenter.envelope(stored.version, stored.record, seat, state)
 
     def actions(self, stored: Stored, seat: int | None) -> dict[str, Any]:
         if seat is None:
             raise AuthenticationError("Listing actions needs a seat token.")
         record = stored.record
-        state = self.engine.load(record.state)
+        state = self.state_of(stored)
         playing = record.status is ACTIVE
         return {
             "version": stored.version, "seat": seat, "status": record.status.value,
@@ -444,7 +471,7 @@ class GameService:
                             current_version=stored.version)
                     checked = self.check_move(stored, if_match, body, validate=action is None)
                     action = checked if action is None else action
-                    state = self.engine.load(stored.record.state)
+                    state = self.state_of(stored)
                     move = self.step(stored, state, seat, action, timeout_bot)
                 except LudotecaError:
                     if stored.cached:  # refused on the game as remembered: check the stored one
@@ -531,7 +558,7 @@ class GameService:
             self.recent.forget(game_id)
             raise self._missing(game_id) from None
         if res.status == "ok":
-            self.recent.put(game_id, res.version, doc)
+            self.recent.put(game_id, res.version, doc, move.state)
             if move.due == "result":  # this move ended the game
                 self.observer.game_finished(self.d.name)
             self._dispatch(game_id, res.version, move.due, move.due_at)
@@ -579,7 +606,7 @@ class GameService:
         record = stored.record
         if stored.version != version or record.status is not ACTIVE:
             return "stale"
-        state = self.engine.load(record.state)
+        state = self.state_of(stored)
         to_act = self.engine.to_act(state)
         bot_seats = [s for s in sorted(to_act) if not record.is_human(s)]
         timeout_bot = None
