@@ -486,7 +486,7 @@ class LudicEngine(StateEngine[LudicState]):
 
     # ---- the Vexer's work queue ----------------------------------------------------------------------
     @staticmethod
-    def _step_options(round_: Round, step: Step) -> list[Any]:
+    def _step_options(round_: Round, step: Step) -> Sequence[Any]:
         """The choices a step offers (empty when it has none)."""
         if step.do in (StepKind.PLACE, StepKind.FLIP):
             assert step.column is not None
