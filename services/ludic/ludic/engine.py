@@ -21,7 +21,6 @@ view, in order, each private one read through those secrets). The state is froze
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from enum import StrEnum
 from typing import Any, TypeVar
 
@@ -63,6 +62,7 @@ from ludic.state import (
     SetKind,
     Step,
     StepKind,
+    replace,
 )
 from ludic.universe import (
     BREAK,

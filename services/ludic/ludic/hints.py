@@ -53,7 +53,7 @@ def _unseen_options(hintbook: tuple[str, ...], rule: int, wrong: int) -> Sequenc
         book: Sequence[HintOption] = _FromHintbook(hintbook, types, rule, wrong)
     else:
         book = tuple(HintOption(HintSource.HINTBOOK, top, bottom, bool(rule >> s & 1))
-                     for top, t in zip(hintbook, types) for bottom, b in zip(hintbook, types)
+                     for top, t in zip(hintbook, types, strict=True) for bottom, b in zip(hintbook, types, strict=True)
                      if top != bottom and wrong >> (s := set_index(t, b)) & 1)
     if book:
         return book
@@ -68,7 +68,7 @@ class _FromHintbook(Sequence[HintOption]):
     bottom`` whose set is in ``wrong``, in its order."""
 
     def __init__(self, hintbook: tuple[str, ...], types: list[int], rule: int, wrong: int) -> None:
-        self.cards = tuple(zip(hintbook, types))
+        self.cards = tuple(zip(hintbook, types, strict=True))
         self.rule = rule
         book = sum(1 << t for t in types)
         row = (1 << TYPES) - 1
@@ -102,7 +102,7 @@ class _FromHintbook(Sequence[HintOption]):
         raise AssertionError("a row holds fewer hints than counted")  # pragma: no cover
 
     def __iter__(self) -> Iterator[HintOption]:
-        for (top, t), row in zip(self.cards, self.rows):
+        for (top, t), row in zip(self.cards, self.rows, strict=True):
             for bottom, b in self.cards:
                 if row >> b & 1:
                     yield self._option(top, t, bottom, b)

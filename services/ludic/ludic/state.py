@@ -8,15 +8,17 @@ declared in :mod:`ludic.engine` (``VIEW``, ``SECRETS``) decides what a seat may 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ludoteca.core.rng import Rng
 
 from ludic.universe import set_of_codes
 
 Json = dict[str, Any]
+T = TypeVar("T")
 
 
 MAX_ROUNDS = 100
@@ -204,3 +206,40 @@ class LudicState:
         """The Seekers in turn order: from the Vexer's left, around the table."""
         assert self.vexer is not None
         return [(self.vexer + k) % self.seats for k in range(1, self.seats)]
+
+
+if TYPE_CHECKING:  # type-checked as what it does: dataclasses.replace (field names and types)
+    from dataclasses import replace as replace
+else:
+    def replace(value: T, /, **changes: Any) -> T:
+        """``dataclasses.replace`` for these frozen dataclasses, four times as fast (it is most of
+        a move's engine time: a step of the Vexer's work queue replaces the round and the state):
+        the instance's fields copied, ``changes`` written over them. The same value as
+        ``dataclasses.replace`` gives for a dataclass whose every field is an ``__init__``
+        argument and that has no ``__post_init__`` and no slots (the plain ones), when the
+        instance holds nothing but its fields; any other value, or a name that is no field,
+        goes to ``dataclasses.replace`` itself."""
+        cls = type(value)
+        names = _PLAIN.get(cls)
+        if names is None:
+            names = _PLAIN[cls] = _plain_fields(cls)
+        if not names.issuperset(changes) or len(value.__dict__) != len(names):
+            return dataclasses.replace(value, **changes)
+        new = object.__new__(cls)
+        fields = new.__dict__
+        fields.update(value.__dict__)
+        fields.update(changes)
+        return new
+
+
+_PLAIN: dict[type, frozenset[str]] = {}
+"""A plain dataclass's field names, per class (empty for any other class)."""
+
+
+def _plain_fields(cls: type) -> frozenset[str]:
+    if not dataclasses.is_dataclass(cls) or hasattr(cls, "__post_init__") or hasattr(cls, "__slots__"):
+        return frozenset()
+    fields = dataclasses.fields(cls)  # without the pseudo-fields (InitVar, ClassVar) the class declares
+    if len(fields) != len(cls.__dataclass_fields__) or not all(f.init for f in fields):
+        return frozenset()
+    return frozenset(f.name for f in fields)
