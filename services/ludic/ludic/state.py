@@ -1,6 +1,6 @@
-"""The state of a Ludic game: frozen dataclasses, changed with ``dataclasses.replace``, stored by
-the shared codec (:mod:`ludoteca.core.codec`: int-keyed dicts, enums, tuples), in the same JSON shape
-as the hand-written codec it replaced.
+"""The state of a Ludic game: frozen dataclasses, changed with :func:`replace` (``dataclasses.replace``,
+faster), stored by the shared codec (:mod:`ludoteca.core.codec`: int-keyed dicts, enums, tuples), in
+the same JSON shape as the hand-written codec it replaced.
 
 The state holds every secret (the rule, hands, deck order, hintbook, the RNG); only the view
 declared in :mod:`ludic.engine` (``VIEW``, ``SECRETS``) decides what a seat may see of it.
@@ -18,6 +18,15 @@ from ludoteca.core.rng import Rng
 from ludic.universe import set_of_codes
 
 Json = dict[str, Any]
+"""A JSON object the engine writes once and never changes: a log entry, a cut, a round's summary."""
+if not TYPE_CHECKING:
+    Json = Any
+    """What the codec reads in the state's types (:func:`typing.get_type_hints`): ``Any``, carried as
+    it is, rather than ``dict[str, Any]``, copied key by key with a call for each key and each
+    value: that was two thirds of a load and of a dump (a late game's state holds dozens of
+    round summaries and log entries). The stored form is the same JSON; a loaded state shares
+    these objects with the data it was loaded from, as it shared their nested lists already
+    (none is ever changed: a view copies them)."""
 T = TypeVar("T")
 
 
