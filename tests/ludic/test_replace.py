@@ -42,6 +42,15 @@ def test_anything_else_goes_to_dataclasses_replace() -> None:
 
     assert replace(Derived(1), a=5).b == 10
 
+    @dataclass(frozen=True, slots=True)
+    class Slotted:
+        a: int
+        b: int = 0
+
+    assert replace(Slotted(1, 2), a=3) == Slotted(3, 2)
+    with pytest.raises(TypeError):
+        replace(object(), a=1)  # type: ignore[type-var]
+
     @dataclass(frozen=True)
     class Cached:
         a: int

@@ -232,12 +232,15 @@ else:
         names = _PLAIN.get(cls)
         if names is None:
             names = _PLAIN[cls] = _plain_fields(cls)
-        if not names.issuperset(changes) or len(value.__dict__) != len(names):
+        if not names:
             return dataclasses.replace(value, **changes)
-        new = object.__new__(cls)
-        fields = new.__dict__
-        fields.update(value.__dict__)
+        fields = value.__dict__
+        if len(fields) != len(names) or not names.issuperset(changes):
+            return dataclasses.replace(value, **changes)
+        fields = fields.copy()
         fields.update(changes)
+        new = object.__new__(cls)
+        object.__setattr__(new, "__dict__", fields)
         return new
 
 
