@@ -262,9 +262,10 @@ class LudicEngine(StateEngine[LudicState]):
         hand = round_.hands[seat]
         actions: list[JSON] = []
         pairs = [(a, b) for a in hand for b in hand if a != b]
+        query, play = ActionType.QUERY, ActionType.PLAY  # an enum member read once, not once an action
         if round_.deck:
-            actions += [{"type": ActionType.QUERY, "top": a, "bottom": b} for a, b in pairs]
-        actions += [{"type": ActionType.PLAY, "top": a, "bottom": b, "column": c} for a, b in pairs for c in COLUMNS]
+            actions += [{"type": query, "top": a, "bottom": b} for a, b in pairs]
+        actions += [{"type": play, "top": a, "bottom": b, "column": c} for a, b in pairs for c in COLUMNS]
         if round_.deck and len(hand) < HAND:
             actions.append({"type": ActionType.DRAW})
         return actions
