@@ -21,7 +21,6 @@ view, in order, each private one read through those secrets). The state is froze
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from enum import StrEnum
 from typing import Any, TypeVar
 
@@ -63,6 +62,7 @@ from ludic.state import (
     SetKind,
     Step,
     StepKind,
+    replace,
 )
 from ludic.universe import (
     BREAK,
@@ -262,9 +262,10 @@ class LudicEngine(StateEngine[LudicState]):
         hand = round_.hands[seat]
         actions: list[JSON] = []
         pairs = [(a, b) for a in hand for b in hand if a != b]
+        query, play = ActionType.QUERY, ActionType.PLAY  # an enum member read once, not once an action
         if round_.deck:
-            actions += [{"type": ActionType.QUERY, "top": a, "bottom": b} for a, b in pairs]
-        actions += [{"type": ActionType.PLAY, "top": a, "bottom": b, "column": c} for a, b in pairs for c in COLUMNS]
+            actions += [{"type": query, "top": a, "bottom": b} for a, b in pairs]
+        actions += [{"type": play, "top": a, "bottom": b, "column": c} for a, b in pairs for c in COLUMNS]
         if round_.deck and len(hand) < HAND:
             actions.append({"type": ActionType.DRAW})
         return actions
@@ -486,7 +487,7 @@ class LudicEngine(StateEngine[LudicState]):
 
     # ---- the Vexer's work queue ----------------------------------------------------------------------
     @staticmethod
-    def _step_options(round_: Round, step: Step) -> list[Any]:
+    def _step_options(round_: Round, step: Step) -> Sequence[Any]:
         """The choices a step offers (empty when it has none)."""
         if step.do in (StepKind.PLACE, StepKind.FLIP):
             assert step.column is not None
