@@ -62,6 +62,7 @@ gevent's bound (worker_connections, 1,000 a worker) is far above what a move nee
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
 import random
@@ -332,6 +333,33 @@ def print_targets(systems: list[System]) -> None:
     print(render(["target", "measured", "met"], [[a, b, "yes" if ok else "NO"] for a, b, ok in lines]))
 
 
+GAMES_LIVE = 100_000
+MOVES_PER_GAME_MINUTE = 10
+UTILISATION = 0.7
+
+
+def print_sizing(systems: list[System]) -> None:
+    """What 100,000 concurrent games at 10 moves a game-minute need, from this run's CPU per move
+    through the front door (docs/scaling.md explains the arithmetic)."""
+    rate = GAMES_LIVE * MOVES_PER_GAME_MINUTE / 60
+    print(f"\nsizing: {GAMES_LIVE:,} games x {MOVES_PER_GAME_MINUTE} moves a game-minute = {rate:,.0f} moves/s, "
+          f"each part kept at {UTILISATION:.0%} busy; a Redis shard is one core (redis-server runs commands on one "
+          "thread); all games of one kind:")
+    rows = []
+    for s in systems:
+        if s.path != "door" or s.game == "null":
+            continue
+        door, redis_ms = s.per_move("door_cpu"), s.per_move("redis_cpu")
+        service = s.per_move("server_cpu") - door - redis_ms
+        sent = med([p.bytes_out / p.moves for p in s.phases if p.moves])
+        received = med([p.bytes_in / p.moves for p in s.phases if p.moves])
+        cores = [rate * x / 1000 / UTILISATION for x in (service, door, redis_ms)]
+        rows.append([s.game, service, door, redis_ms, cores[0], cores[1], math.ceil(cores[2]), sum(cores),
+                     rate * (sent + received) * 8 / 1e6])
+    print(render(["game", "service ms/move", "door ms/move", "Redis ms/move", "service cores", "door cores",
+                  "Redis shards", "cores in all", "Mbit/s at the door"], rows))
+
+
 def print_shapes(games: list[str], moves: int, tables: int) -> None:
     print(f"\nshapes ({tables} tables a system, up to {moves} moves a table a round, a phase also "
           "stopping at its time cap (quick mode: the 2-minute budget shared among the phases); a finished "
@@ -481,6 +509,7 @@ def main() -> int:
             print_costs(systems, rclient)
             if "ludix" in games:
                 print_targets(systems)
+            print_sizing(systems)
             print_shapes(games, args.moves, args.tables)
             if args.full:
                 if "ludix" in games and args.longpolls:
