@@ -190,6 +190,7 @@ def combo_view(combo: Combo) -> JSON:
     return {"kind": KIND_NAMES[combo.kind], "rank": RANK_NAMES[combo.power], "count": combo.size}
 
 
+@codec.interned
 @dataclass(frozen=True)
 class NamedCombo:
     """A combination by its names, as a recorded move shows it (``{"kind", "rank", "count"}``)."""
@@ -203,9 +204,12 @@ class NamedCombo:
         return cls(KIND_NAMES[combo.kind], RANK_NAMES[combo.power], combo.size)
 
 
+@codec.interned
 @dataclass(frozen=True)
 class Move:
-    """A move of the trick on the table (a play, a pass or the Autoplim)."""
+    """A move of the trick on the table (a play, a pass or the Autoplim). Interned by the codec
+    (as :class:`NamedCombo`): a load shares one instance per distinct move (a round's closed
+    tricks hold dozens)."""
 
     seat: int
     action: ActionType
