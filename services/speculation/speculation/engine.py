@@ -34,7 +34,7 @@ each read through those secrets). The state is stored by the shared codec
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -50,6 +50,7 @@ from ludoteca.core.engine import (
     Secret,
     StateEngine,
     Viewer,
+    evolve,
     view_of,
 )
 from ludoteca.core.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
@@ -274,7 +275,7 @@ class SpeculationEngine(StateEngine[State]):
         state = State(tuple(players), opts, boards, rng)
         if opts.first_guesser is FirstGuesser.RANDOM:
             first = rng.randbelow(len(SEATS))
-            state = replace(state, phase=Phase.GUESSING, first_guesser=first, guesser=first,
+            state = evolve(state, phase=Phase.GUESSING, first_guesser=first, guesser=first,
                             decided_by=DecidedBy.RANDOM, rng=rng)
         return state
 
@@ -342,7 +343,7 @@ class SpeculationEngine(StateEngine[State]):
         ranked = sorted(SEATS, key=lambda s: (found[s], best[s]), reverse=True)
         first, second = ranked
         winner = first if (found[first], best[first]) != (found[second], best[second]) else None
-        state = replace(state, phase=Phase.OVER, guesser=None, winner=winner)
+        state = evolve(state, phase=Phase.OVER, guesser=None, winner=winner)
         events.append(Event(EventType.ACTION_BOUND_REACHED, {"actions": self.actions(state), "found": found,
                                                              "best_joker": best, "winner": winner}))
         events.append(_boards_revealed(state))
@@ -383,7 +384,7 @@ class SpeculationEngine(StateEngine[State]):
             raise self._illegal(state, seat, f"'items' must be a whole number from 0 to {MAX_ITEMS}.")
         items = list(state.items)
         items[seat] = n
-        state = replace(state, items=tuple(items))
+        state = evolve(state, items=tuple(items))
         events = [Event(EventType.CLOTHING_REPORTED, {"seat": seat})]
         counts = [c for c in items if c is not None]
         if len(counts) < len(SEATS):
@@ -393,19 +394,19 @@ class SpeculationEngine(StateEngine[State]):
         events.append(Event(EventType.CLOTHING_COMPARED, {"items": counts, "leaders": leaders}))
         if len(leaders) == 1:
             return self._start(state, leaders[0], DecidedBy.CLOTHING, events)
-        state = replace(state, phase=Phase.RACE, tied=tuple(leaders))
+        state = evolve(state, phase=Phase.RACE, tied=tuple(leaders))
         events.append(Event(EventType.DRESSING_RACE_STARTED, {"seats": leaders}))
         return state, events
 
     def _put_on_item(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
         items = list(state.items)
         items[seat] = (items[seat] or 0) + 1
-        state = replace(state, items=tuple(items), tied=())
+        state = evolve(state, items=tuple(items), tied=())
         return self._start(state, seat, DecidedBy.RACE, [Event(EventType.ITEM_PUT_ON, {"seat": seat})])
 
     @staticmethod
     def _start(state: State, seat: int, by: DecidedBy, events: list[Event]) -> tuple[State, list[Event]]:
-        state = replace(state, phase=Phase.GUESSING, first_guesser=seat, guesser=seat, decided_by=by)
+        state = evolve(state, phase=Phase.GUESSING, first_guesser=seat, guesser=seat, decided_by=by)
         events.append(Event(EventType.FIRST_GUESSER_CHOSEN, {"seat": seat, "by": by.value}))
         return state, events
 
@@ -424,7 +425,7 @@ class SpeculationEngine(StateEngine[State]):
             events = [Event(EventType.VALUE_GUESSED, {"seat": seat, "tier": tier.value, "value": value,
                                                       "answer": Answer.NO.value}),
                       Event(EventType.TURN_PASSED, {"seat": owner})]
-            return replace(state, history=(*state.history, entry), guesser=owner), events
+            return evolve(state, history=(*state.history, entry), guesser=owner), events
         rng = Rng(state.rng.seed, state.rng.counter)
         slot = matches[rng.randbelow(len(matches))]
         card = board.card_at(slot)
@@ -439,7 +440,7 @@ class SpeculationEngine(StateEngine[State]):
         if board.is_cleared(tier):
             events.append(Event(EventType.TIER_CLEARED, {"seat": owner, "tier": tier.value, "by": seat}))
         boards = tuple(board if s == owner else b for s, b in enumerate(state.boards))
-        return replace(state, boards=boards, rng=rng, history=(*state.history, entry)), events
+        return evolve(state, boards=boards, rng=rng, history=(*state.history, entry)), events
 
     def _guess_joker(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
         if self.target(state, seat) is not Tier.JOKER:
@@ -455,14 +456,14 @@ class SpeculationEngine(StateEngine[State]):
         board = state.boards[owner]
         right = score(values, board.tier_values(Tier.JOKER))
         entry = Guess(seat, Tier.JOKER, values, right=right)
-        state = replace(state, history=(*state.history, entry))
+        state = evolve(state, history=(*state.history, entry))
         events = [Event(EventType.JOKER_GUESSED, {"seat": seat, "values": list(values), "right": right})]
         if right < JOKER_SIZE:
             events.append(Event(EventType.TURN_PASSED, {"seat": owner}))
-            return replace(state, guesser=owner), events
+            return evolve(state, guesser=owner), events
         board = board.reveal(list(board.slots(Tier.JOKER)))
         boards = tuple(board if s == owner else b for s, b in enumerate(state.boards))
-        state = replace(state, boards=boards, phase=Phase.OVER, guesser=None, winner=seat)
+        state = evolve(state, boards=boards, phase=Phase.OVER, guesser=None, winner=seat)
         events.append(Event(EventType.GAME_WON, {"seat": seat}))
         events.append(_boards_revealed(state))
         return state, events
