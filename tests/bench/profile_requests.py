@@ -11,14 +11,22 @@ game replaced by a new one. The app is ``create_app``'s, hot routes on (``--flas
 rate limits on at a level no table reaches, over an embedded real redis-server. The figures are
 process CPU (``time.process_time``) around the app's WSGI call: compare kinds and revisions in
 one run, not with the HTTP figures of ``make bench`` (which add gunicorn, the sockets and Redis).
+
+``--seed N``: the games' seeds come from ``random.Random(N)`` instead of the service's secret
+ones, so two runs (two revisions) play the very same games (the players' choices are seeded
+already): without it a game's length, hence its history (Speculation's joker phase), differs from
+run to run. The standard error of the mean is over requests (they are not independent: one long
+game makes many slow ones).
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import math
 import pstats
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -34,6 +42,7 @@ from ludoteca.adapters.hosting import create_app
 from ludoteca.config import Settings
 from ludoteca.entrypoints.devstack import Supervisor, embedded_redis
 from ludoteca.service_layer import registry
+from ludoteca.service_layer import service as service_module
 
 
 class NoDispatch:
@@ -72,8 +81,11 @@ class Meter:
         return [out]
 
 
-def play(game: str, moves: int, profile: str | None, flask_path: bool, redis_url: str) -> None:
+def play(game: str, moves: int, profile: str | None, flask_path: bool, redis_url: str, seed: int | None) -> None:
     shape = SHAPES[game]
+    if seed is not None:
+        seeds = random.Random(seed)
+        service_module.new_seed = lambda: seeds.randbytes(32).hex()
     settings = replace(Settings.from_env(), redis_url=redis_url, rate_limit_per_minute=1_000_000,
                        hot_routes=not flask_path)
     app = create_app(registry.game(game), settings, dispatcher=NoDispatch())
@@ -122,12 +134,14 @@ def play(game: str, moves: int, profile: str | None, flask_path: bool, redis_url
     for _ in range(moves):
         move()
     meter.on = False
+    seeded = "" if seed is None else f", game seeds from {seed}"
     print(f"{game} ({'Flask path' if flask_path else 'hot routes'}), {moves} moves, server CPU per request "
-          "(process time around the WSGI call; median, mean):")
+          f"(process time around the WSGI call; median, mean ± its standard error){seeded}:")
     for kind, xs in sorted(meter.spent.items()):
         xs.sort()
+        sem = statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else 0.0
         print(f"  {kind:<26} {len(xs) / moves:5.2f} a move   {xs[len(xs) // 2] * 1000:7.3f} ms"
-              f"   {sum(xs) / len(xs) * 1000:7.3f} ms")
+              f"   {sum(xs) / len(xs) * 1000:7.3f} ± {sem * 1000:.3f} ms")
     total = sum(sum(xs) for xs in meter.spent.values()) / moves
     print(f"  {'all, per move':<26} {'':13}           {total * 1000:7.3f} ms")
     if meter.profiler is not None:
@@ -141,11 +155,13 @@ def main() -> None:
     parser.add_argument("--profile", nargs="?", const="cumulative", default=None,
                         help="cProfile the server's part, sorted by this key (cumulative, tottime ...)")
     parser.add_argument("--flask-path", action="store_true", help="hot routes off: every request through Flask")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="the games' seeds from random.Random(SEED): two runs play the same games")
     args = parser.parse_args()
     sup = Supervisor()
     try:
         with tempfile.TemporaryDirectory() as tmp, embedded_redis(sup, Path(tmp) / "redis") as url:
-            play(args.game, args.moves, args.profile, args.flask_path, url)
+            play(args.game, args.moves, args.profile, args.flask_path, url, args.seed)
     finally:
         sup.stop()
 

@@ -8,8 +8,8 @@ JSON text; then the per-field rules (flattened, derived, added later) and the ty
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, make_dataclass
-from enum import Enum, IntEnum, StrEnum
+from dataclasses import dataclass, field, make_dataclass, replace
+from enum import Enum, IntEnum, IntFlag, StrEnum
 from typing import Any, Literal
 
 import pytest
@@ -67,6 +67,8 @@ class Everything:
     extra: dict[str, Any]
     rows: list[list[bool]]
     phase: Colour = Colour.RED
+    shade: Colour | None = None
+    level: Rank | None = None
 
 
 @dataclass(frozen=True)
@@ -156,8 +158,11 @@ class TestRoundTrip:
             "hands": {"2": [{"rank": 2, "colour": "black", "label": None}]}, "by_colour": {"red": [1]},
             "by_rank": {"1": [1, 3]}, "seats": [0, 2], "colours": ["black", "red"], "pair": [1, "red"],
             "plain_pair": [1, "a"], "first": None, "maybe": None, "either": "s", "ratio": 0.5, "mode": "y",
-            "extra": {"k": [1]}, "rows": [[True]], "phase": "red",
+            "extra": {"k": [1]}, "rows": [[True]], "phase": "red", "shade": None, "level": None,
         }
+        dumped = codec.dump(replace(value, shade=Colour.BLACK, level=Rank.HIGH))
+        assert (dumped["shade"], dumped["level"]) == ("black", 2)
+        assert codec.load(Everything, dumped) == replace(value, shade=Colour.BLACK, level=Rank.HIGH)
 
     def test_the_dump_shares_no_container_with_the_state(self) -> None:
         rows = [[1]]
@@ -205,6 +210,75 @@ class TestFieldRules:
     def test_a_missing_field_without_default_is_an_error(self) -> None:
         with pytest.raises(KeyError, match="name"):
             codec.load(Flat, {"size": 3, "kind": "a"})
+
+
+class Access(IntFlag):
+    READ = 1
+    WRITE = 2
+
+
+@dataclass(frozen=True)
+class Permit:
+    access: Access
+    maybe: Access | None = None
+
+
+@codec.interned
+@dataclass(frozen=True)
+class Shared:
+    colour: Colour
+    values: tuple[int, ...]
+    note: str | None = None
+    size: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "size", len(self.values))
+
+
+@dataclass(frozen=True)
+class Holds:
+    items: tuple[Shared, ...]
+
+
+class TestEnumsAndInterning:
+    def test_a_flag_dumps_its_combined_members_by_value(self) -> None:
+        assert codec.dump(Permit(Access.READ | Access.WRITE, Access.WRITE)) == {"access": 3, "maybe": 2}
+        assert codec.dump(Permit(Access.READ)) == {"access": 1, "maybe": None}
+        assert codec.load(Permit, {"access": 2, "maybe": 1}) == Permit(Access.WRITE, Access.READ)
+
+    def test_an_interned_class_loads_one_instance_per_value(self) -> None:
+        value = Holds((Shared(Colour.RED, (1, 2)), Shared(Colour.RED, (1, 2)), Shared(Colour.BLACK, (), "n")))
+        data = through_json(codec.dump(value))
+        assert data["items"][0] == {"colour": "red", "values": [1, 2], "note": None, "size": 2}
+        loaded = codec.load(Holds, data)
+        again = codec.load(Holds, through_json(data))
+        assert loaded == value and codec.dump(loaded) == data
+        assert loaded.items[0] is loaded.items[1] is again.items[0]
+        assert loaded.items[2] is again.items[2] and loaded.items[2].size == 0
+        assert codec.load(Holds, {"items": [{"colour": "red", "values": [1, 2]}]}).items == (value.items[0],)
+
+    def test_the_interned_table_is_bounded(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        @codec.interned
+        @dataclass(frozen=True)
+        class Small:
+            n: int
+
+        monkeypatch.setattr(codec, "INTERN_LIMIT", 3)
+        items = make_dataclass("Items", [("items", tuple[Small, ...])], frozen=True)
+        loaded = codec.load(items, {"items": [{"n": n} for n in range(10)] + [{"n": 9}]})
+        assert [s.n for s in loaded.items] == [*range(10), 9] and loaded.items[-1] is loaded.items[-2]
+        assert len(codec._INTERNED[Small]) <= 3
+
+    def test_only_a_frozen_dataclass_is_interned_before_its_plan(self) -> None:
+        @dataclass
+        class Loose:
+            n: int
+
+        with pytest.raises(codec.CodecError, match="frozen"):
+            codec.interned(Loose)
+        codec.dump(Card(Rank.LOW, Colour.RED))
+        with pytest.raises(codec.CodecError, match="after its plan"):
+            codec.interned(Card)
 
 
 class TestRefusals:

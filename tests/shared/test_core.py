@@ -1,10 +1,12 @@
-"""The shared library's pure primitives: RNG, tokens, cards, dice."""
+"""The shared library's pure primitives: RNG, tokens, cards, dice, evolve."""
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from dataclasses import FrozenInstanceError, dataclass, field, replace
 from fractions import Fraction
+from functools import cached_property
 
 import pytest
 from hypothesis import given, settings
@@ -25,6 +27,7 @@ from ludoteca.core.cards import (
     spanish_deck,
 )
 from ludoteca.core.dice import Die, multiset_distribution, roll_all
+from ludoteca.core.engine import evolve
 from ludoteca.core.rng import Rng, commitment, new_seed
 
 seeds = st.binary(min_size=32, max_size=32).map(bytes.hex)
@@ -117,3 +120,48 @@ class TestDice:
         dist = multiset_distribution([die] * 4)
         assert len(dist) == 35 and sum(dist.values()) == 1
         assert roll_all([die] * 4, Rng("33" * 32)) == roll_all([die] * 4, Rng("33" * 32))
+
+
+@dataclass(frozen=True)
+class Plain:
+    a: int
+    b: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Derived:
+    a: int
+    double: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "double", 2 * self.a)
+
+
+@dataclass(frozen=True)
+class Cached:
+    a: int
+
+    @cached_property
+    def square(self) -> int:
+        return self.a * self.a
+
+
+class TestEvolve:
+    """``evolve``: ``dataclasses.replace``, faster for a plain frozen state, the same answers."""
+
+    def test_a_plain_state_is_copied_with_the_changes(self) -> None:
+        old = Plain(1, (2,))
+        new = evolve(old, b=(3,))
+        assert new == replace(old, b=(3,)) == Plain(1, (3,)) and old == Plain(1, (2,))
+        assert list(vars(new)) == list(vars(Plain(1, (3,))))
+        with pytest.raises(FrozenInstanceError):
+            new.a = 2  # type: ignore[misc]
+
+    def test_anything_else_goes_through_replace(self) -> None:
+        assert evolve(Derived(2), a=3).double == 6
+        cached = Cached(2)
+        assert cached.square == 4 and evolve(cached, a=3).square == 9
+        with pytest.raises(TypeError):
+            evolve(Plain(1), c=2)
+        with pytest.raises(ValueError):
+            evolve(Derived(1), double=5)

@@ -33,7 +33,7 @@ same shape as before it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from itertools import chain, combinations, product
 from typing import Any
@@ -50,6 +50,7 @@ from ludoteca.core.engine import (
     Secret,
     StateEngine,
     Viewer,
+    evolve,
     owner_only,
     view_of,
 )
@@ -190,6 +191,7 @@ def combo_view(combo: Combo) -> JSON:
     return {"kind": KIND_NAMES[combo.kind], "rank": RANK_NAMES[combo.power], "count": combo.size}
 
 
+@codec.interned
 @dataclass(frozen=True)
 class NamedCombo:
     """A combination by its names, as a recorded move shows it (``{"kind", "rank", "count"}``)."""
@@ -203,9 +205,12 @@ class NamedCombo:
         return cls(KIND_NAMES[combo.kind], RANK_NAMES[combo.power], combo.size)
 
 
+@codec.interned
 @dataclass(frozen=True)
 class Move:
-    """A move of the trick on the table (a play, a pass or the Autoplim)."""
+    """A move of the trick on the table (a play, a pass or the Autoplim). Interned by the codec
+    (as :class:`NamedCombo`): a load shares one instance per distinct move (a round's closed
+    tricks hold dozens)."""
 
     seat: int
     action: ActionType
@@ -394,10 +399,10 @@ class LudorEngine(StateEngine[LudorState]):
         if handler is None:
             raise self._illegal(state, seat, f"unknown action type {kind!r}")
         events: list[Event] = []
-        new_state = replace(handler(state, seat, action, events), actions=state.actions + 1)
+        new_state = evolve(handler(state, seat, action, events), actions=state.actions + 1)
         if new_state.phase is not Phase.OVER and new_state.actions >= self.bound(new_state):
             events.append(_event(EventType.ACTION_BOUND_REACHED, actions=new_state.actions))
-            new_state = self._end_game(replace(new_state, trick=None, to_give=()), events)
+            new_state = self._end_game(evolve(new_state, trick=None, to_give=()), events)
         return new_state, events
 
     def _handlers(self) -> dict[str, Handler]:
@@ -450,7 +455,7 @@ class LudorEngine(StateEngine[LudorState]):
         plim = is_plim(trick.top, combo)
         s = self._remove(state, seat, cards)
         trick, blocked = flow.play(trick, seat, combo, s.sizes)
-        s = replace(s, trick=trick, moves=(*s.moves, Move(seat, ActionType.PLAY, tuple(cards), NamedCombo.of(combo),
+        s = evolve(s, trick=trick, moves=(*s.moves, Move(seat, ActionType.PLAY, tuple(cards), NamedCombo.of(combo),
                                                           plim=plim, blocked=blocked)))
         events.append(_event(EventType.CARDS_PLAYED, seat=seat, cards=cards, combo=combo_view(combo), plim=plim))
         if blocked is not None:
@@ -481,7 +486,7 @@ class LudorEngine(StateEngine[LudorState]):
         trick = self._require_turn(state, seat, "pass")
         if trick.top is None:
             raise self._illegal(state, seat, "the leader of a trick must play, not pass")
-        s = replace(state, trick=flow.pass_turn(trick, seat, state.sizes),
+        s = evolve(state, trick=flow.pass_turn(trick, seat, state.sizes),
                     moves=(*state.moves, Move(seat, ActionType.PASS, (), None)))
         events.append(_event(EventType.TURN_PASSED, seat=seat))
         return self._after_move(s, seat, events)
@@ -515,7 +520,7 @@ class LudorEngine(StateEngine[LudorState]):
         # not: only the barred seat is told (PlayerBarred, its view's trick.barred).
         move = Move(seat, ActionType.PLAY_AUTOPLIM, (AUTOPLIM_NAME,), NamedCombo.of(AUTOPLIM_COMBO),
                     declared_plim=declare, out_of_turn=out_of_turn)
-        s = replace(s, trick=flow.autoplim(trick, seat, sizes, barred, TWO_OF_OROS_CODE in s.pile),
+        s = evolve(s, trick=flow.autoplim(trick, seat, sizes, barred, TWO_OF_OROS_CODE in s.pile),
                     moves=(*s.moves, move))
         events.append(_event(EventType.AUTOPLIM_PLAYED, seat=seat, out_of_turn=out_of_turn,
                              declared_plim=declare, target=target))
@@ -534,7 +539,7 @@ class LudorEngine(StateEngine[LudorState]):
         if len(cards) != k:
             raise self._illegal(state, seat, f"give back exactly {k} card{'s' if k > 1 else ''}")
         s = self._transfer(state, seat, self._trade_partner(state, seat), cards, events)
-        s = replace(s, to_give=tuple(x for x in s.to_give if x != seat))
+        s = evolve(s, to_give=tuple(x for x in s.to_give if x != seat))
         if not s.to_give:
             s = self._start_play(s, self._culo(s), events)
         return s
@@ -547,7 +552,7 @@ class LudorEngine(StateEngine[LudorState]):
         end = action.get("end")
         if not isinstance(end, bool):
             raise _field_error("end", "Not a valid boolean.")
-        s = replace(state, votes=_set(state.votes, seat, end))
+        s = evolve(state, votes=_set(state.votes, seat, end))
         events.append(_event(EventType.VOTE_CAST, seat=seat, end=end))
         ends = sum(1 for v in s.votes if v is True)
         stays = sum(1 for v in s.votes if v is False)
@@ -563,13 +568,13 @@ class LudorEngine(StateEngine[LudorState]):
     def _remove(self, s: LudorState, seat: int, cards: Sequence[str]) -> LudorState:
         """``seat`` puts ``cards`` on the pile."""
         hand = tuple(c for c in s.hands[seat] if c not in cards)
-        return replace(s, hands=_set(s.hands, seat, hand), pile=(*s.pile, *cards))
+        return evolve(s, hands=_set(s.hands, seat, hand), pile=(*s.pile, *cards))
 
     def _after_move(self, s: LudorState, seat: int, events: list[Event]) -> LudorState:
         trick = s.trick
         assert trick is not None
         if not s.hands[seat] and seat not in s.finished:
-            s = replace(s, finished=(*s.finished, seat))
+            s = evolve(s, finished=(*s.finished, seat))
             events.append(_event(EventType.PLAYER_FINISHED, seat=seat, position=len(s.finished)))
         if sum(1 for h in s.hands if h) <= 1:
             return self._end_round(s, events)
@@ -579,7 +584,7 @@ class LudorEngine(StateEngine[LudorState]):
 
     def _record_trick(self, s: LudorState, trick: Trick) -> LudorState:
         """``trick`` closed: it joins the round's tricks with its moves, and leaves the table."""
-        return replace(s, trick=None, moves=(),
+        return evolve(s, trick=None, moves=(),
                        tricks=(*s.tricks, ClosedTrick(trick.leader, trick.winner, trick.closed_by, s.moves)))
 
     def _close_trick(self, s: LudorState, events: list[Event]) -> LudorState:
@@ -594,14 +599,14 @@ class LudorEngine(StateEngine[LudorState]):
 
     def _start_play(self, s: LudorState, leader: int, events: list[Event]) -> LudorState:
         events.append(_event(EventType.TRICK_STARTED, leader=leader))
-        return replace(s, phase=Phase.PLAY, trick=Trick(leader, leader))
+        return evolve(s, phase=Phase.PLAY, trick=Trick(leader, leader))
 
     def _end_round(self, s: LudorState, events: list[Event]) -> LudorState:
         trick = s.trick
         assert trick is not None
         last = next(seat for seat, hand in enumerate(s.hands) if hand) if any(s.hands) else None
         if last is not None:
-            s = replace(s, finished=(*s.finished, last), leftover=s.hands[last], hands=_set(s.hands, last, ()))
+            s = evolve(s, finished=(*s.finished, last), leftover=s.hands[last], hands=_set(s.hands, last, ()))
         if not trick.closed:
             trick = flow.close(trick, trick.last, ClosedBy.ROUND_OVER)
         s = self._record_trick(s, trick)
@@ -611,7 +616,7 @@ class LudorEngine(StateEngine[LudorState]):
         for position, seat in enumerate(s.finished):
             titles[seat] = by_position[position]
             points[seat] += s.n - 1 - position
-        s = replace(s, titles=tuple(titles), points=tuple(points),
+        s = evolve(s, titles=tuple(titles), points=tuple(points),
                     rounds=(*s.rounds, RoundRecord(s.round, s.finished, tuple(titles))))
         events.append(_event(EventType.ROUND_ENDED, round=s.round, order=list(s.finished), titles=_values(titles),
                              points=points))
@@ -619,10 +624,10 @@ class LudorEngine(StateEngine[LudorState]):
         if (limit is not None and s.round >= limit) or s.round >= MAX_ROUNDS:
             return self._end_game(s, events)
         events.append(_event(EventType.VOTING_STARTED, round=s.round))
-        return replace(s, phase=Phase.VOTE, votes=(None,) * s.n)
+        return evolve(s, phase=Phase.VOTE, votes=(None,) * s.n)
 
     def _end_game(self, s: LudorState, events: list[Event]) -> LudorState:
-        s = replace(s, phase=Phase.OVER)
+        s = evolve(s, phase=Phase.OVER)
         result = self.result(s)
         assert result is not None
         events.append(_event(EventType.GAME_ENDED, winners=list(result.winners), points=list(s.points)))
@@ -637,12 +642,12 @@ class LudorEngine(StateEngine[LudorState]):
                 continue
             s = self._transfer(s, giver, receiver, best(s.hands[giver], k), events)
             if s.options.exchange is Exchange.CHOOSE:
-                s = replace(s, to_give=(*s.to_give, receiver))
+                s = evolve(s, to_give=(*s.to_give, receiver))
             else:
                 s = self._transfer(s, receiver, giver, worst(s.hands[receiver], k), events)
         if s.to_give:
             events.append(_event(EventType.EXCHANGE_STARTED, to_give=list(s.to_give)))
-            return replace(s, phase=Phase.EXCHANGE)
+            return evolve(s, phase=Phase.EXCHANGE)
         return self._start_play(s, culo, events)
 
     def _deal(self, s: LudorState, events: list[Event]) -> LudorState:
@@ -656,7 +661,7 @@ class LudorEngine(StateEngine[LudorState]):
         rng.shuffle(deck)
         n = s.n
         hands = tuple(tuple(sorted_cards(deck[(seat - dealer - 1) % n::n])) for seat in range(n))
-        s = replace(s, rng=rng, round=s.round + 1, dealer=dealer, hands=hands, pile=(), leftover=(), finished=(),
+        s = evolve(s, rng=rng, round=s.round + 1, dealer=dealer, hands=hands, pile=(), leftover=(), finished=(),
                     tricks=(), moves=(), exchange=(), to_give=(), votes=(None,) * n, trick=None)
         events.extend(_dealt(s))
         return s
@@ -666,7 +671,7 @@ class LudorEngine(StateEngine[LudorState]):
         hands = list(s.hands)
         hands[giver] = tuple(c for c in hands[giver] if c not in cards)
         hands[receiver] = tuple(sorted_cards([*hands[receiver], *cards]))
-        s = replace(s, hands=tuple(hands), exchange=(*s.exchange, Transfer(giver, receiver, tuple(cards))))
+        s = evolve(s, hands=tuple(hands), exchange=(*s.exchange, Transfer(giver, receiver, tuple(cards))))
         events.append(_event(EventType.CARDS_GIVEN, [giver, receiver], giver=giver, receiver=receiver,
                              cards=list(cards)))
         events.append(_event(EventType.CARDS_EXCHANGED, giver=giver, receiver=receiver, count=len(cards)))

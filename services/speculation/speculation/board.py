@@ -69,6 +69,9 @@ FACES: tuple[Face, ...] = _face_cards(BLACK, Joker(1))
 """The board's face cards, left to right: JC JS QC QS KC KS JK1."""
 RECORD_FACES: tuple[Face, ...] = _face_cards(RED, Joker(2))
 """The record's red face cards, in the same order: JH JD QH QD KH KD JK2."""
+_FACE_TIERS: tuple[Tier, ...] = tuple(f.tier for f in FACES)
+_JOKER = Tier.JOKER
+assert list(dict.fromkeys(_FACE_TIERS)) == list(Tier), "the faces are in the tiers' order"
 
 TIER_SIZE: Mapping[Tier, int] = {t: sum(f.size for f in FACES if f.tier is t) for t in Tier}
 """Value cards per tier: jacks 2, queens 4, kings 6, joker 4."""
@@ -159,11 +162,12 @@ class Board:
 
     @property
     def target(self) -> Tier:
-        """The tier an attacker must guess now: the lowest one not yet cleared."""
-        for tier in Tier:
-            if not self.is_cleared(tier):
+        """The tier an attacker must guess now: the lowest one not yet cleared (the faces are in
+        the tiers' order: the first face not down)."""
+        for tier, found in zip(_FACE_TIERS, self.found, strict=True):
+            if not all(found):
                 return tier
-        return Tier.JOKER
+        return _JOKER
 
     @property
     def all_cards(self) -> list[str]:

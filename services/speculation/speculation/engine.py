@@ -34,7 +34,7 @@ each read through those secrets). The state is stored by the shared codec
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -50,6 +50,7 @@ from ludoteca.core.engine import (
     Secret,
     StateEngine,
     Viewer,
+    evolve,
     view_of,
 )
 from ludoteca.core.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
@@ -150,13 +151,15 @@ class SpeculationOptions:
                        "than twice: 615)"})
 
 
+@codec.interned
 @dataclass(frozen=True)
 class Guess:
     """One guess and its answer, as recorded in the history.
 
     A tier guess has one value; ``card`` is the card it found (``None``: the answer was "no").
     A joker guess has four values and ``right`` (how many were right). ``answer`` is derived
-    (stored with the rest, recomputed on load).
+    (stored with the rest, recomputed on load). Interned by the codec: a load shares one
+    instance per distinct guess (a history holds hundreds, of a few thousand possible ones).
     """
 
     seat: int
@@ -167,8 +170,17 @@ class Guess:
     right: int | None = None
 
     def __post_init__(self) -> None:
-        answer = None if self.tier is Tier.JOKER else Answer.YES if self.card is not None else Answer.NO
+        answer = None if self.tier is _JOKER else _YES if self.card is not None else _NO
         object.__setattr__(self, "answer", answer)
+
+
+# Enum members read in the hot paths (every guess of the history is built on every load, and
+# viewed on every view): a module global is a dict lookup, ``Tier.JOKER`` an enum descriptor call.
+_JOKER, _YES, _NO = Tier.JOKER, Answer.YES, Answer.NO
+_TIER_VALUE: Mapping[Tier, str] = {t: t.value for t in Tier}
+_FACE_TIER_VALUES: tuple[str, ...] = tuple(f.tier.value for f in FACES)
+"""The tier of each face card of a board (and of the record, in the same order)."""
+_ANSWER_VALUE: Mapping[Answer | None, str | None] = {None: None, **{a: a.value for a in Answer}}
 
 
 @dataclass(frozen=True)
@@ -207,6 +219,20 @@ unfound cards are its owner's (:data:`SECRETS`); the bound is the ritual's actio
 
 def opponent(seat: int) -> int:
     return 1 - seat
+
+
+# The legal actions of each situation, built once (the joker's are 715 or 615): ``legal_actions``
+# returns a fresh list of these shared bodies, which no caller changes (the service serializes
+# them, the bots copy the one they choose). Their ``type`` is the plain string (the same JSON as
+# the enum member, serialized faster).
+_CLOTHING_ACTIONS: tuple[JSON, ...] = tuple({"type": ActionType.REPORT_CLOTHING.value, "items": n}
+                                            for n in range(MAX_ITEMS + 1))
+_RACE_ACTIONS: tuple[JSON, ...] = ({"type": ActionType.PUT_ON_ITEM.value},)
+_GUESS_ACTIONS: tuple[JSON, ...] = tuple({"type": ActionType.GUESS.value, "value": v} for v in VALUES)
+_JOKER_ACTIONS: Mapping[JokerGuesses, tuple[JSON, ...]] = {
+    kind: tuple({"type": ActionType.GUESS_JOKER.value, "values": list(g)} for g in ALL_GUESSES
+                if kind is JokerGuesses.ANY or is_hand(g))
+    for kind in JokerGuesses}
 
 
 def _humans_first(state: State, seats: Sequence[int]) -> frozenset[int]:
@@ -249,7 +275,7 @@ class SpeculationEngine(StateEngine[State]):
         state = State(tuple(players), opts, boards, rng)
         if opts.first_guesser is FirstGuesser.RANDOM:
             first = rng.randbelow(len(SEATS))
-            state = replace(state, phase=Phase.GUESSING, first_guesser=first, guesser=first,
+            state = evolve(state, phase=Phase.GUESSING, first_guesser=first, guesser=first,
                             decided_by=DecidedBy.RANDOM, rng=rng)
         return state
 
@@ -267,14 +293,12 @@ class SpeculationEngine(StateEngine[State]):
         if seat not in self.to_act(state):
             return []
         if state.phase is Phase.CLOTHING:
-            return [{"type": ActionType.REPORT_CLOTHING, "items": n} for n in range(MAX_ITEMS + 1)]
+            return list(_CLOTHING_ACTIONS)
         if state.phase is Phase.RACE:
-            return [{"type": ActionType.PUT_ON_ITEM}]
+            return list(_RACE_ACTIONS)
         if self.target(state, seat) is Tier.JOKER:
-            allowed = (g for g in ALL_GUESSES
-                       if state.options.joker_guesses is JokerGuesses.ANY or is_hand(g))
-            return [{"type": ActionType.GUESS_JOKER, "values": list(g)} for g in allowed]
-        return [{"type": ActionType.GUESS, "value": v} for v in VALUES]
+            return list(_JOKER_ACTIONS[state.options.joker_guesses])
+        return list(_GUESS_ACTIONS)
 
     def action_templates(self, state: State, seat: int) -> list[JSON]:
         return []
@@ -319,7 +343,7 @@ class SpeculationEngine(StateEngine[State]):
         ranked = sorted(SEATS, key=lambda s: (found[s], best[s]), reverse=True)
         first, second = ranked
         winner = first if (found[first], best[first]) != (found[second], best[second]) else None
-        state = replace(state, phase=Phase.OVER, guesser=None, winner=winner)
+        state = evolve(state, phase=Phase.OVER, guesser=None, winner=winner)
         events.append(Event(EventType.ACTION_BOUND_REACHED, {"actions": self.actions(state), "found": found,
                                                              "best_joker": best, "winner": winner}))
         events.append(_boards_revealed(state))
@@ -360,7 +384,7 @@ class SpeculationEngine(StateEngine[State]):
             raise self._illegal(state, seat, f"'items' must be a whole number from 0 to {MAX_ITEMS}.")
         items = list(state.items)
         items[seat] = n
-        state = replace(state, items=tuple(items))
+        state = evolve(state, items=tuple(items))
         events = [Event(EventType.CLOTHING_REPORTED, {"seat": seat})]
         counts = [c for c in items if c is not None]
         if len(counts) < len(SEATS):
@@ -370,19 +394,19 @@ class SpeculationEngine(StateEngine[State]):
         events.append(Event(EventType.CLOTHING_COMPARED, {"items": counts, "leaders": leaders}))
         if len(leaders) == 1:
             return self._start(state, leaders[0], DecidedBy.CLOTHING, events)
-        state = replace(state, phase=Phase.RACE, tied=tuple(leaders))
+        state = evolve(state, phase=Phase.RACE, tied=tuple(leaders))
         events.append(Event(EventType.DRESSING_RACE_STARTED, {"seats": leaders}))
         return state, events
 
     def _put_on_item(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
         items = list(state.items)
         items[seat] = (items[seat] or 0) + 1
-        state = replace(state, items=tuple(items), tied=())
+        state = evolve(state, items=tuple(items), tied=())
         return self._start(state, seat, DecidedBy.RACE, [Event(EventType.ITEM_PUT_ON, {"seat": seat})])
 
     @staticmethod
     def _start(state: State, seat: int, by: DecidedBy, events: list[Event]) -> tuple[State, list[Event]]:
-        state = replace(state, phase=Phase.GUESSING, first_guesser=seat, guesser=seat, decided_by=by)
+        state = evolve(state, phase=Phase.GUESSING, first_guesser=seat, guesser=seat, decided_by=by)
         events.append(Event(EventType.FIRST_GUESSER_CHOSEN, {"seat": seat, "by": by.value}))
         return state, events
 
@@ -401,7 +425,7 @@ class SpeculationEngine(StateEngine[State]):
             events = [Event(EventType.VALUE_GUESSED, {"seat": seat, "tier": tier.value, "value": value,
                                                       "answer": Answer.NO.value}),
                       Event(EventType.TURN_PASSED, {"seat": owner})]
-            return replace(state, history=(*state.history, entry), guesser=owner), events
+            return evolve(state, history=(*state.history, entry), guesser=owner), events
         rng = Rng(state.rng.seed, state.rng.counter)
         slot = matches[rng.randbelow(len(matches))]
         card = board.card_at(slot)
@@ -416,7 +440,7 @@ class SpeculationEngine(StateEngine[State]):
         if board.is_cleared(tier):
             events.append(Event(EventType.TIER_CLEARED, {"seat": owner, "tier": tier.value, "by": seat}))
         boards = tuple(board if s == owner else b for s, b in enumerate(state.boards))
-        return replace(state, boards=boards, rng=rng, history=(*state.history, entry)), events
+        return evolve(state, boards=boards, rng=rng, history=(*state.history, entry)), events
 
     def _guess_joker(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
         if self.target(state, seat) is not Tier.JOKER:
@@ -432,14 +456,14 @@ class SpeculationEngine(StateEngine[State]):
         board = state.boards[owner]
         right = score(values, board.tier_values(Tier.JOKER))
         entry = Guess(seat, Tier.JOKER, values, right=right)
-        state = replace(state, history=(*state.history, entry))
+        state = evolve(state, history=(*state.history, entry))
         events = [Event(EventType.JOKER_GUESSED, {"seat": seat, "values": list(values), "right": right})]
         if right < JOKER_SIZE:
             events.append(Event(EventType.TURN_PASSED, {"seat": owner}))
-            return replace(state, guesser=owner), events
+            return evolve(state, guesser=owner), events
         board = board.reveal(list(board.slots(Tier.JOKER)))
         boards = tuple(board if s == owner else b for s, b in enumerate(state.boards))
-        state = replace(state, boards=boards, phase=Phase.OVER, guesser=None, winner=seat)
+        state = evolve(state, boards=boards, phase=Phase.OVER, guesser=None, winner=seat)
         events.append(Event(EventType.GAME_WON, {"seat": seat}))
         events.append(_boards_revealed(state))
         return state, events
@@ -502,14 +526,13 @@ def _board_view(state: State, owner: int, viewer: Viewer) -> JSON:
     board = state.boards[owner]
     full = HIDDEN_CARDS.may_see(state, viewer, owner)
     faces = []
-    for i, face in enumerate(FACES):
+    for face, tier, row, found_row in zip(FACES, _FACE_TIER_VALUES, board.cards, board.found, strict=True):
         cards = []
-        for p, card in enumerate(board.cards[i]):
-            found = board.found[i][p]
+        for card, found in zip(row, found_row, strict=True):
             shown = card if full or found else None
             cards.append({"card": shown, "value": None if shown is None else value_of(shown), "found": found})
-        faces.append({"card": face.card, "tier": face.tier.value, "down": board.is_down(i), "cards": cards})
-    return {"owner": owner, "target": board.target.value, "faces": faces,
+        faces.append({"card": face.card, "tier": tier, "down": all(found_row), "cards": cards})
+    return {"owner": owner, "target": _TIER_VALUE[board.target], "faces": faces,
             "set_aside": list(board.set_aside) if SET_ASIDE.may_see(state, viewer, owner) else None}
 
 
@@ -517,14 +540,14 @@ def _record_view(state: State, keeper: int) -> JSON:
     """The record ``keeper`` keeps of the opponent's board (public: it mirrors found cards)."""
     record = record_of(state.boards[opponent(keeper)])
     return {"keeper": keeper,
-            "faces": [{"card": f.card, "tier": f.tier.value, "cards": list(record.cards[i])}
-                      for i, f in enumerate(RECORD_FACES)],
+            "faces": [{"card": f.card, "tier": tier, "cards": list(cards)}
+                      for f, tier, cards in zip(RECORD_FACES, _FACE_TIER_VALUES, record.cards, strict=True)],
             "hand": list(record.hand)}
 
 
 def _guess_view(guess: Guess) -> JSON:
-    return {"seat": guess.seat, "tier": guess.tier.value, "values": list(guess.values),
-            "answer": None if guess.answer is None else guess.answer.value, "card": guess.card, "right": guess.right}
+    return {"seat": guess.seat, "tier": _TIER_VALUE[guess.tier], "values": list(guess.values),
+            "answer": _ANSWER_VALUE[guess.answer], "card": guess.card, "right": guess.right}
 
 
 VIEW: tuple[Part[State], ...] = (

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ludoteca.core.cards import FrenchCard
 
-from speculation.board import FACES, RED, RED_VALUE_CARDS, Board, value_of
+from speculation.board import RED, RED_VALUE_CARDS, VALUE_CARDS, Board, value_of
 
 
 @dataclass(frozen=True)
@@ -27,17 +27,21 @@ class Record:
     hand: tuple[str, ...]
 
 
+_RED_OF: dict[str, tuple[str, ...]] = {card: tuple(FrenchCard(value_of(card), s).code for s in RED)
+                                       for card in VALUE_CARDS}
+"""The red cards of a black value card's value, in the order they go down (heart, diamond)."""
+
+
 def record_of(opponent: Board) -> Record:
     """The record a player keeps of ``opponent`` (the board they attack)."""
     used: set[str] = set()
     cards: list[tuple[str | None, ...]] = []
-    for i, face in enumerate(FACES):
+    for faces_found, faces_cards in zip(opponent.found, opponent.cards, strict=True):
         row: list[str | None] = []
-        for p in range(face.size):
+        for found, card in zip(faces_found, faces_cards, strict=True):
             red = None
-            if opponent.found[i][p]:
-                value = value_of(opponent.cards[i][p])
-                red = next(c for c in (FrenchCard(value, s).code for s in RED) if c not in used)
+            if found:
+                red = next(c for c in _RED_OF[card] if c not in used)
                 used.add(red)
             row.append(red)
         cards.append(tuple(row))

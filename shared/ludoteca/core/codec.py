@@ -29,6 +29,9 @@ Per field (``dataclasses.field(metadata=...)``):
 - A field with a default may be missing from the data (a field added after games were stored):
   it takes its default.
 
+Per class, :func:`interned` (a small immutable value a state holds by the hundred, Speculation's
+guesses): ``load`` shares one instance per distinct value instead of building each.
+
 Other types get a codec with :func:`register` (``Rng`` is registered here). A type the codec
 cannot read (a union of two non-null types, a bare class) fails when its plan is made, at the
 first ``dump`` or ``load`` of the state type, never halfway through a game.
@@ -53,7 +56,7 @@ import dataclasses
 import operator
 import types
 from collections.abc import Callable, Mapping
-from enum import Enum
+from enum import Enum, Flag
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from ludoteca.core.rng import Rng
@@ -81,6 +84,26 @@ def register(cls: type[T], encode: Callable[[T], Any], decode: Callable[[Any], T
 
 
 register(Rng, Rng.dump, lambda data: Rng(str(data["seed"]), int(data["counter"])))
+
+INTERN_LIMIT = 16384
+"""Instances an interned class keeps (:func:`interned`); the table starts afresh when full."""
+_INTERNED: dict[type, dict[tuple[Any, ...], Any]] = {}
+
+
+def interned(cls: type[T]) -> type[T]:
+    """Class decorator (above ``@dataclass(frozen=True)``): :func:`load` builds one instance per
+    distinct value of the class's ``__init__`` fields and shares it. For small immutable values
+    read by the hundred on every load (Speculation's guesses): a lookup instead of a frozen
+    ``__init__``. Every field must hold a hashable value, the fields not in ``__init__`` must
+    follow from the others (``__post_init__``), and equal fields must mean the same value (``1``
+    and ``True`` are equal: don't intern a field that may hold either)."""
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is None or not params.frozen:
+        raise CodecError(f"{cls.__name__}: only a frozen dataclass can be interned")
+    if cls in _PLANS:
+        raise CodecError(f"{cls.__name__}: interned after its plan was made")
+    _INTERNED[cls] = {}
+    return cls
 
 
 def dump(value: Any) -> dict[str, Any]:
@@ -166,26 +189,49 @@ def _compiled(cls: type, encoded: list[tuple[str, Convert | None]], decoded: lis
     ``cls(a=data["a"], b=d1(data["b"]), opts=g0(data))``, about twice as fast as a loop over the
     fields. A missing key falls back to ``decode_slowly``."""
     namespace: dict[str, Any] = {"cls": cls, "decode_slowly": decode_slowly}
-    items, args = [], []
+    items, names, reads = [], [], []
     for i, (name, enc) in enumerate(encoded):
         namespace[f"e{i}"] = enc
         items.append(f"{name!r}: value.{name}" if enc is None else f"{name!r}: e{i}(value.{name})")
     for i, (name, dec, _) in enumerate(decoded):
         namespace[f"d{i}"] = dec
-        args.append(f"{name}=data[{name!r}]" if dec is None else f"{name}=d{i}(data[{name!r}])")
+        names.append(name)
+        reads.append(f"data[{name!r}]" if dec is None else f"d{i}(data[{name!r}])")
     for i, (name, (flat_encode, flat_decode)) in enumerate(flat):
         namespace[f"f{i}"], namespace[f"g{i}"] = flat_encode, flat_decode
         items.append(f"**f{i}(value.{name})")
-        args.append(f"{name}=g{i}(data)")
+        names.append(name)
+        reads.append(f"g{i}(data)")
     source = (
         "def encode(value):\n"
         f"    return {{{', '.join(items)}}}\n"
-        "def decode(data):\n"
-        "    try:\n"
-        f"        return cls({', '.join(args)})\n"
-        "    except KeyError:\n"
-        "        return decode_slowly(data)\n"
     )
+    table = _INTERNED.get(cls)
+    if table is None:
+        args = ", ".join(f"{name}={read}" for name, read in zip(names, reads, strict=True))
+        source += (
+            "def decode(data):\n"
+            "    try:\n"
+            f"        return cls({args})\n"
+            "    except KeyError:\n"
+            "        return decode_slowly(data)\n"
+        )
+    else:  # the key: the __init__ fields' values, as they would be passed
+        namespace["table"], namespace["limit"] = table, INTERN_LIMIT
+        args = ", ".join(f"{name}=key[{i}]" for i, name in enumerate(names))
+        source += (
+            "def decode(data):\n"
+            "    try:\n"
+            f"        key = ({''.join(read + ', ' for read in reads)})\n"
+            "    except KeyError:\n"
+            "        return decode_slowly(data)\n"
+            "    value = table.get(key)\n"
+            "    if value is None:\n"
+            "        if len(table) >= limit:\n"
+            "            table.clear()\n"
+            f"        value = table[key] = cls({args})\n"
+            "    return value\n"
+        )
     exec(compile(source, f"<ludoteca.core.codec plan of {cls.__qualname__}>", "exec"), namespace)
     return namespace["encode"], namespace["decode"]
 
@@ -219,11 +265,19 @@ def _form(hint: Any) -> Form:
     raise CodecError(f"no codec for {hint!r}")
 
 
-def _enum(cls: type[Enum]) -> Form:
+def _enum(cls: type[Enum], optional: bool = False) -> Form:
+    """Both ways a lookup in a dict built once (``member.value`` is a Python-level descriptor
+    call in Python 3.11, several times slower); ``optional``: ``None`` maps to ``None``. A
+    :class:`~enum.Flag` (whose combined members are in no dict) reads ``value``."""
     if not all(isinstance(m.value, str | int) for m in cls):
         raise CodecError(f"{cls.__name__}: only enums of strings or integers")
-    by_value = {m.value: m for m in cls}
-    return operator.attrgetter("value"), by_value.__getitem__
+    none: dict[Any, Any] = {None: None} if optional else {}
+    by_value = {**none, **{m.value: m for m in cls}}
+    if issubclass(cls, Flag):
+        enc = operator.attrgetter("value")
+        return (_optional(enc) if optional else enc), by_value.__getitem__
+    to_value = {**none, **{m: m.value for m in cls}}
+    return to_value.__getitem__, by_value.__getitem__
 
 
 def _union(hint: Any, args: tuple[Any, ...]) -> Form:
@@ -233,6 +287,9 @@ def _union(hint: Any, args: tuple[Any, ...]) -> Form:
         return None, None
     if len(others) != 1:
         raise CodecError(f"{hint!r}: a union of more than one converted type cannot be read back")
+    if len(others) < len(args) and isinstance(others[0], type) and issubclass(others[0], Enum) \
+            and others[0] not in _CUSTOM:
+        return _enum(others[0], optional=True)
     enc, dec = forms[0]
     if len(others) == len(args):
         return enc, dec
