@@ -1,5 +1,6 @@
-"""The engine's fast ``replace`` (:func:`ludic.state.replace`) gives what ``dataclasses.replace``
-gives, and is ``dataclasses.replace`` itself for anything it does not know to be plain."""
+"""The engines' fast ``replace`` (:func:`ludoteca.core.engine.evolve`) gives Ludic's states what
+``dataclasses.replace`` gives, and is ``dataclasses.replace`` itself for anything it does not know
+to be plain."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from dataclasses import dataclass, field
 
 import pytest
 from ludic.engine import LudicEngine
-from ludic.state import PlacedSet, SetKind, Step, StepKind, replace
+from ludic.state import PlacedSet, SetKind, Step, StepKind
+from ludoteca.core.engine import evolve as replace
 from ludoteca.core.rng import Rng
 
 

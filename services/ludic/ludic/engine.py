@@ -36,6 +36,7 @@ from ludoteca.core.engine import (
     Secret,
     StateEngine,
     Viewer,
+    evolve,
     owner_only,
     view_of,
 )
@@ -62,7 +63,6 @@ from ludic.state import (
     SetKind,
     Step,
     StepKind,
-    replace,
 )
 from ludic.universe import (
     BREAK,
@@ -293,7 +293,7 @@ class LudicEngine(StateEngine[LudicState]):
         if handler is None:
             raise self._illegal(state, seat, f"unknown action type {kind!r}")
         events: list[Event] = []
-        counted = replace(state, rng=Rng(state.rng.seed, state.rng.counter), actions=state.actions + 1)
+        counted = evolve(state, rng=Rng(state.rng.seed, state.rng.counter), actions=state.actions + 1)
         new = handler(counted, seat, action, events)
         if new.phase is not Phase.OVER and new.actions >= self.bound(new):
             events.append(Event(EventType.ACTION_BOUND_REACHED, {"actions": new.actions}))
@@ -326,7 +326,7 @@ class LudicEngine(StateEngine[LudicState]):
         card = deck.pop(state.rng.randbelow(len(deck)))
         attempt = state.cut_attempt
         pending = _without(state.cut_pending, seat)
-        state = replace(state, cut_deck=tuple(deck), cut_pending=pending,
+        state = evolve(state, cut_deck=tuple(deck), cut_pending=pending,
                         cuts=(*state.cuts, {"seat": seat, "card": card, "attempt": attempt}))
         events.append(Event(EventType.CARD_CUT, {"seat": seat, "card": card}))
         if pending:
@@ -336,11 +336,11 @@ class LudicEngine(StateEngine[LudicState]):
         lowest = sorted(c["seat"] for c in current if card_type(c["card"]).rank == low)
         if len(lowest) > 1:
             events.append(Event(EventType.CUT_TIED, {"seats": lowest}))
-            return replace(state, cut_pending=tuple(lowest), cut_attempt=attempt + 1,
+            return evolve(state, cut_pending=tuple(lowest), cut_attempt=attempt + 1,
                            cut_deck=tuple(state.rng.shuffled(deck_pile())))
         vexer, token = lowest[0], (lowest[0] + 1) % state.seats
         events.append(Event(EventType.VEXER_CHOSEN, {"vexer": vexer, "token": token}))
-        return self._start_round(replace(state, vexer=vexer, token=token, cut_deck=()), events)
+        return self._start_round(evolve(state, vexer=vexer, token=token, cut_deck=()), events)
 
     # ---- a round ---------------------------------------------------------------------------------------
     def _start_round(self, state: LudicState, events: list[Event]) -> LudicState:
@@ -364,7 +364,7 @@ class LudicEngine(StateEngine[LudicState]):
             "hand_counts": {str(s): len(h) for s, h in hands.items()}, "deck_count": len(deck)}))
         for s, hand in hands.items():
             events.append(Event(EventType.HAND_DEALT, {"seat": s, "cards": list(hand)}, _audience(s)))
-        return replace(state, round=round_, phase=Phase.RULE)
+        return evolve(state, round=round_, phase=Phase.RULE)
 
     def _write_rule(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
         round_ = self._require_phase(state, seat, Phase.RULE)
@@ -381,15 +381,15 @@ class LudicEngine(StateEngine[LudicState]):
             table = accept_rule(text, sets)
         except RuleError as error:
             raise FieldValidationError(str(error), errors={"rule": [str(error)]}, rule_error=error.as_json()) from None
-        columns = {c: (replace(initial[c], top=top, bottom=bottom), *round_.columns[c][1:])
+        columns = {c: (evolve(initial[c], top=top, bottom=bottom), *round_.columns[c][1:])
                    for c, (top, bottom) in oriented.items()}
         events.append(Event(EventType.RULE_WRITTEN, {"turned": [c for c in COLUMNS if turns[c]],
                                                      "initial_sets": {c: {"top": t, "bottom": b}
                                                                       for c, (t, b) in oriented.items()}}))
         events.append(Event(EventType.RULE_RECORDED, {"rule": text}, _audience(seat)))
-        round_ = replace(round_, columns=columns, rule=text, rule_obey=format(table.obey, "x"),
+        round_ = evolve(round_, columns=columns, rule=text, rule_obey=format(table.obey, "x"),
                          turn=state.seekers()[0])
-        return replace(state, round=round_, phase=Phase.TURN)
+        return evolve(state, round=round_, phase=Phase.TURN)
 
     # ---- a Seeker's turn -------------------------------------------------------------------------------
     def _take_pair(self, state: LudicState, seat: int, action: Mapping[str, Any]) -> tuple[str, str, Round]:
@@ -400,7 +400,7 @@ class LudicEngine(StateEngine[LudicState]):
         if not (isinstance(top, str) and isinstance(bottom, str) and top in hand and bottom in hand
                 and top != bottom):
             raise self._illegal(state, seat, "a set is built from two different cards of your hand")
-        return top, bottom, replace(round_, hands={**round_.hands, seat: _without(hand, top, bottom)})
+        return top, bottom, evolve(round_, hands={**round_.hands, seat: _without(hand, top, bottom)})
 
     def _query(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
         round_ = self._require_phase(state, seat, Phase.TURN)
@@ -412,7 +412,7 @@ class LudicEngine(StateEngine[LudicState]):
         events.append(Event(EventType.SET_QUERIED, {"seat": seat, "top": top, "bottom": bottom, "column": column}))
         steps = (Step(StepKind.PLACE, seat, column, top, bottom, SetKind.QUERY), Step(StepKind.DEAL, seat),
                  Step(StepKind.END_TURN))
-        return self._run(replace(state, round=replace(round_, log=(*round_.log, entry), steps=steps)), events)
+        return self._run(evolve(state, round=evolve(round_, log=(*round_.log, entry), steps=steps)), events)
 
     def _play(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
         round_ = self._require_phase(state, seat, Phase.TURN)
@@ -432,16 +432,16 @@ class LudicEngine(StateEngine[LudicState]):
                      Step(StepKind.MAY_GUESS, seat))
         else:
             steps = (Step(StepKind.PLACE, seat, column, top, bottom, SetKind.MISPLAY), Step(StepKind.END_TURN))
-        return self._run(replace(state, round=replace(round_, log=(*round_.log, entry), steps=steps)), events)
+        return self._run(evolve(state, round=evolve(round_, log=(*round_.log, entry), steps=steps)), events)
 
     def _draw(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
         round_ = self._require_phase(state, seat, Phase.TURN)
         if not round_.deck or len(round_.hands[seat]) >= HAND:
             raise self._illegal(state, seat, "you may pass and draw only with fewer than 4 cards, while the "
                                 "deck lasts")
-        round_ = replace(round_, log=(*round_.log, {"event": Logged.DRAW.value, "seat": seat}),
+        round_ = evolve(round_, log=(*round_.log, {"event": Logged.DRAW.value, "seat": seat}),
                          steps=(Step(StepKind.DEAL, seat), Step(StepKind.END_TURN)))
-        return self._run(replace(state, round=round_), events)
+        return self._run(evolve(state, round=round_), events)
 
     def _guess(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
         round_ = self._require_phase(state, seat, Phase.GUESS, Phase.FINAL)
@@ -453,14 +453,14 @@ class LudicEngine(StateEngine[LudicState]):
         except RuleError as error:
             raise FieldValidationError(str(error), errors={"rule": [str(error)]}, rule_error=error.as_json()) from None
         correct = guess.obey == round_.obey_mask
-        round_ = replace(round_, log=(*round_.log, {"event": Logged.GUESS.value, "seat": seat, "rule": text,
+        round_ = evolve(round_, log=(*round_.log, {"event": Logged.GUESS.value, "seat": seat, "rule": text,
                                                     "correct": correct}))
         events.append(Event(EventType.GUESS_MADE, {"seat": seat, "rule": text, "correct": correct}))
         if correct:
-            return self._end_round(replace(state, round=round_), events, guesser=seat, guess=text)
+            return self._end_round(evolve(state, round=round_), events, guesser=seat, guess=text)
         hint = Step(StepKind.HINT, seat, guess=text, guess_obey=format(guess.obey, "x"))
-        round_ = replace(round_, steps=(*self._last_phase_flips(state), hint, Step(StepKind.END_TURN)))
-        return self._run(replace(state, round=round_), events)
+        round_ = evolve(round_, steps=(*self._last_phase_flips(state), hint, Step(StepKind.END_TURN)))
+        return self._run(evolve(state, round=round_), events)
 
     def _pass(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
         round_ = self._require_phase(state, seat, Phase.GUESS, Phase.FINAL)
@@ -469,8 +469,8 @@ class LudicEngine(StateEngine[LudicState]):
             steps = (*self._last_phase_flips(state), Step(StepKind.HINT, seat), Step(StepKind.END_TURN))
         else:
             steps = (Step(StepKind.END_TURN),)
-        round_ = replace(round_, log=(*round_.log, {"event": Logged.PASS.value, "seat": seat}), steps=steps)
-        return self._run(replace(state, round=round_), events)
+        round_ = evolve(round_, log=(*round_.log, {"event": Logged.PASS.value, "seat": seat}), steps=steps)
+        return self._run(evolve(state, round=round_), events)
 
     @staticmethod
     def _last_phase_flips(state: LudicState) -> tuple[Step, ...]:
@@ -526,10 +526,10 @@ class LudicEngine(StateEngine[LudicState]):
             chosen = None
             if choice is None and len(options) > 1 and (state.options.vexer_choices or self._bot_hints(state, step)):
                 events.append(Event(EventType.VEXER_CHOOSING, {"kind": _choice_kind(step).value}))
-                return replace(state, phase=Phase.CHOOSE)
+                return evolve(state, phase=Phase.CHOOSE)
             if choice is None and options:
                 choice = state.rng.choice(options) if step.do is StepKind.HINT else options[0]
-            state = self._do(state, replace(round_, steps=round_.steps[1:]), step, choice, events)
+            state = self._do(state, evolve(round_, steps=round_.steps[1:]), step, choice, events)
         return state
 
     def _do(self, state: LudicState, round_: Round, step: Step, choice: Any, events: list[Event]) -> LudicState:
@@ -540,29 +540,29 @@ class LudicEngine(StateEngine[LudicState]):
                 round_ = self._flip(round_, choice, events)
             placed = PlacedSet(step.top, step.bottom, step.kind, step.seat)
             columns = {**round_.columns, step.column: (*round_.columns[step.column], placed)}
-            return replace(state, round=replace(round_, columns=columns))
+            return evolve(state, round=evolve(round_, columns=columns))
         if step.do is StepKind.FLIP:
             assert step.column is not None
             if choice is None:
                 round_ = self._flip(round_, (step.column, round_.initial(step.column)), events)
-                return self._end_round(replace(state, round=round_), events)
-            return replace(state, round=self._flip(round_, choice, events))
+                return self._end_round(evolve(state, round=round_), events)
+            return evolve(state, round=self._flip(round_, choice, events))
         if step.do is StepKind.DEAL:
             assert step.seat is not None
             count = min(2, len(round_.deck))
             cards = list(round_.deck[:count])
             hands = {**round_.hands, step.seat: (*round_.hands[step.seat], *cards)}
-            round_ = replace(round_, deck=round_.deck[count:], hands=hands)
+            round_ = evolve(round_, deck=round_.deck[count:], hands=hands)
             if cards:
                 events.append(Event(EventType.CARDS_DEALT, {"seat": step.seat, "count": len(cards),
                                                             "deck_count": len(round_.deck)}))
                 events.append(Event(EventType.CARDS_RECEIVED, {"seat": step.seat, "cards": cards},
                                     _audience(step.seat)))
-            return replace(state, round=round_)
+            return evolve(state, round=round_)
         if step.do is StepKind.HINT:
-            return replace(state, round=self._hint(round_, step, choice, events))
+            return evolve(state, round=self._hint(round_, step, choice, events))
         if step.do is StepKind.MAY_GUESS:
-            return replace(state, round=round_, phase=Phase.GUESS)
+            return evolve(state, round=round_, phase=Phase.GUESS)
         return self._end_turn(state, round_)
 
     @staticmethod
@@ -571,11 +571,11 @@ class LudicEngine(StateEngine[LudicState]):
         sets = round_.columns[column]
         at = next(i for i, s in enumerate(sets) if s.face_up and s.top == placed.top and s.bottom == placed.bottom)
         target = sets[at]
-        columns = {**round_.columns, column: (*sets[:at], replace(target, face_up=False), *sets[at + 1:])}
+        columns = {**round_.columns, column: (*sets[:at], evolve(target, face_up=False), *sets[at + 1:])}
         entry = {"event": Logged.FLIP.value, "column": column, "top": target.top, "bottom": target.bottom}
         events.append(Event(EventType.SET_FLIPPED, {"column": column, "top": target.top, "bottom": target.bottom,
                                                     "initial": target.is_initial}))
-        return replace(round_, columns=columns, log=(*round_.log, entry))
+        return evolve(round_, columns=columns, log=(*round_.log, entry))
 
     @staticmethod
     def _hint(round_: Round, step: Step, option: HintOption, events: list[Event]) -> Round:
@@ -588,7 +588,7 @@ class LudicEngine(StateEngine[LudicState]):
                            "column": option.column, "top": option.top, "bottom": option.bottom}
             events.append(Event(EventType.HINT_POINTED, {"seat": seat, "column": option.column, "top": option.top,
                                                          "bottom": option.bottom}))
-            return replace(round_, hints=hints, log=(*round_.log, entry))
+            return evolve(round_, hints=hints, log=(*round_.log, entry))
         hintbook = round_.hintbook
         if option.source is HintSource.HINTBOOK:
             hintbook = _without(hintbook, option.top, option.bottom)
@@ -597,7 +597,7 @@ class LudicEngine(StateEngine[LudicState]):
         events.append(Event(EventType.HINT_RECEIVED, {"seat": seat, "source": option.source.value, "top": option.top,
                                                       "bottom": option.bottom, "obeys": option.obeys},
                             _audience(seat)))
-        return replace(round_, hints=hints, hintbook=hintbook, log=(*round_.log, entry))
+        return evolve(round_, hints=hints, hintbook=hintbook, log=(*round_.log, entry))
 
     @staticmethod
     def _end_turn(state: LudicState, round_: Round) -> LudicState:
@@ -606,11 +606,11 @@ class LudicEngine(StateEngine[LudicState]):
         at = seekers.index(round_.turn)
         order = seekers[at + 1:] + seekers[: at + 1]
         if not round_.deck and not any(round_.hands[s] for s in seekers):
-            return replace(state, phase=Phase.FINAL, round=replace(round_, last_phase=True, turn=order[0]))
+            return evolve(state, phase=Phase.FINAL, round=evolve(round_, last_phase=True, turn=order[0]))
         if not round_.deck:
-            return replace(state, phase=Phase.TURN,
-                           round=replace(round_, turn=next(s for s in order if round_.hands[s])))
-        return replace(state, phase=Phase.TURN, round=replace(round_, turn=order[0]))
+            return evolve(state, phase=Phase.TURN,
+                           round=evolve(round_, turn=next(s for s in order if round_.hands[s])))
+        return evolve(state, phase=Phase.TURN, round=evolve(round_, turn=order[0]))
 
     # ---- end of a round ----------------------------------------------------------------------------------
     def _end_round(self, state: LudicState, events: list[Event], guesser: int | None = None,
@@ -647,8 +647,8 @@ class LudicEngine(StateEngine[LudicState]):
         events.append(Event(EventType.ROUND_ENDED, summary))
         if became_ludic:
             events.append(Event(EventType.PLAYER_BECAME_LUDIC, {"seat": vexer, "score": scores[vexer]}))
-        state = replace(state, scores=scores, ludic=ludic, token=token, vexer=new_vexer,
-                        rounds=(*state.rounds, summary), round=replace(round_, steps=()))
+        state = evolve(state, scores=scores, ludic=ludic, token=token, vexer=new_vexer,
+                        rounds=(*state.rounds, summary), round=evolve(round_, steps=()))
         limit = state.options.round_limit
         if new_vexer in state.ludic:
             return self._finish(state, [new_vexer], events)
@@ -660,7 +660,7 @@ class LudicEngine(StateEngine[LudicState]):
     @staticmethod
     def _finish(state: LudicState, winners: list[int], events: list[Event]) -> LudicState:
         events.append(Event(EventType.GAME_WON, {"winners": winners, "scores": list(state.scores)}))
-        return replace(state, phase=Phase.OVER, winners=tuple(winners), round=None)
+        return evolve(state, phase=Phase.OVER, winners=tuple(winners), round=None)
 
     # ---- views -------------------------------------------------------------------------------------------
     def view(self, state: LudicState, seat: int | None) -> JSON:

@@ -1,5 +1,6 @@
-"""The state of a Ludic game: frozen dataclasses, changed with :func:`replace` (``dataclasses.replace``,
-faster), stored by the shared codec (:mod:`ludoteca.core.codec`: int-keyed dicts, enums, tuples), in
+"""The state of a Ludic game: frozen dataclasses, changed with :func:`ludoteca.core.engine.evolve`
+(``dataclasses.replace``, faster), stored by the shared codec (:mod:`ludoteca.core.codec`:
+int-keyed dicts, enums, tuples), in
 the same JSON shape as the hand-written codec it replaced.
 
 The state holds every secret (the rule, hands, deck order, hintbook, the RNG); only the view
@@ -8,10 +9,9 @@ declared in :mod:`ludic.engine` (``VIEW``, ``SECRETS``) decides what a seat may 
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from ludoteca.core.rng import Rng
 
@@ -27,7 +27,6 @@ if not TYPE_CHECKING:
     round summaries and log entries). The stored form is the same JSON; a loaded state shares
     these objects with the data it was loaded from, as it shared their nested lists already
     (none is ever changed: a view copies them)."""
-T = TypeVar("T")
 
 
 MAX_ROUNDS = 100
@@ -215,43 +214,3 @@ class LudicState:
         """The Seekers in turn order: from the Vexer's left, around the table."""
         assert self.vexer is not None
         return [(self.vexer + k) % self.seats for k in range(1, self.seats)]
-
-
-if TYPE_CHECKING:  # type-checked as what it does: dataclasses.replace (field names and types)
-    from dataclasses import replace as replace
-else:
-    def replace(value: T, /, **changes: Any) -> T:
-        """``dataclasses.replace`` for these frozen dataclasses, four times as fast (it is most of
-        a move's engine time: a step of the Vexer's work queue replaces the round and the state):
-        the instance's fields copied, ``changes`` written over them. The same value as
-        ``dataclasses.replace`` gives for a dataclass whose every field is an ``__init__``
-        argument and that has no ``__post_init__`` and no slots (the plain ones), when the
-        instance holds nothing but its fields; any other value, or a name that is no field,
-        goes to ``dataclasses.replace`` itself."""
-        cls = type(value)
-        names = _PLAIN.get(cls)
-        if names is None:
-            names = _PLAIN[cls] = _plain_fields(cls)
-        if not names:
-            return dataclasses.replace(value, **changes)
-        fields = value.__dict__
-        if len(fields) != len(names) or not names.issuperset(changes):
-            return dataclasses.replace(value, **changes)
-        fields = fields.copy()
-        fields.update(changes)
-        new = object.__new__(cls)
-        object.__setattr__(new, "__dict__", fields)
-        return new
-
-
-_PLAIN: dict[type, frozenset[str]] = {}
-"""A plain dataclass's field names, per class (empty for any other class)."""
-
-
-def _plain_fields(cls: type) -> frozenset[str]:
-    if not dataclasses.is_dataclass(cls) or hasattr(cls, "__post_init__") or hasattr(cls, "__slots__"):
-        return frozenset()
-    fields = dataclasses.fields(cls)  # without the pseudo-fields (InitVar, ClassVar) the class declares
-    if len(fields) != len(cls.__dataclass_fields__) or not all(f.init for f in fields):
-        return frozenset()
-    return frozenset(f.name for f in fields)

@@ -146,25 +146,28 @@ class Engine(Protocol[S]):
         ...
 
 
-def evolve(state: S, **changes: Any) -> S:
-    """``dataclasses.replace(state, **changes)``, faster for a plain frozen state (the engines'
-    many replaces per move, of states of a dozen fields or more): when the class has no
-    ``__post_init__``, no ``__slots__``, no field outside ``__init__``, its generated ``__init__``
-    and nothing but its fields in the instance's ``__dict__`` (no cached property), the new
-    instance is the old one's fields with ``changes``, as ``__init__`` would have set them,
-    without calling it; anything else goes through ``dataclasses.replace`` (its checks, its
-    errors)."""
-    cls = type(state)
-    names = _EVOLVABLE.get(cls)
-    if names is None:
-        names = _EVOLVABLE[cls] = _evolvable(cls)
-    fields = getattr(state, "__dict__", None)
-    if not names or fields is None or len(fields) != len(names) or not changes.keys() <= names:
-        return dataclasses.replace(state, **changes)  # type: ignore[type-var]
-    new: S = object.__new__(cls)
-    new.__dict__.update(fields)
-    new.__dict__.update(changes)
-    return new
+if TYPE_CHECKING:  # type-checked as what it does: dataclasses.replace (field names and types)
+    from dataclasses import replace as evolve
+else:
+    def evolve(state: S, **changes: Any) -> S:
+        """``dataclasses.replace(state, **changes)``, faster for a plain frozen state (the engines'
+        many replaces per move, of states of a dozen fields or more): when the class has no
+        ``__post_init__``, no ``__slots__``, no field outside ``__init__``, its generated ``__init__``
+        and nothing but its fields in the instance's ``__dict__`` (no cached property), the new
+        instance is the old one's fields with ``changes``, as ``__init__`` would have set them,
+        without calling it; anything else goes through ``dataclasses.replace`` (its checks, its
+        errors)."""
+        cls = type(state)
+        names = _EVOLVABLE.get(cls)
+        if names is None:
+            names = _EVOLVABLE[cls] = _evolvable(cls)
+        fields = getattr(state, "__dict__", None)
+        if not names or fields is None or len(fields) != len(names) or not changes.keys() <= names:
+            return dataclasses.replace(state, **changes)  # type: ignore[type-var]
+        new: S = object.__new__(cls)
+        new.__dict__.update(fields)
+        new.__dict__.update(changes)
+        return new
 
 
 _EVOLVABLE: dict[type, frozenset[str]] = {}
