@@ -346,6 +346,8 @@ def _dict(hint: Any, key: Any, value: Any) -> Form:
             kenc, kdec = (lambda k: str(k.value)), members.__getitem__
     else:
         raise CodecError(f"{hint!r}: only str, int and enum keys")
+    if kenc is None and venc is None and vdec is None:  # plain keys and values: one copy, in C
+        return dict, dict
     ke, kd, ve, vd = kenc or _same, kdec or _same, venc or _same, vdec or _same
     return (lambda d: {ke(k): ve(v) for k, v in d.items()}), (lambda d: {kd(k): vd(v) for k, v in d.items()})
 
