@@ -26,7 +26,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ludoteca.core.engine import JSON, Bot
+from ludoteca.core.engine import JSON, Bot, Interrupt
 
 from ludor.engine import HUMAN, ActionType
 from ludor.greedy import AUTOPLIM_MOVE, NONE, PASS, Choice, greedy
@@ -109,11 +109,6 @@ def make_expert(rollouts: int = EXPERT_ROLLOUTS, seconds: float = EXPERT_SECONDS
     return _chosen(lambda k, rng: search(k, rng, rollouts, seconds, style))
 
 
-Interrupt = Callable[[JSON, Sequence[JSON], random.Random], JSON | None]
-"""A bot asked out of turn (it may act then: Ludor's Autoplim): an action of ``legal``, or None
-to let the round go on."""
-
-
 def make_interrupt(rollouts: int = INTERRUPT_ROLLOUTS, seconds: float = INTERRUPT_SECONDS,
                    style: Style = TODAY) -> Interrupt:
     """The expert out of turn: holding the Autoplim, with another seat's play on the table, it
@@ -138,5 +133,6 @@ expert_bot = make_expert()
 
 BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot, "expert": expert_bot}
 INTERRUPTS: dict[str, Interrupt] = {"expert": make_interrupt()}
-"""The levels that may act out of turn, and how (the others never do): for the shell's hook
-that asks seats able to act out of turn."""
+"""The levels that may act out of turn, and how (the others never do): the service asks them
+after every move that leaves their seat holding the Autoplim (``GameDefinition.interrupts``,
+``GameService.bot_turn``)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ludoteca.core.engine import GameDefinition
 
-from ludor.bots import BOTS
+from ludor.bots import BOTS, INTERRUPTS
 from ludor.engine import LudorEngine
 from ludor.schemas import ACTION_SCHEMAS, OptionsSchema, ViewSchema
 
@@ -50,4 +50,5 @@ definition = GameDefinition(
     description=DESCRIPTION,
     warm_up=warm_up,
     basic_bot="greedy",
+    interrupts=INTERRUPTS,
 )

@@ -74,8 +74,8 @@ BOT_TURN_SECONDS = Histogram(
     ["game"], buckets=BOT_BUCKETS)
 BOT_TURNS = Counter(
     "ludoteca_bot_turns",
-    "Bot-turn tasks by outcome: played, timed-out (a human's timed-out turn), early, stale (the game moved on: "
-    "a duplicate), missing, no-bot.",
+    "Bot-turn tasks by outcome: played, interrupted (a bot acted out of turn), timed-out (a human's timed-out "
+    "turn), early, stale (the game moved on: a duplicate), missing, no-bot.",
     ["game", "outcome"])
 GAMES_CREATED = Counter("ludoteca_games_created", "Games created.", ["game"])
 GAMES_FINISHED = Counter(

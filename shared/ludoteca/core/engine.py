@@ -292,6 +292,11 @@ Bot = Callable[[JSON, Sequence[JSON], random.Random], JSON]
 """A bot: (its seat's view, its legal actions, a private random generator) -> one of the legal
 actions (or a filled-in template). Bots never see the state, only the view."""
 
+Interrupt = Callable[[JSON, Sequence[JSON], random.Random], JSON | None]
+"""A bot asked out of turn, when the engine lets its seat act now though the game does not wait
+on it (``acts_out_of_turn``: Ludor's holder of the Autoplim): one of its legal actions, or None
+to let the game go on."""
+
 
 @dataclass(frozen=True)
 class GameDefinition:
@@ -308,6 +313,9 @@ class GameDefinition:
     once in its main process, before its pool forks, so no bot's first decision pays for it.
     ``basic_bot``: the level that plays a human's turn when its timer runs out, unless the game's
     creator chose another (:mod:`ludoteca.service_layer.timers`; empty: the first of ``bots``).
+    ``interrupts``: the bot levels that may act out of turn, and how (:data:`Interrupt`); the
+    service asks them after every move that leaves such a seat able to act
+    (:meth:`~ludoteca.service_layer.service.GameService.bot_turn`).
     """
 
     name: str
@@ -321,3 +329,4 @@ class GameDefinition:
     description: str = ""
     warm_up: Callable[[], object] | None = None
     basic_bot: str = ""
+    interrupts: Mapping[str, Interrupt] = field(default_factory=dict)

@@ -120,6 +120,8 @@ class Move:
     due: str
     due_at: int | None
     response: dict[str, Any]
+    ask: bool = False
+    """A bot seat may act out of turn at the new version (``GameDefinition.interrupts``): ask it."""
 
 
 def body_hash(body: Any) -> str:
@@ -537,7 +539,8 @@ class GameService:
             "game": self.presenter.envelope(version, new, seat, new_state, result, to_act),
         }
         due = self._due(new, new_state, to_act)
-        return Move(version, new, new_state, records, due, self._due_at(new, due), response)
+        ask = due != "bot" and bool(self._interrupters(new, new_state, to_act))
+        return Move(version, new, new_state, records, due, self._due_at(new, due), response, ask)
 
     def commit_move(self, game_id: str, stored: Stored, seat: int, move: Move, body: Any,
                     idempotency_key: str | None, quota: Quota | None, strict: bool = False
@@ -562,6 +565,8 @@ class GameService:
             if move.due == "result":  # this move ended the game
                 self.observer.game_finished(self.d.name)
             self._dispatch(game_id, res.version, move.due, move.due_at)
+            if move.ask:
+                self._ask(game_id, res.version)
             return Played(move.response, move.version, replayed=False), None
         if res.status == "limited":
             raise self._limited(quota, res.retry_after)
@@ -596,9 +601,11 @@ class GameService:
         return RateLimitedError(f"At most {what}; try again in {retry} s.", retry_after=retry)
 
     def bot_turn(self, game_id: str, version: int) -> str:
-        """Play one bot move if the game is still at ``version`` (idempotent task body): a bot
-        seat's, else, past its deadline, the turn of the lowest waiting human seat of a timed game
-        (:mod:`ludoteca.service_layer.timers`) with the game's timeout bot (``timed-out``)."""
+        """Play one bot move if the game is still at ``version`` (idempotent task body): first a
+        bot that may act out of turn and chooses to (``GameDefinition.interrupts``: ``interrupted``),
+        else a bot seat's turn, else, past its deadline, the turn of the lowest waiting human seat
+        of a timed game (:mod:`ludoteca.service_layer.timers`) with the game's timeout bot
+        (``timed-out``)."""
         try:
             stored = self._load(game_id)
         except NotFoundError:
@@ -608,6 +615,16 @@ class GameService:
             return "stale"
         state = self.state_of(stored)
         to_act = self.engine.to_act(state)
+        for seat in self._interrupters(record, state, to_act):  # out of turn first: as a table lets them
+            interrupt = self.d.interrupts[record.players[seat][4:]]
+            view = self.engine.view(state, seat)
+            action = interrupt(view, self.engine.legal_actions(state, seat), bot_random(record.seed, version, seat))
+            if action is not None:
+                try:
+                    self.play(game_id, seat, dict(action), version, None, loaded=stored)
+                except StaleVersionError:
+                    return "stale"
+                return "interrupted"
         bot_seats = [s for s in sorted(to_act) if not record.is_human(s)]
         timeout_bot = None
         if bot_seats:
@@ -701,6 +718,26 @@ class GameService:
             waiting = frozenset(s for s in seats if record.is_human(s))
         clock = timers.advance(record.timer, seconds, actor, waiting, self.clock(), version if timed_out else None)
         return replace(record, timer=clock)
+
+    def _interrupters(self, record: GameRecord, state: Any, to_act: frozenset[int]) -> list[int]:
+        """The bot seats the game does not wait on whose level may act out of turn
+        (``GameDefinition.interrupts``) and whom the engine lets act now (``acts_out_of_turn``)."""
+        out_of_turn = getattr(self.engine, "acts_out_of_turn", None)
+        if not self.d.interrupts or out_of_turn is None or record.status is not ACTIVE:
+            return []
+        return [seat for seat, player in enumerate(record.players)
+                if seat not in to_act and player[4:] in self.d.interrupts and not record.is_human(seat)
+                and out_of_turn(state, seat)]
+
+    def _ask(self, game_id: str, version: int) -> None:
+        """Give the bots that may act out of turn their chance at ``version`` (a ``bot_turn`` task).
+        Not recorded as due: a bot that may act is not one the game waits on, so a lost task
+        loses nothing the game needs (the next move asks again)."""
+        try:
+            self.dispatcher.bot_turn(self.d.name, game_id, version)
+        except Exception:
+            log.warning("asking the out-of-turn bots of %s %s v%s failed", self.d.name, game_id, version,
+                        exc_info=True)
 
     def _dispatch(self, game_id: str, version: int, due: str, due_at: int | None = None) -> None:
         """Dispatch what the commit made due (a timed turn only when its deadline has passed
