@@ -9,6 +9,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from conftest import Dispatches
 from ludor.hierarchy import AUTOPLIM_NAME
 from ludoteca.core.engine import JSON, GameDefinition
 from ludoteca.service_layer import registry
@@ -19,21 +20,10 @@ HUMANS = (0, 2)
 BOT = 1
 
 
-class Recorder:
-    def __init__(self) -> None:
-        self.calls: list[tuple[Any, ...]] = []
-
-    def bot_turn(self, game: str, game_id: str, version: int) -> None:
-        self.calls.append(("bot", game_id, version))
-
-    def record_result(self, game: str, game_id: str) -> None:
-        self.calls.append(("result", game_id))
-
-
-def service_with(interrupt: Any) -> tuple[GameService, Recorder]:
+def service_with(interrupt: Any) -> tuple[GameService, Dispatches]:
     d: GameDefinition = dataclasses.replace(registry.game("ludor"), interrupts={"expert": interrupt})
-    recorder = Recorder()
-    return GameService(d, MemoryStore("ludor"), recorder), recorder
+    dispatches = Dispatches()
+    return GameService(d, MemoryStore("ludor"), dispatches), dispatches
 
 
 def table_where_the_bot_may_interrupt(service: GameService) -> tuple[str, list[str], int]:
@@ -72,7 +62,7 @@ def test_a_bot_that_may_act_out_of_turn_is_asked_and_its_choice_is_played() -> N
 
     service, recorder = service_with(interrupt)
     gid, _, version = table_where_the_bot_may_interrupt(service)
-    assert ("bot", gid, version) in recorder.calls  # asked after the human's move, though no bot is to act
+    assert ("ludor", gid, version) in recorder.bot_turns  # asked after the human's move, though no bot is to act
     _, due = service.store.due(gid)
     assert due is None or due.kind != "bot"  # not recorded as due: the game does not wait on it
     assert service.bot_turn(gid, version) == "interrupted"
@@ -85,7 +75,7 @@ def test_a_bot_that_may_act_out_of_turn_is_asked_and_its_choice_is_played() -> N
 def test_a_bot_that_lets_the_game_go_on_changes_nothing() -> None:
     service, recorder = service_with(lambda view, legal, rng: None)
     gid, _, version = table_where_the_bot_may_interrupt(service)
-    assert ("bot", gid, version) in recorder.calls
+    assert ("ludor", gid, version) in recorder.bot_turns
     assert service.bot_turn(gid, version) == "no-bot"
     assert service.load(gid).version == version
 
