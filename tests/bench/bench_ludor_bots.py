@@ -16,8 +16,11 @@ table at ``--max-seconds``, saying so); progress goes to stderr every few second
 The table ``expert-vs-expert-v1`` plays whole games of ``--game-rounds`` chained rounds (titles
 and exchanges carried over), ``--games`` of them in blocks of four on one seed, the expert at each
 seat of a block in turn (paired seeds, seat rotation): today's expert against three copies of the
-expert of before (``expert-v1``, ``ludor.simulation.V1``). ``--no-infer``, ``--no-focus``,
-``--no-model``, ``--no-interrupt`` and ``--first-bonus`` take the expert's parts away one by one;
+expert of before (``expert-v1``, ``ludor.simulation.V1``). ``--no-infer``, ``--no-model``,
+``--no-interrupt`` and ``--first-bonus`` take the expert's parts away one by one; ``--focus``,
+``--own-model`` and ``--searcher`` try variants (``ludor.simulation.Style``); ``--skip-seeds``
+starts at a later seed, to extend a sample; a last line gives the first places per seed (for
+comparisons paired on the seeds);
 ``--fit-passes`` plays ``--games`` games of four ``expert-v1`` and prints the pass likelihood to
 paste into ``ludor.simulation.PASS_LIKELIHOOD`` (no tables then).
 
@@ -155,7 +158,7 @@ def play_chained(engine: LudorEngine, new_seat: int, rounds: int, bots: dict[str
 
 
 def run_chained(games: int, rounds: int, bots: dict[str, Bot], interrupt: Interrupt, decisions: Decisions,
-                max_seconds: float) -> None:
+                max_seconds: float, skip: int = 0) -> None:
     """The new expert against three copies of today's, ``games`` games of ``rounds`` rounds, in
     blocks of four games on the same seed (the same deals), the expert at each seat of the block
     in turn: the luck of the cards is shared out evenly (paired seeds, seat rotation). First
@@ -169,7 +172,8 @@ def run_chained(games: int, rounds: int, bots: dict[str, Bot], interrupt: Interr
     for g in range(games - games % 4):
         if max_seconds and time.perf_counter() - start > max_seconds and g % 4 == 0:
             break
-        per_game.append(play_chained(engine, g % 4, rounds, bots, interrupt, seed_for("chained", g // 4), decisions))
+        per_game.append(play_chained(engine, g % 4, rounds, bots, interrupt, seed_for("chained", skip + g // 4),
+                                     decisions))
         tick(g + 1, games)
     positions = [p for game in per_game for p in game]
     first = sum(p == 1 for p in positions) / len(positions)
@@ -182,6 +186,8 @@ def run_chained(games: int, rounds: int, bots: dict[str, Bot], interrupt: Interr
           f"± {proportion_se(first, len(positions)):.1%} (binomial) ± {mean_se(rates):.1%} (over seeds)  "
           f"mean position {statistics.mean(positions):.3f} ± "
           f"{mean_se([statistics.mean(block) for block in blocks]):.3f}  (parity: 25.0%, 2.500; target: first >= 30%)")
+    print("  first places per seed (for paired comparisons): "
+          + " ".join(str(sum(p == 1 for p in block)) for block in blocks))
 
 
 def fit_passes(games: int, rounds: int, bots: dict[str, Bot]) -> None:
@@ -230,19 +236,26 @@ def main() -> None:
     parser.add_argument("--fit-passes", action="store_true",
                         help="fit the expert's likelihood of a pass on --games games of expert-v1 (no tables)")
     parser.add_argument("--no-infer", action="store_true", help="ablation: the expert reads no pass")
-    parser.add_argument("--no-focus", action="store_true",
-                        help="ablation: the expert spreads its budget over every candidate (no finalists)")
+    parser.add_argument("--focus", action="store_true",
+                        help="variant: the expert spends the second half of its budget on its two best candidates")
     parser.add_argument("--no-model", action="store_true",
                         help="ablation: the expert's rollouts play the other experts greedy")
     parser.add_argument("--first-bonus", type=float, default=None,
                         help=f"the expert's reward bonus for first place (default {FIRST_BONUS}; expert-v1: 1)")
+    parser.add_argument("--own-model", action="store_true",
+                        help="variant: the expert's rollouts play its own seat as the searchers play (not greedy)")
+    parser.add_argument("--searcher", action="store_true",
+                        help="variant: the expert's rollouts play the other experts' leads and answers as fitted too")
+    parser.add_argument("--skip-seeds", type=int, default=0,
+                        help="expert-vs-expert-v1 starts at this seed (to extend a sample without replaying it)")
     parser.add_argument("--no-interrupt", action="store_true",
                         help="ablation: expert-vs-expert-v1 without the out-of-turn Autoplim")
     args = sizes(parser, {"rounds": 1000, "max_seconds": 0.0, "games": 96, "game_rounds": 6},
                  {"rounds": 100, "max_seconds": 6.0, "games": 8, "game_rounds": 2})
     bots = dict(BOTS)
-    style = Style(infer=not args.no_infer, focus=not args.no_focus, model=not args.no_model,
-                  first=FIRST_BONUS if args.first_bonus is None else args.first_bonus)
+    style = Style(infer=not args.no_infer, focus=args.focus, model=not args.no_model,
+                  first=FIRST_BONUS if args.first_bonus is None else args.first_bonus,
+                  own=args.own_model, searcher=args.searcher)
     if (args.rollouts, args.seconds, style) != (EXPERT_ROLLOUTS, EXPERT_SECONDS, TODAY):
         bots["expert"] = make_expert(args.rollouts, args.seconds, style)
     bots["expert-v1"] = make_expert(args.rollouts, args.seconds, V1)
@@ -256,7 +269,7 @@ def main() -> None:
     for name in args.tables.split(","):
         if name == CHAINED:
             run_chained(args.games, args.game_rounds, bots, interrupt, decisions,
-                        args.max_seconds * 4 if args.max_seconds else 0.0)
+                        args.max_seconds * 4 if args.max_seconds else 0.0, args.skip_seeds)
         else:
             run_table(name, TABLES[name], args.rounds, bots, decisions, args.max_seconds)
     decisions.table("every decision of the tables above", [*BOTS, "expert-v1", "expert out of turn"])

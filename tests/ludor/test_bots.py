@@ -216,6 +216,41 @@ def test_compiled_random_policy_plays_legal_moves(engine: LudorEngine, straights
         state, _ = engine.apply(state, seat, rng.choice(legal))
 
 
+@pytest.mark.parametrize("straights", [False, True])
+def test_compiled_searcher_model_plays_legal_moves(engine: LudorEngine, straights: bool) -> None:
+    """The rollouts' fuller model of the searchers (``SEARCHER``: greedy that spends control cards,
+    leads a higher rank or answers higher, or passes, now and then) only plays moves the engine
+    allows, and departs from greedy's lowest lead about as often as fitted."""
+    fast.seed(11)
+    rng = random.Random(3)
+    state = engine.new_game(["bot:random"] * 4, {"round_limit": 1, "straights": straights}, Rng("b2" * 32))
+    take = np.zeros(15, np.int64)
+    takes, powers = np.zeros((16, 15), np.int64), np.zeros(16, np.int64)
+    run, run_index = fast.run_arrays(state.options.rules.run)
+    leads = lowest = 0
+    while state.phase == PLAY:
+        assert state.trick is not None
+        seat = state.trick.turn
+        t = fast.trick_array(state.trick.leader, seat, state.trick.top, state.trick.last, False, 0)
+        legal = engine.legal_actions(state, seat)
+        hand = np.array(counts_of(state.hands[seat]), np.int64)
+        sizes = np.array(state.sizes, np.int64)
+        passed = np.array([s in state.trick.passed for s in range(4)], np.bool_)
+        blocked = np.array([s in state.trick.blocked for s in range(4)], np.bool_)
+        plain = [p for p in range(fast.TWO) if hand[p]]
+        for _ in range(20):
+            move, declare = fast.searcher(hand, t, seat, sizes, passed, blocked, straights, run, run_index, True,
+                                          take, takes, powers)
+            kind = [PLAY_MOVE, PASS, AUTOPLIM_MOVE][move]
+            choice = Choice(kind, tuple(int(x) for x in take) if kind == PLAY_MOVE else None, bool(declare))
+            assert body(choice, state.hands[seat]) in legal
+            if state.trick.top is None and len(plain) > 1 and sum(hand) > sum(hand[p] for p in plain[:1]):
+                leads += 1
+                lowest += int(take[plain[0]] > 0)
+        state, _ = engine.apply(state, seat, rng.choice(legal))
+    assert leads and 0.4 < lowest / leads < 0.8
+
+
 def test_expert_names_a_lone_joker_for_a_plim(engine: LudorEngine, table: Table, run: Run) -> None:
     """On a 7, the last other seat in the trick: a joker named 7 blocks him and wins the trick at
     once (then the round), where a Joker could still meet his 2 de Oros; greedy plays a Joker."""

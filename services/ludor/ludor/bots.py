@@ -11,9 +11,8 @@ and legal actions (never the state), and returns one of the legal actions.
   fitted on the play of the expert of before: :data:`ludor.simulation.PASS_LIKELIHOOD`), plays
   every candidate move on the same deal followed by everyone's play (compiled rollouts,
   :mod:`ludor.rollouts`: greedy, the other expert bots as that expert plays), and picks the move
-  with the best weighted mean finishing reward, the second half of its budget spent on the two
-  best so far; at most :data:`EXPERT_ROLLOUTS` simulated rounds or :data:`EXPERT_SECONDS` per
-  decision.
+  with the best weighted mean finishing reward, every candidate seeing every deal; at most
+  :data:`EXPERT_ROLLOUTS` simulated rounds or :data:`EXPERT_SECONDS` per decision.
 
 Outside the play all levels vote alike (:func:`vote`) and give back their worst cards.
 Asked out of turn (:data:`INTERRUPTS`), the expert may put the Autoplim down when that simulates

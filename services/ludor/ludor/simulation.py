@@ -9,8 +9,9 @@ round, and scores its finishing position.
 In those rollouts the seats the table lists as ``bot:random`` play at random, the other expert
 bots as the expert of before plays (:data:`ludor.rollouts.SPENDER`, unless ``model`` is off),
 every other seat (humans included, and the expert itself) greedy. Deals are drawn in batches
-until the simulation budget or the time cap is spent, the second half of the budget on the two
-best candidates so far (unless ``focus`` is off); the candidate with the best weighted mean wins
+until the simulation budget or the time cap is spent, every candidate on every deal (``focus``, the
+budget's second half on the two best so far, measured worse and is off); the candidate with the
+best weighted mean wins
 (ties: the first, i.e. the cheapest). The parts that differ from the expert of before are
 named in :class:`Style`. Out of turn, holding the Autoplim, it weighs putting it
 down now against waiting the same way (:func:`interrupt`).
@@ -65,13 +66,20 @@ class Style:
 
     infer: bool = True
     """Weigh the deals by the likelihood of the others' passes (:data:`PASS_LIKELIHOOD`)."""
-    focus: bool = True
-    """Spend the second half of the budget on the :data:`FINALISTS` best candidates so far."""
+    focus: bool = False
+    """Spend the second half of the budget on the :data:`FINALISTS` best candidates so far (off:
+    it measured worse than every candidate on every deal, RULES.md section 12)."""
     model: bool = True
     """Play the other expert bots in the rollouts as the expert of before plays
     (:data:`ludor.rollouts.SPENDER`), not greedy."""
     first: float = FIRST_BONUS
     """The first place's bonus in the reward (:func:`ludor.rollouts.reward`)."""
+    searcher: bool = False
+    """With ``model``: play them as :data:`ludor.rollouts.SEARCHER` (their leads and answers as
+    their play shows them too), not :data:`ludor.rollouts.SPENDER`."""
+    own: bool = False
+    """Play its own seat's later moves in the rollouts as the searchers play
+    (:data:`ludor.rollouts.SPENDER`), not greedy."""
 
 
 TODAY = Style()
@@ -118,7 +126,9 @@ def _best(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: int
     sizes = np.array(k.sizes, dtype=np.int64)
     own = np.array(k.counts, dtype=np.int64)
     unseen = np.array(k.unseen, dtype=np.int64)
-    policies = np.array([_policy(kind, style.model) if seat != k.seat else fast.GREEDY
+    model = fast.SEARCHER if style.searcher else fast.SPENDER
+    me = model if style.own else fast.GREEDY
+    policies = np.array([_policy(kind, style.model, model) if seat != k.seat else me
                          for seat, kind in enumerate(k.players)], dtype=np.int64)
     totals = np.zeros(len(options), dtype=np.float64)
     weights = np.zeros(len(options), dtype=np.float64)
@@ -142,13 +152,13 @@ def _best(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: int
     return options[int(np.argmax(_means(totals, weights)))]
 
 
-def _policy(kind: str, model: bool) -> int:
+def _policy(kind: str, model: bool, searchers: int = fast.SPENDER) -> int:
     """How the rollouts play another seat: ``bot:random`` at random; with ``model``, an expert
     bot as today's expert plays (:data:`ludor.rollouts.SPENDER`); every other seat greedy."""
     if kind == "bot:random":
         return fast.RANDOM
     if model and kind.startswith("bot:expert"):
-        return fast.SPENDER
+        return searchers
     return fast.GREEDY
 
 
