@@ -5,9 +5,12 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from typing import Any, cast
 
 import redis
-from ludoteca.adapters.store import GameStore
+from ludoteca.adapters.connect import blocking_client
+from ludoteca.adapters.connect import redis_client as make_client
+from ludoteca.adapters.store import LONG_BLOCK_MS, LONG_BLOCK_SECONDS, GameStore
 
 
 def make_store(client: redis.Redis) -> GameStore:
@@ -78,6 +81,41 @@ def test_blocking_read_returns_as_soon_as_an_event_lands(redis_client: redis.Red
     elapsed = time.monotonic() - t0
     assert [e["type"] for _, e in events] == ["Late"]
     assert elapsed < 3.0
+
+
+class CountingClient:
+    """A Redis client that counts its blocking reads and the blocks they asked for."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.client, self.blocks = client, []
+
+    def xread(self, streams: Any, count: int | None = None, block: int | None = None) -> Any:
+        self.blocks.append(block)
+        return self.client.xread(streams, count=count, block=block)
+
+
+def test_a_long_wait_blocks_in_long_slices_on_the_blocking_client(redis_url: str) -> None:
+    """With its blocking client a store waits in LONG_BLOCK_SECONDS slices while that much of the
+    wait is left (one wake-up where the fail-fast client needs ten), the rest in short ones;
+    an event still wakes the read at once."""
+    counting = CountingClient(blocking_client(redis_url, LONG_BLOCK_SECONDS, 1.0))
+    store = GameStore(make_client(redis_url, 1.0), "teststore", 60, 60, blocking=cast(redis.Redis, counting))
+    gid = new_game(store)
+    t0 = time.monotonic()
+    assert store.events_after(gid, 1, block_ms=LONG_BLOCK_MS + 500) == []  # nothing came: one slice
+    assert LONG_BLOCK_SECONDS - 0.2 <= time.monotonic() - t0 < LONG_BLOCK_SECONDS + 1.0
+    assert counting.blocks == [LONG_BLOCK_MS]
+    assert store.events_after(gid, 1, block_ms=LONG_BLOCK_MS - 1) == []  # less left: the fail-fast client
+    assert counting.blocks == [LONG_BLOCK_MS]
+
+    def later() -> None:
+        time.sleep(0.3)
+        store.commit(gid, 1, {"event_count": 2}, [{"seq": 2, "type": "Late"}], 2)
+
+    threading.Thread(target=later).start()
+    t0 = time.monotonic()
+    assert [e["type"] for _, e in store.events_after(gid, 1, block_ms=20_000)] == ["Late"]
+    assert time.monotonic() - t0 < 3.0 and counting.blocks == [LONG_BLOCK_MS, LONG_BLOCK_MS]
 
 
 def test_results_recorded_once(redis_client: redis.Redis) -> None:

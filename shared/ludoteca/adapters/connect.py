@@ -22,7 +22,8 @@ def redis_client(url: str, timeout: float | None = None, max_connections: int | 
     lost may have landed (the client's ``Idempotency-Key`` makes its retry exact, a blind retry
     here could not). A connection that died with a Redis restart is noticed when the pool hands
     it out (redis-py reconnects then), so recovery needs no retry and no service restart.
-    Long-polls block in slices shorter than the timeout (``GameStore.events_after``).
+    Long-polls block in slices shorter than the timeout (``GameStore.events_after``), or on
+    a client of their own (:func:`blocking_client`).
 
     ``max_connections`` (default ``Settings.redis_max_connections``): under the gevent worker
     every request in flight, a long-poll included, may hold a connection of the pool at once;
@@ -41,3 +42,15 @@ def redis_client(url: str, timeout: float | None = None, max_connections: int | 
     return redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout,
                                 retry=Retry(NoBackoff(), 0), health_check_interval=30,
                                 max_connections=max_connections)
+
+
+def blocking_client(url: str, block_seconds: float, timeout: float | None = None,
+                    max_connections: int | None = None) -> redis.Redis:
+    """A client for long blocking reads only (``XREAD BLOCK`` of at most ``block_seconds``, by
+    ``GameStore.events_after``): the settings of :func:`redis_client`, its socket timeout
+    ``block_seconds`` longer, so a read blocked that long is answered and a hung Redis is still
+    noticed within the usual timeout after the block. A pool of its own: parked long-polls and
+    event streams never take the connections the moves use."""
+    settings = Settings.from_env()
+    base = settings.redis_timeout_seconds if timeout is None else timeout
+    return redis_client(url, base + block_seconds, max_connections)

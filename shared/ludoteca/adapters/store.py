@@ -204,6 +204,9 @@ return 0
 """
 
 MAX_PLAYERS = 10_000
+LONG_BLOCK_SECONDS = 5.0
+"""A long blocking read's slice (``GameStore.events_after`` with its ``blocking`` client)."""
+LONG_BLOCK_MS = int(LONG_BLOCK_SECONDS * 1000)
 """The default cap on the names a leaderboard keeps (see the module docstring)."""
 
 
@@ -245,8 +248,9 @@ class GameStore:
     """Repository of one game type's live sessions."""
 
     def __init__(self, client: redis.Redis, game: str, ttl_seconds: int, idempotency_ttl: int,
-                 max_players: int = MAX_PLAYERS) -> None:
+                 max_players: int = MAX_PLAYERS, blocking: redis.Redis | None = None) -> None:
         self.r: Any = client  # redis-py's return types are too loose to be useful here
+        self.blocking: Any = blocking  # long blocking reads (events_after), if given
         self.game = game
         self.ttl = ttl_seconds
         self.idem_ttl = idempotency_ttl
@@ -383,17 +387,27 @@ class GameStore:
     def events_after(self, game_id: str, after: int, block_ms: int | None = None,
                      count: int = 500) -> list[tuple[int, dict[str, Any]]]:
         """Events with sequence number greater than ``after``; with ``block_ms`` waits for the
-        first one (Redis ``XREAD BLOCK``), but never longer than half the client's socket
-        timeout: an empty answer may come before ``block_ms`` and the caller blocks again
-        (``GameService.events`` loops to its deadline). So a long-poll runs on the same
-        fail-fast client as every other call: a hung Redis is noticed within the timeout, not
-        after the whole wait, and no second pool with a long timeout is needed."""
+        first one (Redis ``XREAD BLOCK``) in slices: an empty answer may come before ``block_ms``
+        and the caller blocks again (``GameService.events`` loops to its deadline), so a hung
+        Redis is noticed within a slice and the timeout, not after the whole wait.
+
+        While at least :data:`LONG_BLOCK_SECONDS` of the wait are left and the store has its
+        ``blocking`` client (socket timeout: that slice plus the usual timeout,
+        :func:`ludoteca.adapters.connect.blocking_client`), a slice is that long; else, and for
+        the rest of a wait, it is half the fail-fast client's socket timeout (0.5 s by default).
+        Each slice wakes the waiting request and Redis: with 0.5 s slices a parked long-poll cost
+        ~1.1 ms of CPU a second (docs/scaling.md), the largest cost at scale; a request never
+        waits longer than its wait and the timeout, and a blocked read never holds a connection
+        of the pool the moves use."""
         key = self._key(game_id, "events")
         if block_ms is not None and block_ms > 0:
-            timeout = self.r.get_connection_kwargs().get("socket_timeout")  # a cluster client has no one pool
-            if timeout:
-                block_ms = max(1, min(block_ms, int(timeout * 500)))
-            res = self.r.xread({key: f"{after}-1"}, count=count, block=block_ms)
+            if self.blocking is not None and block_ms >= LONG_BLOCK_MS:
+                res = self.blocking.xread({key: f"{after}-1"}, count=count, block=LONG_BLOCK_MS)
+            else:
+                timeout = self.r.get_connection_kwargs().get("socket_timeout")  # a cluster client has no one pool
+                if timeout:
+                    block_ms = max(1, min(block_ms, int(timeout * 500)))
+                res = self.r.xread({key: f"{after}-1"}, count=count, block=block_ms)
         else:
             res = self.r.xread({key: f"{after}-1"}, count=count)
         out: list[tuple[int, dict[str, Any]]] = []

@@ -13,7 +13,7 @@ from typing import Any
 import redis
 from flask import Flask
 from ludoteca.adapters import observe
-from ludoteca.adapters.connect import redis_client
+from ludoteca.adapters.connect import blocking_client, redis_client
 from ludoteca.adapters.hosting.accesslog import install_access_log
 from ludoteca.adapters.hosting.bodies import LIMITS_DOC, install_body_bounds
 from ludoteca.adapters.hosting.cors import install_cors
@@ -23,7 +23,7 @@ from ludoteca.adapters.hosting.ops import ops_blueprint
 from ludoteca.adapters.hosting.ratelimit import Limits, document_rate_limits, install_rate_limit
 from ludoteca.adapters.hosting.routes import games_blueprint, results_blueprint
 from ludoteca.adapters.hosting.schemas import game_schemas
-from ludoteca.adapters.store import GameStore
+from ludoteca.adapters.store import LONG_BLOCK_SECONDS, GameStore
 from ludoteca.config import Settings
 from ludoteca.core.engine import GameDefinition
 from ludoteca.service_layer.service import Dispatcher, GameService
@@ -35,13 +35,16 @@ API_VERSION = "1.0.0"
 def create_app(definition: GameDefinition, settings: Settings | None = None,
                dispatcher: Dispatcher | None = None, client: redis.Redis | None = None) -> Flask:
     settings = settings or Settings.from_env()
-    client = client or redis_client(settings.redis_url, settings.redis_timeout_seconds,
-                                    settings.redis_max_connections)
+    blocking = None
+    if client is None:  # a client of the caller's is its own business: it blocks in short slices
+        client = redis_client(settings.redis_url, settings.redis_timeout_seconds, settings.redis_max_connections)
+        blocking = blocking_client(settings.redis_url, LONG_BLOCK_SECONDS, settings.redis_timeout_seconds,
+                                   settings.redis_max_connections)
     if dispatcher is None:  # tests and tools; the process entry points (wsgi.py) pass theirs
         from ludoteca.adapters.worker import CeleryDispatcher
         dispatcher = CeleryDispatcher.for_url(settings.broker_url)
     store = GameStore(client, definition.name, settings.game_ttl_seconds, settings.idempotency_ttl_seconds,
-                      settings.leaderboard_players)
+                      settings.leaderboard_players, blocking=blocking)
     service = GameService(definition, store, dispatcher, observer=observe.GAMES,
                           min_turn_seconds=settings.min_turn_seconds)
 
