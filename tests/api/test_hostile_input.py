@@ -26,6 +26,7 @@ import redis
 from flask.json.provider import DefaultJSONProvider
 from ludoteca.adapters.hosting import bodies
 from ludoteca.adapters.hosting.bodies import MAX_BODY_BYTES, MAX_DEPTH, MAX_SAFE_INTEGER
+from ludoteca.adapters.hosting.examples import operation_examples
 from ludoteca.service_layer import registry
 
 PROBLEM = "application/problem+json"
@@ -133,10 +134,15 @@ def common_rows(game: str) -> Iterator[Row]:
               expect=422)
     # -- headers ------------------------------------------------------------------------------
     good = {"type": next(iter(registry.game(game).action_schemas))}
+    # a body that is a well-formed action (the document's example): a stale If-Match is then the
+    # refusal, since a malformed body is refused first, whatever the version
+    action = json.loads(json.dumps(operation_examples(registry.game(game))["playAction"]["request"]))
     for value in ['"abc"', "*", '"99999999999999999999"', 'W/"1" , "2"', "\"1\"\x0b", UNICODE[:50].encode().decode(
             "latin-1"), "1" * 5000]:
         yield row(f"If-Match {value[:20]!r}", "POST", act, good, headers={"If-Match": value})
-    yield row("If-Match stale", "POST", act, good, headers={"If-Match": '"999999"'}, expect=412)
+    yield row("If-Match stale", "POST", act, action, headers={"If-Match": '"999999"'}, expect=412)
+    yield row("If-Match stale, a malformed body", "POST", act, json.dumps("roll"), headers={"If-Match": '"999999"'},
+              expect=422)
     for value in ["", "k" * 201, "clé", "a b", "line\tbreak", UNICODE[:30].encode().decode("latin-1")]:
         yield row(f"Idempotency-Key {value[:20]!r}", "POST", act, good, headers={"Idempotency-Key": value})
     for value in ["Bearer", "Bearer ", "Basic YWxhZGRpbjpvcGVuc2VzYW1l", "Bearer " + "x" * 8000,

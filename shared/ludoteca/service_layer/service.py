@@ -494,15 +494,17 @@ class GameService:
             raise
 
     def check_move(self, stored: Stored, if_match: int | None, body: Any, validate: bool = True) -> dict[str, Any]:
-        """The checks before the engine runs: the version the caller saw (412), the action's
-        body (422; ``validate=False`` on a retry: a request's body is validated once), and a
+        """The checks before the engine runs: the action's body (422; ``validate=False`` on a
+        retry: a request's body is validated once), the version the caller saw (412), and a
         game that has started and is not over (409). Returns the validated action (``{}``
-        without ``validate``)."""
+        without ``validate``). A malformed body is refused as such whatever the version: it
+        would be refused at any version (schemathesis's negative-data check found a stale
+        ``If-Match`` answering 412 to a body that is no action)."""
+        action = self.parse_action(body) if validate else {}
         if if_match is not None and if_match != stored.version:
             raise StaleVersionError(
                 f"If-Match names version {if_match}; the game is at version {stored.version}.",
                 current_version=stored.version)
-        action = self.parse_action(body) if validate else {}
         status = stored.record.status
         if status is WAITING:
             raise GameNotStartedError("The game starts when every seat is claimed.")
