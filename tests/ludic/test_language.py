@@ -469,6 +469,19 @@ NATURAL = [
     ("the top card is under 5 or over 10, and the bottom card is red",
      "(the top card < 5 or the top card > 10) and the bottom card is red"),
     ("at least one of the cards is a face card and the other is a number card", "exactly one card is a face card"),
+    # counted cards, 'add up to', 'apart', 'of the same colour', a shared offset
+    ("at most one card is red", "neither card is red or exactly one card is red"),
+    ("at most one red card is odd", "not (both cards are red and both cards are odd)"),
+    ("one card is a king", "some card is a king"),
+    ("two cards are even", "both cards are even"),
+    ("the cards add up to 14", "the sum is 14"),
+    ("the cards sum to at least 20", "the sum is at least 20"),
+    ("the top and bottom cards add up to 10", "the top card + the bottom card = 10"),
+    ("the cards are 3 apart", "the cards differ by 3"),
+    ("the cards are of the same colour", "the cards have the same color"),
+    ("the cards are of different ranks", "the cards are not a pair"),
+    ("the top card is 2 or 3 more than the bottom card",
+     "the top card is 2 more than the bottom card or the top card is 3 more than the bottom card"),
 ]
 
 
@@ -506,6 +519,29 @@ class TestNaturalEnglish:
         ("every red card is odd or a king", lambda t, b: all(not c.red or c.rank % 2 == 1 or c.rank == 13
                                                             for c in (t, b))),
         ("the top card is 2 more than the bottom card", lambda t, b: t.rank == b.rank + 2),
+        # "or" shares "more than the bottom card" between like terms (numbers), not "is 2"
+        ("the top card is 2 or 3 more than the bottom card", lambda t, b: t.rank - b.rank in (2, 3)),
+        ("the top card is 2, 3 or 4 less than the bottom card", lambda t, b: b.rank - t.rank in (2, 3, 4)),
+        ("the top card is not 2 or 3 more than the bottom card", lambda t, b: t.rank - b.rank not in (2, 3)),
+        ("the top card is 7 or the bottom card + 2", lambda t, b: t.rank == 7 or t.rank == b.rank + 2),
+        ("at most one card is red", lambda t, b: not (t.red and b.red)),
+        ("at most one of the cards is a face card", lambda t, b: not (t.rank > 10 and b.rank > 10)),
+        ("at most one card is red or a king", lambda t, b: not ((t.red or t.rank == 13) and (b.red or b.rank == 13))),
+        ("one card is red", lambda t, b: t.red or b.red),
+        ("one card is even", lambda t, b: t.rank % 2 == 0 or b.rank % 2 == 0),
+        ("one red card is odd", lambda t, b: any(c.red and c.rank % 2 == 1 for c in (t, b))),
+        ("two cards are red", lambda t, b: t.red and b.red),
+        ("the cards add up to 14", lambda t, b: t.rank + b.rank == 14),
+        ("the cards sum to 14", lambda t, b: t.rank + b.rank == 14),
+        ("the cards do not add up to 14", lambda t, b: t.rank + b.rank != 14),
+        ("the cards add up to more than 14", lambda t, b: t.rank + b.rank > 14),
+        ("the cards are 2 apart", lambda t, b: abs(t.rank - b.rank) == 2),
+        ("the cards are not 2 apart", lambda t, b: abs(t.rank - b.rank) != 2),
+        ("the cards are two apart from each other", lambda t, b: abs(t.rank - b.rank) == 2),
+        ("the cards add to 9", lambda t, b: t.rank + b.rank == 9),
+        ("the cards are of the same colour", lambda t, b: t.red == b.red),
+        ("the cards are of different colours", lambda t, b: t.red != b.red),
+        ("the top card is of the same colour as the bottom card", lambda t, b: t.red == b.red),
     ])
     def test_against_brute_force(self, text: str, oracle: Oracle) -> None:
         assert table_of(text).obey == oracle_mask(oracle)

@@ -42,7 +42,7 @@ MAX_DEPTH = 64
 recursive walk of a rule (building, compiling, rendering)."""
 
 Position = Literal["top", "bottom", "high", "low"]
-QuantifierKind = Literal["some", "every", "no", "exactly_one", "other"]
+QuantifierKind = Literal["some", "every", "no", "exactly_one", "at_most_one", "other"]
 CARD_ADJECTIVES = frozenset({"red", "black", "face", "pip"})
 NUMBER_ADJECTIVES = frozenset({"even", "odd", "prime", "square"})
 ADJECTIVES = ("red", "black", "even", "odd", "prime", "face", "pip", "square")
@@ -308,7 +308,7 @@ QUANTIFIER_WORDS: dict[str, QuantifierKind] = {
     "some": "some", "a": "some", "an": "some", "at least one": "some", "either": "some",
     "another": "some", "every": "every", "each": "every", "both": "every", "all": "every",
     "no": "no", "neither": "no", "none": "no", "exactly one": "exactly_one", "only one": "exactly_one",
-    "one": "some", "every one": "every",
+    "one": "some", "every one": "every", "two": "every", "at most one": "at_most_one",
 }
 POSITIONS: dict[str, Position] = {
     "top": "top", "bottom": "bottom", "high": "high", "higher": "high", "highest": "high",
@@ -387,7 +387,9 @@ class _Pred:
     ``explicit``: it says its own verb or ``not`` (so a negated head does not reach it);
     ``set_level``: it speaks of the two cards together (``the same color``, ``consecutive``), so
     it cannot be said of one card; ``subject``: what the statement's subject becomes (``the
-    cards differ by 3`` speaks of the difference)."""
+    cards differ by 3`` speaks of the difference); ``amount``: the number of a bare ``is 2``;
+    ``offset``: for ``3 more than the bottom card``, the builder of the same offset by another
+    amount (so ``2 or 3 more than the bottom card`` is 2 more or 3 more)."""
 
     build: Builder
     negated: bool = False
@@ -395,6 +397,8 @@ class _Pred:
     set_level: bool = False
     subject: Callable[[Any], Any] | None = None
     ellipsis: bool = False
+    amount: Any = None
+    offset: Callable[[Any], Builder] | None = None
 
 
 def _no_build(subject: Any, negated: bool) -> Rule:  # pragma: no cover - an ellipsis is never built
@@ -482,6 +486,8 @@ def _over_positions(q: Quantified, body: Callable[[Card], Rule]) -> Rule:
             return And(tuple(body(Card(p)) for p in ("top", "bottom")))
         return And(tuple(Implies(Property(Card(p), q.restrictors), body(Card(p)))
                          for p in ("top", "bottom")))
+    if q.kind == "at_most_one":
+        return Not(And(tuple(cases)))
     return Or((And((cases[0], Not(cases[1]))), And((cases[1], Not(cases[0])))))
 
 
@@ -493,6 +499,12 @@ def _group(head: _Said, members: list[tuple[str, _Pred]]) -> Rule:
     assert head.pred is not None
     preds = [head.pred] + [p for _, p in members]
     kinds = [k for k, _ in members]
+    for i in range(len(preds) - 1, 0, -1):
+        by = preds[i].offset
+        j = i - 1
+        while by is not None and j >= 0 and isinstance(preds[j].amount, Const):
+            preds[j] = replace(preds[j], build=by(preds[j].amount), amount=None, offset=by)
+            j -= 1
     wrap = head.pred.negated and not any(p.explicit for _, p in members)
     subject = head.subject
 
@@ -692,6 +704,18 @@ class _Build(Transformer[Token, Rule]):
     def differ_by_not(self, meta: Any, c: list[Any]) -> _Pred:
         return replace(self.differ_by(meta, c), negated=True)
 
+    def add_up_to(self, meta: Any, c: list[Any]) -> _Pred:
+        comp: _Pred = c[-1]
+
+        def total(s: Any) -> Aggregate:
+            self._both_cards(meta, s, "add up to")
+            return Aggregate("sum")
+
+        return replace(comp, explicit=True, subject=total)
+
+    def add_up_to_not(self, meta: Any, c: list[Any]) -> _Pred:
+        return replace(self.add_up_to(meta, c), negated=True)
+
     def form_pair(self, meta: Any, c: list[Any]) -> _Pred:
         return self.pair(meta, c)
 
@@ -746,7 +770,7 @@ class _Build(Transformer[Token, Rule]):
         return self._comp(lambda s, n: self._compare(meta, s, op, target, n))
 
     def equals(self, meta: Any, c: list[Any]) -> _Pred:
-        return self._comp(lambda s, n: self._compare(meta, s, "eq", c[-1], n))
+        return replace(self._comp(lambda s, n: self._compare(meta, s, "eq", c[-1], n)), amount=c[-1])
 
     def bounded(self, meta: Any, c: list[Any]) -> _Pred:
         bound = _words(c[-1]).split()[-1]
@@ -758,8 +782,17 @@ class _Build(Transformer[Token, Rule]):
         if isinstance(target, Quantified):
             raise _TypeError("say which card: 'the top card is 2 more than the bottom card'", meta)
         more = _words(word).split()[0] in ("more", "higher", "greater", "larger", "bigger")
-        value = Arith("+" if more else "-", target, amount)
-        return self._comp(lambda s, n: self._compare(meta, s, "eq", value, n))
+
+        def by(amount: Any) -> Builder:
+            value = Arith("+" if more else "-", target, amount)
+            return lambda s, n: self._compare(meta, s, "eq", value, n)
+
+        return replace(self._comp(by(amount)), offset=by)
+
+    def apart(self, meta: Any, c: list[Any]) -> _Pred:
+        amount = c[0]
+        comp = self._comp(lambda s, n: self._compare(meta, s, "eq", amount, n))
+        return replace(comp, subject=lambda s: self._both_cards(meta, s, "apart"))
 
     def between(self, meta: Any, c: list[Any]) -> _Pred:
         low, high = (x for x in c if not isinstance(x, Token))
@@ -821,6 +854,9 @@ class _Build(Transformer[Token, Rule]):
     def quantified(self, meta: Any, c: list[Any]) -> Quantified:
         word = _words(c[0])
         restrictors = next((x for x in c if isinstance(x, tuple)), ())
+        if word == "two" and restrictors:
+            raise _TypeError("say 'both cards are ...' with every property they have (e.g. 'both cards are "
+                             "red and odd')", meta)
         return Quantified(QUANTIFIER_WORDS[word], restrictors, word)
 
     def quantified_number_card(self, meta: Any, c: list[Any]) -> Quantified:
@@ -1052,7 +1088,8 @@ def _quantified_text(q: Quantified, as_object: bool = False) -> str:
         return "the cards"
     if not adjectives and q.kind in ("every", "no") and not as_object:
         return "both cards" if q.kind == "every" else "neither card"
-    word = {"some": "some", "every": "every", "no": "no", "exactly_one": "exactly one"}[q.kind]
+    word = {"some": "some", "every": "every", "no": "no", "exactly_one": "exactly one",
+            "at_most_one": "at most one"}[q.kind]
     return f"{word} {adjectives}card"
 
 
