@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ludic.language import RuleError, parse, render
 from ludic.rules import InitialSets, accept_guess, accept_rule, check
+from ludic.suggest import keeps_meaning
 from ludic.tables import table_of
 from ludic.universe import ALL, SETS, TWINS, CardType, set_of_codes, split_set
 
@@ -547,10 +548,11 @@ class TestNaturalEnglish:
         assert table_of(text).obey == oracle_mask(oracle)
 
     @pytest.mark.parametrize("text", [
-        "top is purple", "the top card is hihger than 5", "the sum is more 3", "the top card is red or",
-        "or a queen", "the top card is bigger", "the sum is red", "the cards are same color", "top card red",
+        "the top card is hihger than 5", "the sum is more 3", "the top card is red or",
+        "or a queen", "the top card is bigger", "the cards are same color", "top card red",
         "the top card is greater then 5", "one card is red and the other black", "the top card is a heart",
-        "the cards are the same suit", "the top card is a king or a qeen",
+        "the cards are the same suit", "the top card is a king or a qeen", "the cards are of teh same colour",
+        "one crad is even", "the cards are 2 aparts", "the cards sums to 14", "the cards adds up to 14",
     ])
     def test_every_refusal_suggests_a_wording_that_reads(self, text: str) -> None:
         with pytest.raises(RuleError) as caught:
@@ -558,9 +560,47 @@ class TestNaturalEnglish:
         suggestion = caught.value.suggestion
         assert suggestion is not None and suggestion != text
         parse(suggestion)
+        assert keeps_meaning(text, suggestion)
         assert caught.value.as_json()["suggestion"] == suggestion
         assert f"'{suggestion}'" in str(caught.value)
         assert NEAREST.get(text, suggestion) == suggestion
+
+    @pytest.mark.parametrize(("text", "wrong"), [
+        # found by a review: each of these was offered, and each says something else
+        ("the cards are of the same colour", "the cards are not the same colour"),
+        ("the cards are of different colours", "the cards are not different colours"),
+        ("one card is even", "one is even"),
+        ("the cards are 2 apart", "the cards are 2"),
+        ("the cards sum to 14", "the cards is sum and 14"),
+        ("the top card is an ace", "the top card is an face"),
+        ("the sum is 2000", "the sum is 7"),
+        ("the top crad is nto red", "the top card is a red"),
+        ("the sum is red", "the sum is even"),
+        ("the top card is red", "the top card is red or the sum is 14"),
+        ("the top card is red", "the top card is 7"),
+        ("the top card is a king", "the top card is a queen"),
+        ("the cards are the same colour", "the cards are different colours"),
+    ])
+    def test_a_suggestion_never_changes_the_meaning(self, text: str, wrong: str) -> None:
+        assert not keeps_meaning(text, wrong)
+
+    @pytest.mark.parametrize("text", [
+        "top is purple", "the sum is red", "the top card is an ace", "the sum is 2000", "the top crad is nto red",
+        "the top card is purple or red",
+    ])
+    def test_no_suggestion_when_no_near_wording_keeps_the_meaning(self, text: str) -> None:
+        with pytest.raises(RuleError) as caught:
+            parse(text)
+        assert caught.value.suggestion is None
+        assert caught.value.as_json()["suggestion"] is None
+
+    @pytest.mark.parametrize("text", [
+        "the cards are of the same colour", "the cards are of different colours", "one card is even",
+        "the cards are 2 apart", "the cards sum to 14", "the cards add up to 14", "at most one card is red",
+        "one card is red", "two cards are red",
+    ])
+    def test_the_reviewed_phrasings_are_accepted(self, text: str) -> None:
+        parse(text)
 
     def test_every_human_rule_reads(self) -> None:
         rules = [line.strip() for line in HUMAN_RULES.read_text().splitlines() if line.strip() and line[0] != "#"]

@@ -5,8 +5,11 @@ known rewrites (a suit becomes a color, ``more 3`` becomes ``more than 3``, a le
 gets a subject), a misspelt word replaced by the nearest word of the language, and at the place
 of the error a word deleted, replaced or inserted (one of the words the parser expected there,
 or a card such as ``the bottom card`` where a card or number was expected); then the same
-edits twice. The first edit that parses and compiles is the suggestion. Only refusals pay for
-this (a few dozen parses of a short text, a few milliseconds).
+edits twice. The first edit that parses, compiles and keeps the meaning of the refused text
+(:func:`keeps_meaning`: no negation, number, connective or same/different added or dropped, no
+word that says something dropped) is the suggestion; when none does, there is no suggestion
+rather than a wrong one. Only refusals pay for this (a few dozen parses of a short text, a few
+milliseconds).
 """
 
 from __future__ import annotations
@@ -108,6 +111,76 @@ def _single_edits(text: str, at: int, expected: list[str]) -> Iterator[str]:
         yield subject + stripped
 
 
+FILLER = frozenset({"a", "an", "the", "is", "are", "has", "have", "do", "does", "of", "to", "as", "than", "by",
+                    "it", "its", "be"})
+"""Words a suggestion may add or drop: they say nothing by themselves."""
+NEGATIONS = frozenset({"not", "no", "none", "neither", "nor", "never"})
+CONNECTIVES = frozenset({"and", "or", "but", "if", "then", "unless", "otherwise", "else", "either"})
+NUMBER_WORDS = frozenset({
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "deuce",
+    "trey", "jack", "queen", "king", "ace"})
+FIXED = frozenset({"same", "different", "differ", "least", "most", "exactly", "only", "some", "every",
+                   "each", "both", "all", "any", "plus", "minus", "times", "mod"})
+"""Words whose adding changes what is said (besides negations, numbers and connectives)."""
+SYNONYMS: dict[str, str] = {
+    **dict.fromkeys(("bigger", "higher", "greater", "larger", "more", "over", "above", "exceeds", "exceed",
+                     "outranks", "outrank", "beats", "beat"), ">"),
+    **dict.fromkeys(("less", "lower", "smaller", "fewer", "under", "below"), "<"),
+    **dict.fromkeys(("heart", "diamond"), "red"), **dict.fromkeys(("spade", "club"), "black"),
+    "suit": "color", "colour": "color", "then": "then",
+}
+
+
+def _meaning_words(text: str, filler: bool = False) -> list[tuple[str, str]]:
+    """The words of ``text`` that say something (``filler``: every word), each as written and in one
+    spelling (``isn't`` is ``not``, ``cards`` is ``card``, ``hearts`` is ``red``, ``bigger`` is ``>``)."""
+    text = re.sub(r"\b(bigger|higher|greater|larger|more|less|lower|smaller|fewer)\s+then\b", r"\1 than", text,
+                  flags=re.I)
+    text = re.sub(r"^\s*(or|and|but|,)\s+", "", text, flags=re.I)
+    out: list[tuple[str, str]] = []
+    for raw in re.findall(r"[a-z']+|\d+", text.lower().replace("\u2019", "'")):
+        if raw.endswith("n't") or raw in ("isnt", "arent", "doesnt", "dont"):
+            out.append((raw, "not"))
+            continue
+        token = raw.strip("'")
+        if token.endswith("s") and len(token) > 3 and not token.endswith("ss"):
+            token = token[:-1]
+        if token and (filler or token not in FILLER):
+            out.append((raw, SYNONYMS.get(token, token)))
+    return out
+
+
+def _guarded(word: str) -> bool:
+    return word in NEGATIONS or word in CONNECTIVES or word in NUMBER_WORDS or word in FIXED or word.isdigit()
+
+
+def keeps_meaning(text: str, candidate: str) -> bool:
+    """Whether ``candidate`` may be offered for ``text``: it keeps every word of ``text`` that says
+    something (a misspelt word may become the word it resembles) and adds no negation, number,
+    connective, quantifier or same/different of its own."""
+    after = _meaning_words(candidate, filler=True)
+    left = list(range(len(after)))  # the candidate's words not yet matched
+    vocab = vocabulary()
+    unknown = []
+    for raw, word in _meaning_words(text):
+        match = next((i for i in left if after[i][1] == word), None)
+        if match is not None:
+            left.remove(match)
+        elif raw in vocab or _guarded(word):
+            return False
+        else:
+            unknown.append(raw)
+    guarded = sorted(NEGATIONS | CONNECTIVES | NUMBER_WORDS | FIXED)
+    for raw in unknown:  # a misspelt word: the word it resembles most must be kept
+        close = difflib.get_close_matches(raw, [after[i][0] for i in left] + guarded, n=1, cutoff=0.6)
+        match = next((i for i in left if close and after[i][0] == close[0]), None)
+        if match is None:
+            return False
+        left.remove(match)
+    return not any(_guarded(after[i][1]) for i in left)
+
+
 def _tidy(text: str) -> str:
     return re.sub(r"[ \t]{2,}", " ", text).strip()
 
@@ -141,7 +214,9 @@ def nearest(text: str, at: int, expected: list[str], attempt: Attempt) -> str | 
             return None
         result = attempt(candidate)
         if result is None:
-            return candidate
+            if keeps_meaning(text, candidate):
+                return candidate
+            continue
         if is_first:
             first.append((candidate, result))
     return None
