@@ -155,10 +155,11 @@ def _guarded(word: str) -> bool:
     return word in NEGATIONS or word in CONNECTIVES or word in NUMBER_WORDS or word in FIXED or word.isdigit()
 
 
-def keeps_meaning(text: str, candidate: str) -> bool:
+def keeps_meaning(text: str, candidate: str, *, adds: bool = True) -> bool:
     """Whether ``candidate`` may be offered for ``text``: it keeps every word of ``text`` that says
-    something (a misspelt word may become the word it resembles) and adds no negation, number,
-    connective, quantifier or same/different of its own."""
+    something (a misspelt word may become the word it resembles) and (unless not ``adds``: an
+    edit on the way, which a further edit may undo) adds no negation, number, connective,
+    quantifier or same/different of its own."""
     after = _meaning_words(candidate, filler=True)
     left = list(range(len(after)))  # the candidate's words not yet matched
     vocab = vocabulary()
@@ -178,7 +179,7 @@ def keeps_meaning(text: str, candidate: str) -> bool:
         if match is None:
             return False
         left.remove(match)
-    return not any(_guarded(after[i][1]) for i in left)
+    return not adds or not any(_guarded(after[i][1]) for i in left)
 
 
 def _tidy(text: str) -> str:
@@ -209,9 +210,13 @@ def nearest(text: str, at: int, expected: list[str], attempt: Attempt) -> str | 
         for candidate, (where, again) in first[:24]:
             yield from ((c, False) for c in _fresh(_single_edits(candidate, where, again), seen))
 
-    for tries, (candidate, is_first) in enumerate(rounds()):
+    tries = 0
+    for candidate, is_first in rounds():
+        if not keeps_meaning(text, candidate, adds=False):
+            continue  # not worth a parse: it lost a word that says something
         if tries >= MAX_TRIES:
             return None
+        tries += 1
         result = attempt(candidate)
         if result is None:
             if keeps_meaning(text, candidate):
