@@ -543,6 +543,21 @@ class TestNaturalEnglish:
         ("the cards are of the same colour", lambda t, b: t.red == b.red),
         ("the cards are of different colours", lambda t, b: t.red != b.red),
         ("the top card is of the same colour as the bottom card", lambda t, b: t.red == b.red),
+        ("the cards are 2 or 3 apart", lambda t, b: abs(t.rank - b.rank) in (2, 3)),
+        ("the cards are not 2 or 3 apart", lambda t, b: abs(t.rank - b.rank) not in (2, 3)),
+        ("the cards are 2 apart or 3 apart", lambda t, b: abs(t.rank - b.rank) in (2, 3)),
+        ("the cards are at most 2 apart", lambda t, b: abs(t.rank - b.rank) <= 2),
+        ("the cards are more than 2 apart", lambda t, b: abs(t.rank - b.rank) > 2),
+        ("the cards are red or 3 apart", lambda t, b: (t.red and b.red) or abs(t.rank - b.rank) == 3),
+        ("the cards are red or add up to 14", lambda t, b: (t.red and b.red) or t.rank + b.rank == 14),
+        ("the cards add up to 14 or 15", lambda t, b: t.rank + b.rank in (14, 15)),
+        ("the cards total 14", lambda t, b: t.rank + b.rank == 14),
+        ("one of the two cards is red", lambda t, b: t.red or b.red),
+        ("no more than one card is red", lambda t, b: not (t.red and b.red)),
+        ("not more than one of the cards is a king", lambda t, b: not (t.rank == 13 and b.rank == 13)),
+        ("the cards are a different colour", lambda t, b: t.red != b.red),
+        ("the cards are of a different colour", lambda t, b: t.red != b.red),
+        ("one card is higher than the other", lambda t, b: t.rank != b.rank),
     ])
     def test_against_brute_force(self, text: str, oracle: Oracle) -> None:
         assert table_of(text).obey == oracle_mask(oracle)
@@ -601,6 +616,12 @@ class TestNaturalEnglish:
     ])
     def test_the_reviewed_phrasings_are_accepted(self, text: str) -> None:
         parse(text)
+
+    @pytest.mark.parametrize("text", ["the top card is 2 or 3 apart", "the top card is 2 apart"])
+    def test_apart_is_said_of_the_two_cards(self, text: str) -> None:
+        with pytest.raises(RuleError) as caught:
+            parse(text)
+        assert caught.value.reason == "type"
 
     def test_every_human_rule_reads(self) -> None:
         rules = [line.strip() for line in HUMAN_RULES.read_text().splitlines() if line.strip() and line[0] != "#"]

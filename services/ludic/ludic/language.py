@@ -309,6 +309,7 @@ QUANTIFIER_WORDS: dict[str, QuantifierKind] = {
     "another": "some", "every": "every", "each": "every", "both": "every", "all": "every",
     "no": "no", "neither": "no", "none": "no", "exactly one": "exactly_one", "only one": "exactly_one",
     "one": "some", "every one": "every", "two": "every", "at most one": "at_most_one",
+    "no more than one": "at_most_one", "not more than one": "at_most_one",
 }
 POSITIONS: dict[str, Position] = {
     "top": "top", "bottom": "bottom", "high": "high", "higher": "high", "highest": "high",
@@ -495,25 +496,38 @@ def _group(head: _Said, members: list[tuple[str, _Pred]]) -> Rule:
     """A statement and the fragments that share its subject: ``the top card is a king or a queen``.
 
     A negated head (``is not``, ``isn't``, ``is neither ... nor``) negates the whole list when no
-    fragment says its own ``not`` (``the top card is not a king or a queen``: neither)."""
+    fragment says its own ``not`` (``the top card is not a king or a queen``: neither).
+
+    Bare numbers before a fragment share what it says of its number: ``2 or 3 more than the bottom
+    card`` (2 more or 3 more), ``the cards are 2 or 3 apart`` (the difference is 2 or 3). A
+    fragment with its own verb that speaks of another subject (``... or add up to 14``: the sum)
+    says it of that subject."""
     assert head.pred is not None
-    preds = [head.pred] + [p for _, p in members]
+    # the head's subject is applied; a fragment without a verb shares it ('2 apart or 3 apart')
+    shared = head.pred.subject is not None
+    preds = [replace(head.pred, subject=None)] + [p if p.explicit or not shared else replace(p, subject=None)
+                                                  for _, p in members]
     kinds = [k for k, _ in members]
     for i in range(len(preds) - 1, 0, -1):
-        by = preds[i].offset
+        by, renamed = preds[i].offset, None if preds[i].explicit else preds[i].subject
         j = i - 1
-        while by is not None and j >= 0 and isinstance(preds[j].amount, Const):
-            preds[j] = replace(preds[j], build=by(preds[j].amount), amount=None, offset=by)
+        while (by is not None or renamed is not None) and j >= 0 and isinstance(preds[j].amount, Const) \
+                and preds[j].subject is None:
+            if by is not None:
+                preds[j] = replace(preds[j], build=by(preds[j].amount), amount=None, offset=by)
+            preds[j] = replace(preds[j], subject=renamed)
             j -= 1
     wrap = head.pred.negated and not any(p.explicit for _, p in members)
     subject = head.subject
 
     def body(card: Any) -> Rule:
-        parts = [p.build(card, False if (wrap and i == 0) else p.negated) for i, p in enumerate(preds)]
+        parts = [p.build(card if p.subject is None else p.subject(card), False if (wrap and i == 0) else p.negated)
+                 for i, p in enumerate(preds)]
         joined = _and_or(parts, kinds)
         return Not(joined) if wrap else joined
 
-    if isinstance(subject, Quantified) and subject.kind != "other" and not any(p.set_level for p in preds):
+    if isinstance(subject, Quantified) and subject.kind != "other" and not any(
+            p.set_level or p.subject is not None for p in preds):
         return _over_positions(subject, body)
     return body(subject)
 
@@ -792,7 +806,12 @@ class _Build(Transformer[Token, Rule]):
     def apart(self, meta: Any, c: list[Any]) -> _Pred:
         amount = c[0]
         comp = self._comp(lambda s, n: self._compare(meta, s, "eq", amount, n))
-        return replace(comp, subject=lambda s: self._both_cards(meta, s, "apart"))
+        return replace(comp, subject=lambda s: self._both_cards(meta, s, "are ... apart"))
+
+    def apart_compare(self, meta: Any, c: list[Any]) -> _Pred:
+        op, amount = c[0], c[1]
+        comp = self._comp(lambda s, n: self._compare(meta, s, op, amount, n))
+        return replace(comp, subject=lambda s: self._both_cards(meta, s, "are ... apart"))
 
     def between(self, meta: Any, c: list[Any]) -> _Pred:
         low, high = (x for x in c if not isinstance(x, Token))
