@@ -493,6 +493,9 @@ NEAREST = {
     "or a queen": "the top card is a queen",
     "the top card is a heart": "the top card is red",
     "the top card is a king or a qeen": "the top card is a king or a queen",
+    "the top card is red or": "the top card is red",
+    "the cards sums to 14": "the cards sum to 14",
+    "the cards add up 14": "the cards add up to 14",
 }
 HUMAN_RULES = Path(__file__).with_name("human_rules.txt")
 
@@ -568,6 +571,7 @@ class TestNaturalEnglish:
         "the top card is greater then 5", "one card is red and the other black", "the top card is a heart",
         "the cards are the same suit", "the top card is a king or a qeen", "the cards are of teh same colour",
         "one crad is even", "the cards are 2 aparts", "the cards sums to 14", "the cards adds up to 14",
+        "the cards add up 14",
     ])
     def test_every_refusal_suggests_a_wording_that_reads(self, text: str) -> None:
         with pytest.raises(RuleError) as caught:
@@ -595,13 +599,15 @@ class TestNaturalEnglish:
         ("the top card is red", "the top card is 7"),
         ("the top card is a king", "the top card is a queen"),
         ("the cards are the same colour", "the cards are different colours"),
+        ("the cards are the same", "the cards are the same color"),
+        ("the top card is red or", "the top card is red or black"),
     ])
     def test_a_suggestion_never_changes_the_meaning(self, text: str, wrong: str) -> None:
         assert not keeps_meaning(text, wrong)
 
     @pytest.mark.parametrize("text", [
         "top is purple", "the sum is red", "the top card is an ace", "the sum is 2000", "the top crad is nto red",
-        "the top card is purple or red",
+        "the top card is purple or red", "the cards are the same",
     ])
     def test_no_suggestion_when_no_near_wording_keeps_the_meaning(self, text: str) -> None:
         with pytest.raises(RuleError) as caught:

@@ -54,6 +54,7 @@ REWRITES: tuple[tuple[str, str], ...] = (
     (r"\bthe\s+cards?\s+is\b", "the cards are"),
     (r"\bcards\s+is\b", "cards are"),
     (r"\bcard\s+are\b", "card is"),
+    (r"\b(cards\s+)(adds?\s+up|sums?)\s+(?!to\b)", r"\1\2 to "),
 )
 SUBJECTS = ("the top card is ", "the sum is ")
 DEFAULT_WORDS = ("even", "odd", "7", "the bottom card", "red")
@@ -121,7 +122,8 @@ NUMBER_WORDS = frozenset({
     "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "deuce",
     "trey", "jack", "queen", "king", "ace"})
 FIXED = frozenset({"same", "different", "differ", "least", "most", "exactly", "only", "some", "every",
-                   "each", "both", "all", "any", "plus", "minus", "times", "mod"})
+                   "each", "both", "all", "any", "plus", "minus", "times", "mod", "color", "rank", "value",
+                   "parity", "paritie"})
 """Words whose adding changes what is said (besides negations, numbers and connectives)."""
 SYNONYMS: dict[str, str] = {
     **dict.fromkeys(("bigger", "higher", "greater", "larger", "more", "over", "above", "exceeds", "exceed",
@@ -132,12 +134,18 @@ SYNONYMS: dict[str, str] = {
 }
 
 
+def _without_dangling(text: str) -> str:
+    """``text`` without a connective that ends it (``the top card is red or``: it says nothing)."""
+    return re.sub(r"(\s+(and|or|but|nor)|\s*,)\s*\.?\s*$", "", text, flags=re.I)
+
+
 def _meaning_words(text: str, filler: bool = False) -> list[tuple[str, str]]:
     """The words of ``text`` that say something (``filler``: every word), each as written and in one
     spelling (``isn't`` is ``not``, ``cards`` is ``card``, ``hearts`` is ``red``, ``bigger`` is ``>``)."""
     text = re.sub(r"\b(bigger|higher|greater|larger|more|less|lower|smaller|fewer)\s+then\b", r"\1 than", text,
                   flags=re.I)
     text = re.sub(r"^\s*(or|and|but|,)\s+", "", text, flags=re.I)
+    text = _without_dangling(text)
     out: list[tuple[str, str]] = []
     for raw in re.findall(r"[a-z']+|\d+", text.lower().replace("\u2019", "'")):
         if raw.endswith("n't") or raw in ("isnt", "arent", "doesnt", "dont"):
@@ -204,6 +212,9 @@ def nearest(text: str, at: int, expected: list[str], attempt: Attempt) -> str | 
         return None
     seen = {text}
     first: list[tuple[str, tuple[int, list[str]]]] = []
+    dangling = _without_dangling(text)
+    if dangling != text and attempt(dangling) is None:
+        return dangling  # 'the top card is red or': what it says, without the connective left over
 
     def rounds() -> Iterator[tuple[str, bool]]:
         yield from ((c, True) for c in _fresh(_single_edits(text, at, expected), seen))
