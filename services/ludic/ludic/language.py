@@ -369,6 +369,11 @@ NUMBER_NAMES = {
 }
 
 
+NUMBER_NAME_PATTERN = "(" + "|".join(sorted((n.replace(" ", r"[\s-]+") for n in NUMBER_NAMES), key=len,
+                                             reverse=True)) + ")"
+"""A number written as a word (``seven``, ``twenty-one``)."""
+
+
 def _number_name(word: str) -> int:
     word = word.replace("-", " ")
     for candidate in (word, word[:-1], word[:-2]):
@@ -545,6 +550,10 @@ def _repeat(pred: _Pred, members: list[tuple[str, _Pred]]) -> Callable[[Any, boo
 @v_args(meta=True)
 class _Build(Transformer[Token, Rule]):
     """Turns lark's parse tree into the syntax tree, checking that the words fit together."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
+        self.text = text
 
     # ---- logic: the chain of statements, fragments and connectives ----
     def start(self, meta: Any, children: list[Any]) -> Rule:
@@ -784,7 +793,11 @@ class _Build(Transformer[Token, Rule]):
         return self._comp(lambda s, n: self._compare(meta, s, op, target, n))
 
     def equals(self, meta: Any, c: list[Any]) -> _Pred:
-        return replace(self._comp(lambda s, n: self._compare(meta, s, "eq", c[-1], n)), amount=c[-1])
+        comp = self._comp(lambda s, n: self._compare(meta, s, "eq", c[-1], n))
+        written = self.text[getattr(meta, "start_pos", 0):getattr(meta, "end_pos", 0)]
+        if re.fullmatch(r"\d+|" + NUMBER_NAME_PATTERN, written.strip(), flags=re.I):
+            return replace(comp, amount=c[-1])  # a bare number ('2 or 3 more than ...'), not 'a king'
+        return comp
 
     def bounded(self, meta: Any, c: list[Any]) -> _Pred:
         bound = _words(c[-1]).split()[-1]
@@ -1053,7 +1066,7 @@ def _parse(text: str) -> Rule:
         raise RuleError(f"the rule nests too deeply (more than {MAX_DEPTH} levels of 'not', operators "
                         "or parentheses)", reason="size", line=1, column=1)
     try:
-        return _Build().transform(tree)
+        return _Build(text).transform(tree)
     except VisitError as error:
         inner = error.orig_exc
         if isinstance(inner, _TypeError):
