@@ -22,6 +22,8 @@ from pathlib import Path
 
 MAX_TRIES = 200
 """Parses at most, per refused rule."""
+MAX_CANDIDATES = 800
+"""Edits looked at, at most, per refused rule (most are not parsed: they lose a word that says something)."""
 MAX_SUGGESTED = 300
 """Longer texts get no suggestion (each try parses the whole text again)."""
 
@@ -72,6 +74,12 @@ def vocabulary() -> tuple[str, ...]:
     return tuple(sorted(words))
 
 
+@functools.lru_cache(maxsize=4096)
+def _spellings(word: str) -> tuple[str, ...]:
+    """The words of the language nearest a word it does not know."""
+    return tuple(difflib.get_close_matches(word, vocabulary(), n=3, cutoff=0.7))
+
+
 def _words(text: str) -> list[re.Match[str]]:
     return list(re.finditer(r"[A-Za-z']+|\d+|[^\sA-Za-z\d]", text))
 
@@ -94,7 +102,7 @@ def _single_edits(text: str, at: int, expected: list[str]) -> Iterator[str]:
     for token in tokens:
         word = token.group().lower()
         if word.isalpha() and word not in vocab:
-            for close in difflib.get_close_matches(word, vocab, n=3, cutoff=0.7):
+            for close in _spellings(word):
                 yield text[: token.start()] + close + text[token.end():]
     here = next((i for i, t in enumerate(tokens) if t.end() > at), len(tokens))
     inserts = [e for name in expected for e in EXAMPLES.get(name, ())] or list(DEFAULT_WORDS)
@@ -139,7 +147,8 @@ def _without_dangling(text: str) -> str:
     return re.sub(r"(\s+(and|or|but|nor)|\s*,)\s*\.?\s*$", "", text, flags=re.I)
 
 
-def _meaning_words(text: str, filler: bool = False) -> list[tuple[str, str]]:
+@functools.lru_cache(maxsize=4096)
+def _meaning_words(text: str, filler: bool = False) -> tuple[tuple[str, str], ...]:
     """The words of ``text`` that say something (``filler``: every word), each as written and in one
     spelling (``isn't`` is ``not``, ``cards`` is ``card``, ``hearts`` is ``red``, ``bigger`` is ``>``)."""
     text = re.sub(r"\b(bigger|higher|greater|larger|more|less|lower|smaller|fewer)\s+then\b", r"\1 than", text,
@@ -156,7 +165,7 @@ def _meaning_words(text: str, filler: bool = False) -> list[tuple[str, str]]:
             token = token[:-1]
         if token and (filler or token not in FILLER):
             out.append((raw, SYNONYMS.get(token, token)))
-    return out
+    return tuple(out)
 
 
 def _guarded(word: str) -> bool:
@@ -222,7 +231,9 @@ def nearest(text: str, at: int, expected: list[str], attempt: Attempt) -> str | 
             yield from ((c, False) for c in _fresh(_single_edits(candidate, where, again), seen))
 
     tries = 0
-    for candidate, is_first in rounds():
+    for looked, (candidate, is_first) in enumerate(rounds()):
+        if looked >= MAX_CANDIDATES:
+            return None
         if not keeps_meaning(text, candidate, adds=False):
             continue  # not worth a parse: it lost a word that says something
         if tries >= MAX_TRIES:
