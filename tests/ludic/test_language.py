@@ -627,6 +627,12 @@ class TestNaturalEnglish:
     def test_the_reviewed_phrasings_are_accepted(self, text: str) -> None:
         parse(text)
 
+    @pytest.mark.parametrize("text", ["the top card is red and is not", "king are not"])
+    def test_an_ellipsis_without_its_subject_is_refused(self, text: str) -> None:
+        with pytest.raises(RuleError) as caught:  # was an internal error (lark's VisitError)
+            parse(text)
+        assert caught.value.reason == "type"
+
     @pytest.mark.parametrize("text", ["the top card is 2 or 3 apart", "the top card is 2 apart"])
     def test_apart_is_said_of_the_two_cards(self, text: str) -> None:
         with pytest.raises(RuleError) as caught:

@@ -598,6 +598,9 @@ class _Build(Transformer[Token, Rule]):
             joint, pending = pending, []
             if isinstance(item, _Fragment) and item.kind == "fragment":
                 kind = _joint_kind(joint)
+                if item.pred.ellipsis:
+                    raise _TypeError("'is not' alone needs its subject: say which card or number is not "
+                                     "(e.g. 'the top card is red and the bottom card is not')", item.meta)
                 if head is None or head.pred is None or kind not in ("and", "or", "comma"):
                     raise _TypeError("this part has no subject: say which card or number it is about "
                                      "(e.g. 'the top card is a king or a queen', not 'or a queen' alone)",
