@@ -605,6 +605,10 @@ class TestNaturalEnglish:
         ("the cards are the same colour", "the cards are different colours"),
         ("the cards are the same", "the cards are the same color"),
         ("the top card is red or", "the top card is red or black"),
+        ("the top card is and red", "the top card is black and red"),
+        ("the top card is than or equal to 6", "the top card is greater than or equal to 6"),
+        ("the cards by 3", "the cards is divisible by 3"),
+        ("the sum is", "the sum is even"),
     ])
     def test_a_suggestion_never_changes_the_meaning(self, text: str, wrong: str) -> None:
         assert not keeps_meaning(text, wrong)

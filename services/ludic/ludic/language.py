@@ -232,7 +232,8 @@ TERMINAL_WORDS: dict[str, str] = {
     "ONE_CARD": "'one card'", "OTHER_ONE": "'the other'", "TOP_AND_BOTTOM": "'the top and bottom cards'",
     "EITHER_TOP_OR_BOTTOM": "'the top or the bottom card'", "DIFFER": "'differ'", "BY": "'by'",
     "NOT_BOTH": "'but not both'", "OTHERWISE": "'otherwise'", "IT": "'it'", "FORM": "'forms'",
-    "PAIR": "'pair'", "ONE_WORD": "'one'", "DIFFERENCE_WORD": "'more than'",
+    "PAIR": "'pair'", "ONE_WORD": "'one'", "DIFFERENCE_WORD": "'more than'", "ADD_UP_TO": "'add up to'",
+    "APART": "'apart'", "COUNT": "'one card', 'two cards'",
 }
 
 EXTERNAL_WORDS = (

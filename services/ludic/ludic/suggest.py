@@ -120,8 +120,7 @@ def _single_edits(text: str, at: int, expected: list[str]) -> Iterator[str]:
         yield subject + stripped
 
 
-FILLER = frozenset({"a", "an", "the", "is", "are", "has", "have", "do", "does", "of", "to", "as", "than", "by",
-                    "it", "its", "be"})
+FILLER = frozenset({"a", "an", "the", "is", "are", "has", "have", "do", "does", "it", "its", "be"})
 """Words a suggestion may add or drop: they say nothing by themselves."""
 NEGATIONS = frozenset({"not", "no", "none", "neither", "nor", "never"})
 CONNECTIVES = frozenset({"and", "or", "but", "if", "then", "unless", "otherwise", "else", "either"})
@@ -131,8 +130,9 @@ NUMBER_WORDS = frozenset({
     "trey", "jack", "queen", "king", "ace"})
 FIXED = frozenset({"same", "different", "differ", "least", "most", "exactly", "only", "some", "every",
                    "each", "both", "all", "any", "plus", "minus", "times", "mod", "color", "rank", "value",
-                   "parity", "paritie"})
-"""Words whose adding changes what is said (besides negations, numbers and connectives)."""
+                   "parity", "paritie", "red", "black", "even", "odd", "prime", "face", "pip", "square"})
+"""Words whose adding changes what is said (besides negations, numbers and connectives): a
+suggestion may add a card (``or a queen`` -> ``the top card is a queen``), not a property."""
 SYNONYMS: dict[str, str] = {
     **dict.fromkeys(("bigger", "higher", "greater", "larger", "more", "over", "above", "exceeds", "exceed",
                      "outranks", "outrank", "beats", "beat"), ">"),
@@ -168,6 +168,11 @@ def _meaning_words(text: str, filler: bool = False) -> tuple[tuple[str, str], ..
     return tuple(out)
 
 
+ADDABLE = FILLER | {"than", "as", "to", "of", "by", "top", "bottom", "high", "low", "card", "other"}
+"""The words a suggestion may add: grammar, and a card (``or a queen`` -> ``the top card is a
+queen``, ``bigger`` -> ``outranks the other card``); nothing that says what is true of it."""
+
+
 def _guarded(word: str) -> bool:
     return word in NEGATIONS or word in CONNECTIVES or word in NUMBER_WORDS or word in FIXED or word.isdigit()
 
@@ -175,8 +180,8 @@ def _guarded(word: str) -> bool:
 def keeps_meaning(text: str, candidate: str, *, adds: bool = True) -> bool:
     """Whether ``candidate`` may be offered for ``text``: it keeps every word of ``text`` that says
     something (a misspelt word may become the word it resembles) and (unless not ``adds``: an
-    edit on the way, which a further edit may undo) adds no negation, number, connective,
-    quantifier or same/different of its own."""
+    edit on the way, which a further edit may undo) adds only words of :data:`ADDABLE` (no
+    negation, number, connective, quantifier, property or comparison of its own)."""
     after = _meaning_words(candidate, filler=True)
     left = list(range(len(after)))  # the candidate's words not yet matched
     vocab = vocabulary()
@@ -196,7 +201,7 @@ def keeps_meaning(text: str, candidate: str, *, adds: bool = True) -> bool:
         if match is None:
             return False
         left.remove(match)
-    return not adds or not any(_guarded(after[i][1]) for i in left)
+    return not adds or all(after[i][1] in ADDABLE for i in left)
 
 
 def _tidy(text: str) -> str:
