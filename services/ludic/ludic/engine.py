@@ -508,8 +508,9 @@ class LudicEngine(StateEngine[LudicState]):
 
     @staticmethod
     def _bot_hints(state: LudicState, step: Step) -> bool:
-        """A bot Vexer always chooses its hints (the text lets the Vexer choose; a bot chooses the
-        one that tells least, see bots.py); a human one only with ``vexer_choices``."""
+        """A bot Vexer always chooses its hints (the text lets the Vexer choose; the random bot
+        picks at random, the others the one that tells least, see bots.py); a human one only with
+        ``vexer_choices``."""
         assert state.round is not None
         return step.do is StepKind.HINT and state.players[state.round.vexer].startswith("bot:")
 

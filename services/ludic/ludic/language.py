@@ -42,7 +42,7 @@ MAX_DEPTH = 64
 recursive walk of a rule (building, compiling, rendering)."""
 
 Position = Literal["top", "bottom", "high", "low"]
-QuantifierKind = Literal["some", "every", "no", "exactly_one", "other"]
+QuantifierKind = Literal["some", "every", "no", "exactly_one", "at_most_one", "other"]
 CARD_ADJECTIVES = frozenset({"red", "black", "face", "pip"})
 NUMBER_ADJECTIVES = frozenset({"even", "odd", "prime", "square"})
 ADJECTIVES = ("red", "black", "even", "odd", "prime", "face", "pip", "square")
@@ -232,7 +232,8 @@ TERMINAL_WORDS: dict[str, str] = {
     "ONE_CARD": "'one card'", "OTHER_ONE": "'the other'", "TOP_AND_BOTTOM": "'the top and bottom cards'",
     "EITHER_TOP_OR_BOTTOM": "'the top or the bottom card'", "DIFFER": "'differ'", "BY": "'by'",
     "NOT_BOTH": "'but not both'", "OTHERWISE": "'otherwise'", "IT": "'it'", "FORM": "'forms'",
-    "PAIR": "'pair'", "ONE_WORD": "'one'", "DIFFERENCE_WORD": "'more than'",
+    "PAIR": "'pair'", "ONE_WORD": "'one'", "DIFFERENCE_WORD": "'more than'", "ADD_UP_TO": "'add up to'",
+    "APART": "'apart'", "COUNT": "'one card', 'two cards'",
 }
 
 EXTERNAL_WORDS = (
@@ -308,7 +309,8 @@ QUANTIFIER_WORDS: dict[str, QuantifierKind] = {
     "some": "some", "a": "some", "an": "some", "at least one": "some", "either": "some",
     "another": "some", "every": "every", "each": "every", "both": "every", "all": "every",
     "no": "no", "neither": "no", "none": "no", "exactly one": "exactly_one", "only one": "exactly_one",
-    "one": "some", "every one": "every",
+    "one": "some", "every one": "every", "two": "every", "at most one": "at_most_one",
+    "no more than one": "at_most_one", "not more than one": "at_most_one",
 }
 POSITIONS: dict[str, Position] = {
     "top": "top", "bottom": "bottom", "high": "high", "higher": "high", "highest": "high",
@@ -368,6 +370,11 @@ NUMBER_NAMES = {
 }
 
 
+NUMBER_NAME_PATTERN = "(" + "|".join(sorted((n.replace(" ", r"[\s-]+") for n in NUMBER_NAMES), key=len,
+                                             reverse=True)) + ")"
+"""A number written as a word (``seven``, ``twenty-one``)."""
+
+
 def _number_name(word: str) -> int:
     word = word.replace("-", " ")
     for candidate in (word, word[:-1], word[:-2]):
@@ -387,7 +394,9 @@ class _Pred:
     ``explicit``: it says its own verb or ``not`` (so a negated head does not reach it);
     ``set_level``: it speaks of the two cards together (``the same color``, ``consecutive``), so
     it cannot be said of one card; ``subject``: what the statement's subject becomes (``the
-    cards differ by 3`` speaks of the difference)."""
+    cards differ by 3`` speaks of the difference); ``amount``: the number of a bare ``is 2``;
+    ``offset``: for ``3 more than the bottom card``, the builder of the same offset by another
+    amount (so ``2 or 3 more than the bottom card`` is 2 more or 3 more)."""
 
     build: Builder
     negated: bool = False
@@ -395,6 +404,8 @@ class _Pred:
     set_level: bool = False
     subject: Callable[[Any], Any] | None = None
     ellipsis: bool = False
+    amount: Any = None
+    offset: Callable[[Any], Builder] | None = None
 
 
 def _no_build(subject: Any, negated: bool) -> Rule:  # pragma: no cover - an ellipsis is never built
@@ -482,6 +493,8 @@ def _over_positions(q: Quantified, body: Callable[[Card], Rule]) -> Rule:
             return And(tuple(body(Card(p)) for p in ("top", "bottom")))
         return And(tuple(Implies(Property(Card(p), q.restrictors), body(Card(p)))
                          for p in ("top", "bottom")))
+    if q.kind == "at_most_one":
+        return Not(And(tuple(cases)))
     return Or((And((cases[0], Not(cases[1]))), And((cases[1], Not(cases[0])))))
 
 
@@ -489,19 +502,38 @@ def _group(head: _Said, members: list[tuple[str, _Pred]]) -> Rule:
     """A statement and the fragments that share its subject: ``the top card is a king or a queen``.
 
     A negated head (``is not``, ``isn't``, ``is neither ... nor``) negates the whole list when no
-    fragment says its own ``not`` (``the top card is not a king or a queen``: neither)."""
+    fragment says its own ``not`` (``the top card is not a king or a queen``: neither).
+
+    Bare numbers before a fragment share what it says of its number: ``2 or 3 more than the bottom
+    card`` (2 more or 3 more), ``the cards are 2 or 3 apart`` (the difference is 2 or 3). A
+    fragment with its own verb that speaks of another subject (``... or add up to 14``: the sum)
+    says it of that subject."""
     assert head.pred is not None
-    preds = [head.pred] + [p for _, p in members]
+    # the head's subject is applied; a fragment without a verb shares it ('2 apart or 3 apart')
+    shared = head.pred.subject is not None
+    preds = [replace(head.pred, subject=None)] + [p if p.explicit or not shared else replace(p, subject=None)
+                                                  for _, p in members]
     kinds = [k for k, _ in members]
+    for i in range(len(preds) - 1, 0, -1):
+        by, renamed = preds[i].offset, None if preds[i].explicit else preds[i].subject
+        j = i - 1
+        while (by is not None or renamed is not None) and j >= 0 and isinstance(preds[j].amount, Const) \
+                and preds[j].subject is None:
+            if by is not None:
+                preds[j] = replace(preds[j], build=by(preds[j].amount), amount=None, offset=by)
+            preds[j] = replace(preds[j], subject=renamed)
+            j -= 1
     wrap = head.pred.negated and not any(p.explicit for _, p in members)
     subject = head.subject
 
     def body(card: Any) -> Rule:
-        parts = [p.build(card, False if (wrap and i == 0) else p.negated) for i, p in enumerate(preds)]
+        parts = [p.build(card if p.subject is None else p.subject(card), False if (wrap and i == 0) else p.negated)
+                 for i, p in enumerate(preds)]
         joined = _and_or(parts, kinds)
         return Not(joined) if wrap else joined
 
-    if isinstance(subject, Quantified) and subject.kind != "other" and not any(p.set_level for p in preds):
+    if isinstance(subject, Quantified) and subject.kind != "other" and not any(
+            p.set_level or p.subject is not None for p in preds):
         return _over_positions(subject, body)
     return body(subject)
 
@@ -519,6 +551,10 @@ def _repeat(pred: _Pred, members: list[tuple[str, _Pred]]) -> Callable[[Any, boo
 @v_args(meta=True)
 class _Build(Transformer[Token, Rule]):
     """Turns lark's parse tree into the syntax tree, checking that the words fit together."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
+        self.text = text
 
     # ---- logic: the chain of statements, fragments and connectives ----
     def start(self, meta: Any, children: list[Any]) -> Rule:
@@ -563,6 +599,9 @@ class _Build(Transformer[Token, Rule]):
             joint, pending = pending, []
             if isinstance(item, _Fragment) and item.kind == "fragment":
                 kind = _joint_kind(joint)
+                if item.pred.ellipsis:
+                    raise _TypeError("'is not' alone needs its subject: say which card or number is not "
+                                     "(e.g. 'the top card is red and the bottom card is not')", item.meta)
                 if head is None or head.pred is None or kind not in ("and", "or", "comma"):
                     raise _TypeError("this part has no subject: say which card or number it is about "
                                      "(e.g. 'the top card is a king or a queen', not 'or a queen' alone)",
@@ -692,6 +731,18 @@ class _Build(Transformer[Token, Rule]):
     def differ_by_not(self, meta: Any, c: list[Any]) -> _Pred:
         return replace(self.differ_by(meta, c), negated=True)
 
+    def add_up_to(self, meta: Any, c: list[Any]) -> _Pred:
+        comp: _Pred = c[-1]
+
+        def total(s: Any) -> Aggregate:
+            self._both_cards(meta, s, "add up to")
+            return Aggregate("sum")
+
+        return replace(comp, explicit=True, subject=total)
+
+    def add_up_to_not(self, meta: Any, c: list[Any]) -> _Pred:
+        return replace(self.add_up_to(meta, c), negated=True)
+
     def form_pair(self, meta: Any, c: list[Any]) -> _Pred:
         return self.pair(meta, c)
 
@@ -746,7 +797,11 @@ class _Build(Transformer[Token, Rule]):
         return self._comp(lambda s, n: self._compare(meta, s, op, target, n))
 
     def equals(self, meta: Any, c: list[Any]) -> _Pred:
-        return self._comp(lambda s, n: self._compare(meta, s, "eq", c[-1], n))
+        comp = self._comp(lambda s, n: self._compare(meta, s, "eq", c[-1], n))
+        written = self.text[getattr(meta, "start_pos", 0):getattr(meta, "end_pos", 0)]
+        if re.fullmatch(r"\d+|" + NUMBER_NAME_PATTERN, written.strip(), flags=re.I):
+            return replace(comp, amount=c[-1])  # a bare number ('2 or 3 more than ...'), not 'a king'
+        return comp
 
     def bounded(self, meta: Any, c: list[Any]) -> _Pred:
         bound = _words(c[-1]).split()[-1]
@@ -758,8 +813,22 @@ class _Build(Transformer[Token, Rule]):
         if isinstance(target, Quantified):
             raise _TypeError("say which card: 'the top card is 2 more than the bottom card'", meta)
         more = _words(word).split()[0] in ("more", "higher", "greater", "larger", "bigger")
-        value = Arith("+" if more else "-", target, amount)
-        return self._comp(lambda s, n: self._compare(meta, s, "eq", value, n))
+
+        def by(amount: Any) -> Builder:
+            value = Arith("+" if more else "-", target, amount)
+            return lambda s, n: self._compare(meta, s, "eq", value, n)
+
+        return replace(self._comp(by(amount)), offset=by)
+
+    def apart(self, meta: Any, c: list[Any]) -> _Pred:
+        amount = c[0]
+        comp = self._comp(lambda s, n: self._compare(meta, s, "eq", amount, n))
+        return replace(comp, subject=lambda s: self._both_cards(meta, s, "are ... apart"))
+
+    def apart_compare(self, meta: Any, c: list[Any]) -> _Pred:
+        op, amount = c[0], c[1]
+        comp = self._comp(lambda s, n: self._compare(meta, s, op, amount, n))
+        return replace(comp, subject=lambda s: self._both_cards(meta, s, "are ... apart"))
 
     def between(self, meta: Any, c: list[Any]) -> _Pred:
         low, high = (x for x in c if not isinstance(x, Token))
@@ -821,6 +890,9 @@ class _Build(Transformer[Token, Rule]):
     def quantified(self, meta: Any, c: list[Any]) -> Quantified:
         word = _words(c[0])
         restrictors = next((x for x in c if isinstance(x, tuple)), ())
+        if word == "two" and restrictors:
+            raise _TypeError("say 'both cards are ...' with every property they have (e.g. 'both cards are "
+                             "red and odd')", meta)
         return Quantified(QUANTIFIER_WORDS[word], restrictors, word)
 
     def quantified_number_card(self, meta: Any, c: list[Any]) -> Quantified:
@@ -998,7 +1070,7 @@ def _parse(text: str) -> Rule:
         raise RuleError(f"the rule nests too deeply (more than {MAX_DEPTH} levels of 'not', operators "
                         "or parentheses)", reason="size", line=1, column=1)
     try:
-        return _Build().transform(tree)
+        return _Build(text).transform(tree)
     except VisitError as error:
         inner = error.orig_exc
         if isinstance(inner, _TypeError):
@@ -1052,7 +1124,8 @@ def _quantified_text(q: Quantified, as_object: bool = False) -> str:
         return "the cards"
     if not adjectives and q.kind in ("every", "no") and not as_object:
         return "both cards" if q.kind == "every" else "neither card"
-    word = {"some": "some", "every": "every", "no": "no", "exactly_one": "exactly one"}[q.kind]
+    word = {"some": "some", "every": "every", "no": "no", "exactly_one": "exactly one",
+            "at_most_one": "at most one"}[q.kind]
     return f"{word} {adjectives}card"
 
 

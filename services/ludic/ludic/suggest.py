@@ -5,8 +5,11 @@ known rewrites (a suit becomes a color, ``more 3`` becomes ``more than 3``, a le
 gets a subject), a misspelt word replaced by the nearest word of the language, and at the place
 of the error a word deleted, replaced or inserted (one of the words the parser expected there,
 or a card such as ``the bottom card`` where a card or number was expected); then the same
-edits twice. The first edit that parses and compiles is the suggestion. Only refusals pay for
-this (a few dozen parses of a short text, a few milliseconds).
+edits twice. The first edit that parses, compiles and keeps the meaning of the refused text
+(:func:`keeps_meaning`: no negation, number, connective or same/different added or dropped, no
+word that says something dropped) is the suggestion; when none does, there is no suggestion
+rather than a wrong one. Only refusals pay for this (a few dozen parses of a short text, a few
+milliseconds).
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from pathlib import Path
 
 MAX_TRIES = 200
 """Parses at most, per refused rule."""
+MAX_CANDIDATES = 800
+"""Edits looked at, at most, per refused rule (most are not parsed: they lose a word that says something)."""
 MAX_SUGGESTED = 300
 """Longer texts get no suggestion (each try parses the whole text again)."""
 
@@ -51,6 +56,7 @@ REWRITES: tuple[tuple[str, str], ...] = (
     (r"\bthe\s+cards?\s+is\b", "the cards are"),
     (r"\bcards\s+is\b", "cards are"),
     (r"\bcard\s+are\b", "card is"),
+    (r"\b(cards\s+)(adds?\s+up|sums?)\s+(?!to\b)", r"\1\2 to "),
 )
 SUBJECTS = ("the top card is ", "the sum is ")
 DEFAULT_WORDS = ("even", "odd", "7", "the bottom card", "red")
@@ -66,6 +72,12 @@ def vocabulary() -> tuple[str, ...]:
         cleaned = re.sub(r"\\[a-z]", " ", pattern)
         words |= {w for w in re.findall(r"[a-z]{2,}", cleaned)}
     return tuple(sorted(words))
+
+
+@functools.lru_cache(maxsize=4096)
+def _spellings(word: str) -> tuple[str, ...]:
+    """The words of the language nearest a word it does not know."""
+    return tuple(difflib.get_close_matches(word, vocabulary(), n=3, cutoff=0.7))
 
 
 def _words(text: str) -> list[re.Match[str]]:
@@ -90,7 +102,7 @@ def _single_edits(text: str, at: int, expected: list[str]) -> Iterator[str]:
     for token in tokens:
         word = token.group().lower()
         if word.isalpha() and word not in vocab:
-            for close in difflib.get_close_matches(word, vocab, n=3, cutoff=0.7):
+            for close in _spellings(word):
                 yield text[: token.start()] + close + text[token.end():]
     here = next((i for i, t in enumerate(tokens) if t.end() > at), len(tokens))
     inserts = [e for name in expected for e in EXAMPLES.get(name, ())] or list(DEFAULT_WORDS)
@@ -106,6 +118,90 @@ def _single_edits(text: str, at: int, expected: list[str]) -> Iterator[str]:
     stripped = re.sub(r"^\s*(or|and|but|,)\s+", "", text, flags=re.I)
     for subject in SUBJECTS:
         yield subject + stripped
+
+
+FILLER = frozenset({"a", "an", "the", "is", "are", "has", "have", "do", "does", "it", "its", "be"})
+"""Words a suggestion may add or drop: they say nothing by themselves."""
+NEGATIONS = frozenset({"not", "no", "none", "neither", "nor", "never"})
+CONNECTIVES = frozenset({"and", "or", "but", "if", "then", "unless", "otherwise", "else", "either"})
+NUMBER_WORDS = frozenset({
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "deuce",
+    "trey", "jack", "queen", "king", "ace"})
+FIXED = frozenset({"same", "different", "differ", "least", "most", "exactly", "only", "some", "every",
+                   "each", "both", "all", "any", "plus", "minus", "times", "mod", "color", "rank", "value",
+                   "parity", "paritie", "red", "black", "even", "odd", "prime", "face", "pip", "square"})
+"""Words whose adding changes what is said (besides negations, numbers and connectives): a
+suggestion may add a card (``or a queen`` -> ``the top card is a queen``), not a property."""
+SYNONYMS: dict[str, str] = {
+    **dict.fromkeys(("bigger", "higher", "greater", "larger", "more", "over", "above", "exceeds", "exceed",
+                     "outranks", "outrank", "beats", "beat"), ">"),
+    **dict.fromkeys(("less", "lower", "smaller", "fewer", "under", "below"), "<"),
+    **dict.fromkeys(("heart", "diamond"), "red"), **dict.fromkeys(("spade", "club"), "black"),
+    "suit": "color", "colour": "color", "then": "then",
+}
+
+
+def _without_dangling(text: str) -> str:
+    """``text`` without a connective that ends it (``the top card is red or``: it says nothing)."""
+    return re.sub(r"(\s+(and|or|but|nor)|\s*,)\s*\.?\s*$", "", text, flags=re.I)
+
+
+@functools.lru_cache(maxsize=4096)
+def _meaning_words(text: str, filler: bool = False) -> tuple[tuple[str, str], ...]:
+    """The words of ``text`` that say something (``filler``: every word), each as written and in one
+    spelling (``isn't`` is ``not``, ``cards`` is ``card``, ``hearts`` is ``red``, ``bigger`` is ``>``)."""
+    text = re.sub(r"\b(bigger|higher|greater|larger|more|less|lower|smaller|fewer)\s+then\b", r"\1 than", text,
+                  flags=re.I)
+    text = re.sub(r"^\s*(or|and|but|,)\s+", "", text, flags=re.I)
+    text = _without_dangling(text)
+    out: list[tuple[str, str]] = []
+    for raw in re.findall(r"[a-z']+|\d+", text.lower().replace("\u2019", "'")):
+        if raw.endswith("n't") or raw in ("isnt", "arent", "doesnt", "dont"):
+            out.append((raw, "not"))
+            continue
+        token = raw.strip("'")
+        if token.endswith("s") and len(token) > 3 and not token.endswith("ss"):
+            token = token[:-1]
+        if token and (filler or token not in FILLER):
+            out.append((raw, SYNONYMS.get(token, token)))
+    return tuple(out)
+
+
+ADDABLE = FILLER | {"than", "as", "to", "of", "by", "top", "bottom", "high", "low", "card", "other"}
+"""The words a suggestion may add: grammar, and a card (``or a queen`` -> ``the top card is a
+queen``, ``bigger`` -> ``outranks the other card``); nothing that says what is true of it."""
+
+
+def _guarded(word: str) -> bool:
+    return word in NEGATIONS or word in CONNECTIVES or word in NUMBER_WORDS or word in FIXED or word.isdigit()
+
+
+def keeps_meaning(text: str, candidate: str, *, adds: bool = True) -> bool:
+    """Whether ``candidate`` may be offered for ``text``: it keeps every word of ``text`` that says
+    something (a misspelt word may become the word it resembles) and (unless not ``adds``: an
+    edit on the way, which a further edit may undo) adds only words of :data:`ADDABLE` (no
+    negation, number, connective, quantifier, property or comparison of its own)."""
+    after = _meaning_words(candidate, filler=True)
+    left = list(range(len(after)))  # the candidate's words not yet matched
+    vocab = vocabulary()
+    unknown = []
+    for raw, word in _meaning_words(text):
+        match = next((i for i in left if after[i][1] == word), None)
+        if match is not None:
+            left.remove(match)
+        elif raw in vocab or _guarded(word):
+            return False
+        else:
+            unknown.append(raw)
+    guarded = sorted(NEGATIONS | CONNECTIVES | NUMBER_WORDS | FIXED)
+    for raw in unknown:  # a misspelt word: the word it resembles most must be kept
+        close = difflib.get_close_matches(raw, [after[i][0] for i in left] + guarded, n=1, cutoff=0.6)
+        match = next((i for i in left if close and after[i][0] == close[0]), None)
+        if match is None:
+            return False
+        left.remove(match)
+    return not adds or all(after[i][1] in ADDABLE for i in left)
 
 
 def _tidy(text: str) -> str:
@@ -130,18 +226,29 @@ def nearest(text: str, at: int, expected: list[str], attempt: Attempt) -> str | 
         return None
     seen = {text}
     first: list[tuple[str, tuple[int, list[str]]]] = []
+    dangling = _without_dangling(text)
+    if dangling != text and attempt(dangling) is None:
+        return dangling  # 'the top card is red or': what it says, without the connective left over
 
     def rounds() -> Iterator[tuple[str, bool]]:
         yield from ((c, True) for c in _fresh(_single_edits(text, at, expected), seen))
         for candidate, (where, again) in first[:24]:
             yield from ((c, False) for c in _fresh(_single_edits(candidate, where, again), seen))
 
-    for tries, (candidate, is_first) in enumerate(rounds()):
+    tries = 0
+    for looked, (candidate, is_first) in enumerate(rounds()):
+        if looked >= MAX_CANDIDATES:
+            return None
+        if not keeps_meaning(text, candidate, adds=False):
+            continue  # not worth a parse: it lost a word that says something
         if tries >= MAX_TRIES:
             return None
+        tries += 1
         result = attempt(candidate)
         if result is None:
-            return candidate
+            if keeps_meaning(text, candidate):
+                return candidate
+            continue
         if is_first:
             first.append((candidate, result))
     return None

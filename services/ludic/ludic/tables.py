@@ -313,6 +313,8 @@ class _Evaluator:
             return every
         if q.kind == "no":
             return ~some
+        if q.kind == "at_most_one":
+            return ~both
         return some & ~both
 
 
