@@ -20,9 +20,9 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-MAX_TRIES = 200
+MAX_TRIES = 80
 """Parses at most, per refused rule."""
-MAX_CANDIDATES = 800
+MAX_CANDIDATES = 300
 """Edits looked at, at most, per refused rule (most are not parsed: they lose a word that says something)."""
 MAX_SUGGESTED = 300
 """Longer texts get no suggestion (each try parses the whole text again)."""
