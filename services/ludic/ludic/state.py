@@ -11,22 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ludoteca.core.rng import Rng
 
 from ludic.universe import set_of_codes
 
 Json = dict[str, Any]
-"""A JSON object the engine writes once and never changes: a log entry, a cut, a round's summary."""
-if not TYPE_CHECKING:
-    Json = Any
-    """What the codec reads in the state's types (:func:`typing.get_type_hints`): ``Any``, carried as
-    it is, rather than ``dict[str, Any]``, copied key by key with a call for each key and each
-    value: that was two thirds of a load and of a dump (a late game's state holds dozens of
-    round summaries and log entries). The stored form is the same JSON; a loaded state shares
-    these objects with the data it was loaded from, as it shared their nested lists already
-    (none is ever changed: a view copies them)."""
+"""A JSON object the engine writes once and never changes: a log entry, a cut, a round's summary
+(one C-level copy each way in the codec)."""
 
 
 MAX_ROUNDS = 100

@@ -458,9 +458,9 @@ class GameService:
             raise AuthenticationError("Playing needs a seat token (Authorization: Bearer <token>).")
         if loaded is not None and loaded.cached and timers.seconds_of(loaded.record.options) is not None:
             loaded = None
-        action: dict[str, Any] | None = None
         started: int | None = None
         try:
+            action = self.parse_action(body)  # whatever the game's state: a body is validated once
             for _ in range(MAX_RETRIES):
                 stored = loaded or self._reload(game_id)
                 loaded = None
@@ -471,8 +471,7 @@ class GameService:
                         raise TurnTimedOutError(
                             f"Seat {seat}'s turn timed out at version {started}: a bot played it; see the game.",
                             current_version=stored.version)
-                    checked = self.check_move(stored, if_match, body, validate=action is None)
-                    action = checked if action is None else action
+                    self.check_move(stored, if_match)
                     state = self.state_of(stored)
                     move = self.step(stored, state, seat, action, timeout_bot)
                 except LudotecaError:
@@ -493,14 +492,12 @@ class GameService:
                 return replayed
             raise
 
-    def check_move(self, stored: Stored, if_match: int | None, body: Any, validate: bool = True) -> dict[str, Any]:
-        """The checks before the engine runs: the action's body (422; ``validate=False`` on a
-        retry: a request's body is validated once), the version the caller saw (412), and a
-        game that has started and is not over (409). Returns the validated action (``{}``
-        without ``validate``). A malformed body is refused as such whatever the version: it
-        would be refused at any version (schemathesis's negative-data check found a stale
-        ``If-Match`` answering 412 to a body that is no action)."""
-        action = self.parse_action(body) if validate else {}
+    def check_move(self, stored: Stored, if_match: int | None) -> None:
+        """The checks of the game before the engine runs: the version the caller saw (412) and a
+        game that has started and is not over (409). The action's body is validated before them
+        (:meth:`parse_action`, 422), once a request: a malformed body is refused whatever the
+        version (schemathesis's negative-data check found a stale ``If-Match`` answering 412 to a
+        body that is no action), and a retry on another version does not validate it again."""
         if if_match is not None and if_match != stored.version:
             raise StaleVersionError(
                 f"If-Match names version {if_match}; the game is at version {stored.version}.",
@@ -510,7 +507,6 @@ class GameService:
             raise GameNotStartedError("The game starts when every seat is claimed.")
         if status is FINISHED:
             raise GameOverError("The game is over; see its replay.")
-        return action
 
     def step(self, stored: Stored, state: Any, seat: int, action: dict[str, Any],
              timeout_bot: str | None = None) -> Move:
