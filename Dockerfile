@@ -18,6 +18,13 @@
 # LUDOTECA_CACHE is only read (the tables are built; a missing one would cost a rebuild per
 # process, never an error). HOME is /tmp.
 #
+# Open files: the image sets no limit (a Dockerfile cannot); each process raises its soft
+# RLIMIT_NOFILE to the hard one at start and logs it (ludoteca.adapters.fdlimit), so the hard limit
+# the runtime gives the container is what counts: a game service needs about 6,300 (two workers
+# of 1,000 connections, 3 descriptors each, 128 more a worker) and sheds past what it has (503).
+# docker-compose.yml sets 65,536 (ulimits); on Kubernetes the runtime's default applies
+# (ludoteca.entrypoints.manifests says what to check); `docker run --ulimit nofile=65536:65536`.
+#
 # Probes: the image serves several roles, so it declares no HEALTHCHECK (it would mark a worker
 # unhealthy); each role's probe is in docker-compose.yml and deploy/k8s: a game service answers
 # GET /healthz (alive) and GET /readyz (Redis answers) on its port, `python deploy/probe.py URL`
@@ -49,11 +56,11 @@ COPY shared/ shared/
 COPY services/ services/
 COPY deploy/ deploy/
 RUN pip install -r requirements.txt
-# The bots' tables and compiled code (`make policy`, plus Ludic's space), then bytecode for
-# everything, so that no process compiles or writes at run time.
-RUN python -m ludix.policy build \
-    && python -m ludic.build space \
-    && python -m ludor.simulation build \
+# The bots' tables and compiled code of every registered game (its warm_up, as `make policy`
+# builds them), then bytecode for everything, so that no process compiles or writes at run time.
+RUN for game in $(python -c 'from ludoteca.service_layer import registry; print(*registry.names())'); do \
+      python -m ludoteca.entrypoints.devstack --warm-up "$game" || exit 1; \
+    done \
     && python -m compileall -q /app/shared /app/services /app/deploy
 
 FROM ${PYTHON_IMAGE} AS runtime

@@ -9,44 +9,81 @@ PYTEST_ARGS ?=
 # integration files start their own Redis, worker and services on free ports.
 TEST_JOBS ?= 2
 
-.PHONY: install chromium policy run test test-fast lint openapi golden bench bench-full bench-api bench-abuse bench-bots clean
+.PHONY: install chromium policy run test test-fast lint openapi generate golden load bench bench-full bench-api bench-abuse bench-bots bench-peer clean
 
 # The OpenAPI lint (spectral, tests/api/test_openapi_lint.py): node packages pinned by the lock file
 LINT_DIR   := tools/openapi-lint
 LINT_STAMP := $(LINT_DIR)/node_modules/.package-lock.json
+# The accessibility scan of tests/browser (axe-core, injected into the page): pinned the same way
+BROWSER_DIR   := tools/browser
+BROWSER_STAMP := $(BROWSER_DIR)/node_modules/.package-lock.json
+# The generated TypeScript clients of tests/clients (typescript, openapi-typescript, openapi-fetch,
+# @hey-api/openapi-ts): pinned the same way
+CLIENTS_DIR   := tools/clients
+CLIENTS_STAMP := $(CLIENTS_DIR)/node_modules/.package-lock.json
+# One line a step (tools/step.py, standard library only): what the commands print goes to
+# var/log/make.log, or to the terminal with V=1; a failing step shows its output's last lines.
+STEP := @$(PYTHON) tools/step.py var/log/make.log
+
+# The games and services: every folder of services/ (each a package declaring a ludoteca.games or
+# ludoteca.services entry point), installed editable whether or not `make generate` has written it
+# into requirements.txt yet, and its package type-checked by `make lint`: a game is one folder,
+# named nowhere here.
+GAME_DIRS     := $(patsubst %/pyproject.toml,%,$(wildcard services/*/pyproject.toml))
+GAME_PACKAGES := $(patsubst %/__init__.py,%,$(wildcard $(addsuffix /*/__init__.py,$(GAME_DIRS))))
+# the folders requirements.txt does not list yet (a game added since the last `make generate`)
+NEW_GAME_DIRS := $(filter-out $(patsubst ./%,%,$(filter ./services/%,$(shell cat requirements.txt))),$(GAME_DIRS))
 
 $(STAMP): requirements.txt requirements-dev.txt shared/pyproject.toml $(wildcard services/*/pyproject.toml)
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -r requirements-dev.txt
-	touch $(STAMP)
+	$(STEP) "creating the virtualenv $(VENV)" $(PYTHON) -m venv $(VENV)
+	$(STEP) "installing the Python packages into $(VENV) (first run: a few minutes)" \
+	  sh -c '$(BIN)/pip install -q --upgrade pip && $(BIN)/pip install -q -r requirements-dev.txt $(addprefix -e ./,$(NEW_GAME_DIRS))'
+	@touch $(STAMP)
 
 $(LINT_STAMP): $(LINT_DIR)/package.json $(LINT_DIR)/package-lock.json
-	cd $(LINT_DIR) && npm ci --no-audit --no-fund --ignore-scripts
+	$(STEP) "installing the OpenAPI lint (npm ci in $(LINT_DIR))" \
+	  sh -c 'cd $(LINT_DIR) && npm ci --no-audit --no-fund --ignore-scripts'
 
-install: $(STAMP) $(LINT_STAMP) chromium
+$(BROWSER_STAMP): $(BROWSER_DIR)/package.json $(BROWSER_DIR)/package-lock.json
+	$(STEP) "installing axe-core (npm ci in $(BROWSER_DIR))" \
+	  sh -c 'cd $(BROWSER_DIR) && npm ci --no-audit --no-fund --ignore-scripts'
 
-# Headless Chromium for tests/browser: Debian's package, driven by Playwright (which never downloads
-# a browser here). Installed with apt-get only when it is missing and apt-get exists (CI runs as
-# root; otherwise through sudo when there is one); anywhere else the browser tests say what to do.
+$(CLIENTS_STAMP): $(CLIENTS_DIR)/package.json $(CLIENTS_DIR)/package-lock.json
+	$(STEP) "installing the TypeScript client generators (npm ci in $(CLIENTS_DIR))" \
+	  sh -c 'cd $(CLIENTS_DIR) && npm ci --no-audit --no-fund --ignore-scripts'
+
+install: $(STAMP) $(LINT_STAMP) $(BROWSER_STAMP) $(CLIENTS_STAMP) chromium
+
+# Debian packages the tests use: headless Chromium for tests/browser (driven by Playwright, which
+# never downloads a browser here), jq for the docs' walkthroughs (tests/integration/test_walkthroughs.py)
+# and a Java runtime for openapi-generator (tests/clients/test_generators.py; the jar comes with the
+# openapi-generator-cli package of requirements-dev.txt).
+# Installed with apt-get only when missing and apt-get exists (CI runs as root; otherwise through
+# sudo when there is one); anywhere else the tests that need them say what to do.
 CHROMIUM ?= /usr/bin/chromium
 chromium:
-	@if [ ! -x $(CHROMIUM) ] && command -v apt-get > /dev/null; then \
+	@MISSING=; [ -x $(CHROMIUM) ] || MISSING=chromium; command -v jq > /dev/null || MISSING="$$MISSING jq"; \
+	command -v java > /dev/null || MISSING="$$MISSING default-jre-headless"; \
+	if [ -n "$$MISSING" ] && command -v apt-get > /dev/null; then \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo > /dev/null; then SUDO=sudo; \
-	  else echo "chromium: $(CHROMIUM) is missing; run: apt-get install -y chromium" >&2; exit 0; fi; \
-	  echo "chromium: apt-get install -y chromium"; \
-	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium; \
+	  else echo "missing:$$MISSING; run: apt-get install -y$$MISSING" >&2; exit 0; fi; \
+	  $(PYTHON) tools/step.py var/log/make.log "installing Debian's$$MISSING (apt-get)" \
+	    sh -c "$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$MISSING"; \
 	fi
 
-# Precompute the bots' tables once (cached under $$LUDOTECA_CACHE or ~/.cache/ludoteca): Ludix's
-# solved game, Ludic's hypothesis space, and Ludor's compiled simulator (numba's cache), so no move ever waits for them.
+# Precompute the bots' tables once (cached under $$LUDOTECA_CACHE or ~/.cache/ludoteca): each game's
+# warm_up (Ludix's solved game, Ludic's hypothesis space, Ludor's compiled simulator in numba's cache),
+# so no move ever waits for them.
 policy: install
-	$(BIN)/python -m ludix.policy build
-	$(BIN)/python -m ludic.build space
-	$(BIN)/python -m ludor.simulation build
+	@for game in $$($(BIN)/python -c 'from ludoteca.service_layer import registry; print(*registry.names())'); do \
+	  $(PYTHON) tools/step.py var/log/make.log "$$game's bots' tables (built on the first run only, up to a minute)" \
+	    $(BIN)/python -m ludoteca.entrypoints.devstack --warm-up $$game || exit 1; done
 
-run: install policy
-	$(BIN)/python -m ludoteca.entrypoints.devstack --root .
+# `make run` needs the Python packages only (not the test tools of `install`, nor `policy`): the
+# devstack answers at once and builds the bots' tables beside the services, starting the worker
+# (the one process that runs bots) once they are built; bot turns wait in its queue meanwhile.
+run: $(STAMP)
+	@$(BIN)/python -m ludoteca.entrypoints.devstack --root .
 
 test: install policy
 	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile --durations=20 $(PYTEST_ARGS)
@@ -55,12 +92,26 @@ test-fast: install
 	$(BIN)/python -m pytest -m "not integration and not slow" $(PYTEST_ARGS)
 
 lint: install
-	$(BIN)/ruff check shared services tests
-	$(BIN)/mypy shared/ludoteca services/ludix/ludix services/ludic/ludic services/speculation/speculation services/ludor/ludor
-	$(BIN)/vulture shared/ludoteca services tests deploy --min-confidence 100 --ignore-names frame,signum,memo,isolated_tables
+	$(BIN)/ruff check shared services tests loadtest
+	$(BIN)/mypy shared/ludoteca $(GAME_PACKAGES) loadtest
+	$(BIN)/vulture shared/ludoteca services tests deploy loadtest --min-confidence 100 --ignore-names frame,signum,memo,isolated_tables,client_id
 
-openapi: install
-	$(BIN)/python -m ludoteca.entrypoints.openapi openapi
+openapi: generate
+
+# Every file derived from the installed games (ludoteca.entrypoints.generate): requirements.txt's
+# game lines, deploy/Procfile, docker-compose.yml, deploy/Caddyfile, deploy/k8s/, openapi/; and the
+# load kit's Kubernetes Job (loadtest.k8s: deploy/k8s/optional/load.yaml).
+# tests/deploy/test_generated.py and tests/load/test_k8s.py fail when one is stale.
+generate: install
+	$(BIN)/python -m ludoteca.entrypoints.generate
+	$(BIN)/python -m loadtest.k8s
+
+# `make load`: every game the running stack serves under load (loadtest/, docs/load-testing.md), e.g.
+# `make load SHAPE=ramp USERS=200 DURATION=2m`, `WORKERS=2` for a locust master and 2 workers,
+# LOAD_HOST (default the front door of `make run`), MIX (ludix=3,pig=1), SCENARIOS, THINK, METRICS.
+# Writes var/load/<run>/ (locust's HTML report, CSV, a summary per game beside the server's figures).
+load: install
+	$(BIN)/python -m loadtest $(if $(LOAD_HOST),--host $(LOAD_HOST)) $(if $(SHAPE),--shape $(SHAPE)) $(if $(USERS),--users $(USERS)) $(if $(DURATION),--duration $(DURATION)) $(if $(WORKERS),--workers $(WORKERS)) $(if $(MIX),--mix $(MIX)) $(if $(SCENARIOS),--scenarios $(SCENARIOS)) $(if $(THINK),--think $(THINK)) $(if $(METRICS),--metrics $(METRICS))
 
 # Record the golden corpus again (tests/golden): only for an intended change of the rules, the views
 # or the events; the commit says why. `make golden GAMES=ludix` records one game.
@@ -83,6 +134,10 @@ bench-api: bench
 # a victim's move p50, quiet and while one abusive client (8 threads) is rate-limited, in one run
 bench-abuse: install policy
 	$(BIN)/python tests/bench/bench_abuse.py
+
+# Pig beside boardgame.io (tests/bench/peer, npm ci on first run), Ludix and the null, in one run
+bench-peer: install
+	$(BIN)/python tests/bench/bench_peer.py $(BENCH_ARGS)
 
 # every bot benchmark; BOT_ARGS=--quick for their quick mode
 BOT_ARGS ?=

@@ -18,6 +18,11 @@ app (and prometheus-client) is imported: unset, a fresh directory of this master
 directory (give each master its own), emptied of an earlier run's files. ``child_exit`` marks a
 worker that exited dead (its counters stay in the totals, its live gauges go).
 
+Open files: the master raises its soft ``RLIMIT_NOFILE`` to the hard limit when this file is
+read (:mod:`ludoteca.adapters.fdlimit`; the workers inherit it) and logs it; each worker sizes its
+connections from it and logs its limits (:mod:`ludoteca.entrypoints.admission`: 298 connections
+a worker under a limit of 1024, ``GUNICORN_WORKER_CONNECTIONS`` from 3,128 up).
+
 Logs: gunicorn's own lines and the app's say which service and pid they come from
 (``ludix[4242]``; JSON with ``LUDOTECA_LOG_FORMAT=json``); the app writes one access-log line per
 request with its request id (:mod:`ludoteca.adapters.hosting.accesslog`), so gunicorn's access log
@@ -35,7 +40,14 @@ if _owner != str(os.getpid()):  # read once per master (a reload on HUP keeps th
     prepare_multiprocess(os.environ.get("LUDOTECA_GAME") or "gunicorn")
     os.environ["LUDOTECA_METRICS_MASTER"] = str(os.getpid())
 
+from ludoteca.adapters.fdlimit import raise_nofile  # noqa: E402
 from ludoteca.adapters.observe import ProcessFormatter, process_dead  # noqa: E402 - after the directory is set
+
+_NOFILE = raise_nofile()  # before any socket: the workers inherit it (and size their connections from it)
+
+
+def on_starting(server):
+    (server.log.warning if _NOFILE.error else server.log.info)("open files: %s", _NOFILE)
 
 
 def child_exit(server, worker):

@@ -77,6 +77,62 @@ class Victim:
         return times
 
 
+
+@dataclass
+class Bystander:
+    """A client beside an attack (tests/integration/test_hostile_load.py, test_door_bounds.py):
+    views its Ludix game, moves and calls /readyz, each on a new connection (a new client's: one
+    kept from before the attack would be served by its greenlet whatever the worker's pool
+    holds), timing each answer; an answer that is not 200 or takes over ``liveness`` seconds is
+    noted in ``bad``."""
+
+    base: str
+    liveness: float
+    times: list[float] = field(default_factory=list)
+    bad: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.s = requests.Session()
+        self.game = new_game(self.s, self.base)
+
+    def one_round(self) -> None:
+        gid, tokens = self.game
+        view = self.timed("GET", f"/games/{gid}", auth(tokens[0]))
+        self.timed("GET", "/readyz", {})
+        if view is None:
+            return
+        if view["status"] == "finished":
+            self.game = new_game(self.s, self.base)
+            return
+        action = {"type": "hold"} if view["state"]["throw"] else {"type": "roll"}
+        self.timed("POST", f"/games/{gid}/actions", auth(tokens[view["to_act"][0]]), action)
+
+    def timed(self, method: str, path: str, headers: dict[str, str], body: Any = None) -> Any:
+        t0 = time.perf_counter()
+        try:
+            r = self.s.request(method, self.base + path, json=body, headers={**headers, "Connection": "close"},
+                               timeout=self.liveness * 2)
+            status, doc = r.status_code, r.json()
+        except (requests.RequestException, ValueError) as err:
+            status, doc = 0, None
+            self.bad.append(f"{method} {path}: {type(err).__name__}")
+        took = time.perf_counter() - t0
+        self.times.append(took)
+        if status != 200 or took > self.liveness:
+            self.bad.append(f"{method} {path}: {status} after {took:.1f} s")
+        return doc if status == 200 else None
+
+    def play_while(self, busy: Callable[[], bool], seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and busy():
+            self.one_round()
+            time.sleep(0.1)
+
+    def figures(self) -> str:
+        xs = sorted(self.times)
+        return (f"victim: {len(xs)} answers, p50 {statistics.median(xs) * 1000:.0f} ms, "
+                f"max {xs[-1] * 1000:.0f} ms, {len(self.bad)} late or failed")
+
 @dataclass
 class Abuser:
     """``threads`` threads hammering until stopped (or ``max_seconds``), counting (kind, status)."""
@@ -296,3 +352,145 @@ def run_scenario(base: str, victim_moves: int, abuse_wait: float = 30.0, threads
         abuser.errors.update(got.errors)
     return {"victim": victim, "abuser": abuser, "quiet": quiet, "loud": loud, "limited": limited,
             "abuse_rate": during / seconds if seconds > 0 else 0.0, "seconds": seconds, "probes": probes}
+
+
+@dataclass
+class SocketCrowd:
+    """Many raw connections, each from one of ``sources`` (loopback accepts any 127/8 source:
+    bind before connect), sending ``head`` and then, when ``drip`` is given, one byte of it every
+    ``every`` seconds (a slow body). One thread, non-blocking sockets: thousands are cheap.
+
+    Each connection's answer is its status line (None: no answer yet) and whether it carried
+    ``Retry-After``; ``hung()`` counts the ones still open without any answer."""
+
+    host: str
+    port: int
+    sources: list[str]
+    n: int
+    head: bytes
+    drip: bytes = b""
+    every: float = 3.0
+    statuses: list[int | None] = field(default_factory=list)
+    retry_after: list[bool] = field(default_factory=list)
+    closed: list[bool] = field(default_factory=list)
+    connected: int = 0
+    unanswered: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=60)
+
+    def counts(self) -> Counter[int | None]:
+        return Counter(self.statuses)
+
+    def hung(self) -> int:
+        """Connections open without an answer (when stopped: at the moment it stopped)."""
+        if self._stop.is_set():
+            return self.unanswered
+        return sum(1 for st, c in zip(self.statuses, self.closed, strict=True) if st is None and not c)
+
+    def _run(self) -> None:
+        import errno
+        import selectors
+        import socket
+
+        sel = selectors.DefaultSelector()
+        socks: list[socket.socket | None] = []
+        bufs: list[bytes] = []
+        sent_drip: list[int] = []
+        self.statuses = [None] * self.n
+        self.retry_after = [False] * self.n
+        self.closed = [False] * self.n
+
+        def close(i: int) -> None:
+            s = socks[i]
+            if s is not None:
+                with _suppress():
+                    sel.unregister(s)
+                s.close()
+                socks[i] = None
+            self.closed[i] = True
+
+        for i in range(self.n):
+            if self._stop.is_set():
+                break
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                s.bind((self.sources[i % len(self.sources)], 0))
+                s.setblocking(False)
+                rc = s.connect_ex((self.host, self.port))
+            except OSError as err:
+                self.errors[type(err).__name__] += 1
+                s.close()
+                socks.append(None)
+                bufs.append(b"")
+                sent_drip.append(0)
+                self.closed[i] = True
+                continue
+            if rc not in (0, errno.EINPROGRESS):
+                self.errors[errno.errorcode.get(rc, str(rc))] += 1
+            socks.append(s)
+            bufs.append(b"")
+            sent_drip.append(-1)  # -1: the head is not sent yet
+            sel.register(s, selectors.EVENT_WRITE | selectors.EVENT_READ, i)
+        next_drip = time.monotonic() + self.every
+        while not self._stop.is_set():
+            for key, events in sel.select(timeout=0.2):
+                i = key.data
+                s = socks[i]
+                if s is None:
+                    continue
+                if events & selectors.EVENT_WRITE and sent_drip[i] < 0:
+                    try:
+                        s.send(self.head)
+                        sent_drip[i] = 0
+                        self.connected += 1
+                        sel.modify(s, selectors.EVENT_READ, i)
+                    except OSError as err:
+                        self.errors[type(err).__name__] += 1
+                        close(i)
+                    continue
+                if events & selectors.EVENT_READ:
+                    try:
+                        data = s.recv(65536)
+                    except OSError as err:
+                        self.errors[type(err).__name__] += 1
+                        close(i)
+                        continue
+                    if not data:
+                        close(i)
+                        continue
+                    if self.statuses[i] is None:
+                        bufs[i] += data
+                        if b"\r\n\r\n" in bufs[i]:
+                            head = bufs[i].split(b"\r\n\r\n", 1)[0].decode("latin-1").lower()
+                            self.statuses[i] = int(head.split(" ", 2)[1])
+                            self.retry_after[i] = "\r\nretry-after:" in head
+                            bufs[i] = b""
+            if self.drip and time.monotonic() >= next_drip:
+                next_drip = time.monotonic() + self.every
+                for i, dripping in enumerate(socks):
+                    if dripping is not None and self.statuses[i] is None and 0 <= sent_drip[i] < len(self.drip):
+                        try:
+                            dripping.send(self.drip[sent_drip[i]:sent_drip[i] + 1])
+                            sent_drip[i] += 1
+                        except OSError:
+                            close(i)
+        self.unanswered = sum(1 for i, st in enumerate(self.statuses) if st is None and not self.closed[i])
+        for i in range(len(socks)):
+            close(i)
+        sel.close()
+
+
+def _suppress() -> Any:
+    import contextlib
+
+    return contextlib.suppress(KeyError, ValueError, OSError)

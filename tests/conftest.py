@@ -29,6 +29,7 @@ from flask.testing import FlaskClient
 from ludoteca.adapters.hosting import create_app
 from ludoteca.config import Settings
 from ludoteca.entrypoints.devstack import (
+    BEHIND_DOOR,
     Supervisor,
     embedded_redis,
     free_port,
@@ -36,6 +37,7 @@ from ludoteca.entrypoints.devstack import (
     start_front_door,
     wait_http,
 )
+from ludoteca.entrypoints.frontdoor import platform_services
 from ludoteca.service_layer import registry
 from ludoteca.service_layer.service import Dispatcher
 
@@ -182,7 +184,7 @@ def served_games(games: tuple[str, ...], redis_url: str, logs: Path,
         ports = {game: free_port() for game in games}
         for game, port in ports.items():
             sup.start(game, gunicorn_argv("ludoteca.entrypoints.wsgi:make_app()", port, ROOT),
-                      env={"LUDOTECA_GAME": game, "REDIS_URL": redis_url, **(env or {})}, cwd=ROOT,
+                      env={"LUDOTECA_GAME": game, "REDIS_URL": redis_url, **BEHIND_DOOR, **(env or {})}, cwd=ROOT,
                       log=logs / f"{game}.log")
         for game, port in ports.items():
             if not wait_http(f"http://127.0.0.1:{port}/readyz", 120):
@@ -205,12 +207,13 @@ class FrontDoor:
 
 @pytest.fixture(scope="session")
 def front_door(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FrontDoor]:
-    """Every installed game under gunicorn behind the front door, over the session's Redis; their
+    """Every installed game and the platform's services (players) under gunicorn behind the front
+    door, as ``make run`` mounts them, over the session's Redis; the games'
     bot turns go to the session's broker (a test whose bots must move asks for ``worker`` too).
     Shared by tests/browser and tests/clients (one xdist process runs both: ``SHARED_STACK``);
     each test plays tables of its own, and none of them reads what only it wrote (no totals)."""
     logs = tmp_path_factory.mktemp("stack")
-    with served_games(tuple(registry.names()), redis_url, logs) as (url, _):
+    with served_games((*registry.names(), *platform_services()), redis_url, logs) as (url, _):
         yield FrontDoor(url, logs)
 
 

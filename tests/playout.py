@@ -19,7 +19,6 @@ from ludoteca.service_layer import registry
 RANDOM_MOVES = 150
 """Random listed actions first (wide coverage), then a real bot's choices so the game ends
 (random play at Speculation's joker alone averages ~700 guesses a player)."""
-DRIVERS = {"ludix": "steady", "ludic": "expert", "speculation": "basic", "ludor": "greedy"}
 PROBLEM = "application/problem+json"
 
 
@@ -30,8 +29,8 @@ def choose(game: str, view: dict[str, Any], listed: dict[str, Any], rnd: random.
         return rnd.choice(listed["actions"])
     if {"type": "vote", "end": True} in listed["actions"]:
         return {"type": "vote", "end": True}  # Ludor: every seat is "human" here; end after the round
-    bots = registry.game(game).bots
-    bot = bots.get(DRIVERS.get(game, "")) or next(iter(bots.values()))
+    definition = registry.game(game)
+    bot = definition.bots[definition.playing_level()]
     action = bot(view, listed["actions"] + listed["templates"], rnd)
     if not listed["templates"]:
         assert action in listed["actions"], "a bot chose an action that is not listed"

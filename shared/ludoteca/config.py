@@ -8,14 +8,30 @@ with ``REDIS_URL=redis+cluster://...`` (:mod:`ludoteca.adapters.cluster`) ``BROK
 Sharing one server, both live under its ``maxmemory-policy noeviction`` (``deploy/redis.conf``):
 a full server refuses writes rather than evicting either's data; a broker server of its own
 should use ``noeviction`` too (an evicted task is a stalled game until the sweeper notices).
+
+``X-Forwarded-For`` names the client only on a connection from a proxy of
+``LUDOTECA_PROXY_ADDRESSES`` (:func:`ludoteca.adapters.peers.proxy_networks`; empty: none, the
+header is ignored), which then adds ``LUDOTECA_TRUSTED_PROXIES`` hops: a client that reaches a
+service's port directly cannot choose the address its rate limits count for.
+
+Load-test mode (off by default): ``LUDOTECA_LOAD_TEST_ADDRESSES`` names client addresses or
+networks (``127.0.0.1``, ``10.42.0.0/16``) whose requests the per-address rate limits do not
+count (new games and joins, anonymous reads and writes, bad tokens, a game's own routes): a load
+generator whose thousands of simulated players share one address then meets only the limits a
+player meets, the per-seat ones (:mod:`ludoteca.adapters.hosting.ratelimit`). The address is the
+one the limits key on (behind the front door, the ``X-Forwarded-For`` client). Empty: every
+address is counted.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from ludoteca.adapters.peers import PROXY_ADDRESSES, Network, proxy_networks
 
 
 def default_broker_url(redis_url: str) -> str:
@@ -55,8 +71,18 @@ class Settings:
     rate_limit_reads_per_minute: int | None = None  # per seat, or per address without a token
     rate_limit_create_per_minute: int | None = None  # POST /games and joins, per address
     rate_limit_failures_per_minute: int | None = None  # bad or unknown tokens, per address
+    load_test_networks: tuple[Network, ...] = ()
+    """Load-test mode (LUDOTECA_LOAD_TEST_ADDRESSES): client addresses exempt from the per-address
+    rate limits (see the module docstring); empty, the default: none."""
     trusted_proxies: int = 0  # X-Forwarded-For hops to trust for the client address (0: ignore it)
+    proxy_networks: tuple[Network, ...] = ()
+    """The peers whose ``X-Forwarded-For`` is read (LUDOTECA_PROXY_ADDRESSES): the front door, an
+    Ingress; from any other peer the header is ignored, whatever ``trusted_proxies`` says."""
     max_body_bytes: int = 64 * 1024
+    """The largest request body (LUDOTECA_MAX_BODY), at the services and at the front door alike."""
+    body_timeout_seconds: float = 10.0
+    """How long a request's body may take to arrive (LUDOTECA_BODY_TIMEOUT), at the services
+    (their gunicorn worker) and at the front door (its ``read_body`` timeout) alike."""
     leaderboard_players: int = 10_000  # the names a leaderboard keeps (the fewest wins go first)
     redis_max_connections: int = 2000  # per process: above gunicorn's worker_connections (1000)
     cors_origins: tuple[str, ...] = ()  # browser origins allowed (ludoteca.adapters.hosting.cors); empty: no CORS
@@ -87,8 +113,11 @@ class Settings:
             rate_limit_reads_per_minute=_optional_int(env.get("LUDOTECA_RATE_LIMIT_READS")),
             rate_limit_create_per_minute=_optional_int(env.get("LUDOTECA_RATE_LIMIT_CREATE")),
             rate_limit_failures_per_minute=_optional_int(env.get("LUDOTECA_RATE_LIMIT_FAILURES")),
+            load_test_networks=load_test_networks(env),
             trusted_proxies=int(env.get("LUDOTECA_TRUSTED_PROXIES", cls.trusted_proxies)),
-            max_body_bytes=int(env.get("LUDOTECA_MAX_BODY", cls.max_body_bytes)),
+            proxy_networks=proxy_networks(env),
+            max_body_bytes=max_body_bytes(env),
+            body_timeout_seconds=body_timeout_seconds(env),
             leaderboard_players=int(env.get("LUDOTECA_LEADERBOARD_PLAYERS", cls.leaderboard_players)),
             redis_max_connections=int(env.get("LUDOTECA_REDIS_MAX_CONNECTIONS", cls.redis_max_connections)),
             cors_origins=parse_origins(env.get("LUDOTECA_CORS_ORIGINS", "")),
@@ -98,6 +127,28 @@ class Settings:
         if "redis_url" in overrides and "broker_url" not in overrides and not env.get("BROKER_URL"):
             overrides["broker_url"] = ""  # derive it from the overriding sessions URL
         return replace(base, **overrides)
+
+
+LOAD_TEST_ADDRESSES = "LUDOTECA_LOAD_TEST_ADDRESSES"
+
+
+def load_test_networks(env: Mapping[str, str]) -> tuple[Network, ...]:
+    """The networks of ``LUDOTECA_LOAD_TEST_ADDRESSES`` (empty: load-test mode off); a malformed
+    entry raises ``ValueError`` naming it."""
+    try:
+        return proxy_networks({PROXY_ADDRESSES: env.get(LOAD_TEST_ADDRESSES, "")})
+    except ValueError as exc:
+        raise ValueError(str(exc).replace(PROXY_ADDRESSES, LOAD_TEST_ADDRESSES, 1)) from None
+
+
+def max_body_bytes(env: Mapping[str, str]) -> int:
+    """``LUDOTECA_MAX_BODY`` (unset or empty: :attr:`Settings.max_body_bytes`)."""
+    return int(env.get("LUDOTECA_MAX_BODY") or Settings.max_body_bytes)
+
+
+def body_timeout_seconds(env: Mapping[str, str]) -> float:
+    """``LUDOTECA_BODY_TIMEOUT`` (unset or empty: :attr:`Settings.body_timeout_seconds`)."""
+    return float(env.get("LUDOTECA_BODY_TIMEOUT") or Settings.body_timeout_seconds)
 
 
 def parse_origins(raw: str) -> tuple[str, ...]:

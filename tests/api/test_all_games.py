@@ -75,6 +75,8 @@ def test_events_reach_only_their_audience(game: str, client_factory: Any) -> Non
     for seat in [None, *range(n)]:
         token = tokens[seat] if seat is not None else None
         _, page, _ = api.call("GET", f"/games/{gid}/events?after=0", token)
-        expected = [r["seq"] for r in records if r["audience"] is None or (seat is not None and seat in r["audience"])]
-        assert [e["seq"] for e in page["events"]] == expected[: len(page["events"])]
+        expected = [(r["type"], r["data"]) for r in records
+                    if r["audience"] is None or (seat is not None and seat in r["audience"])]
+        assert [(e["type"], e["data"]) for e in page["events"]] == expected
+        assert [e["seq"] for e in page["events"]] == list(range(1, len(expected) + 1))  # the caller's own numbers
         assert "audience" not in (page["events"][0] if page["events"] else {})

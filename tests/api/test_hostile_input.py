@@ -14,52 +14,38 @@ and the histogram of their statuses.
 from __future__ import annotations
 
 import collections
+import importlib
+import importlib.util
 import io
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 import redis
 from flask.json.provider import DefaultJSONProvider
+from hostile import (
+    BIG,
+    DEEP,
+    DEEP_OBJECT,
+    HUGE_INT,
+    JUST_TOO_DEEP,
+    LATIN1,
+    NOT_UTF8,
+    NOTS,
+    PARENS,
+    PROBLEM,
+    UNICODE,
+    Row,
+    row,
+    schema_rows,
+)
 from ludoteca.adapters.hosting import bodies
-from ludoteca.adapters.hosting.bodies import MAX_BODY_BYTES, MAX_DEPTH, MAX_SAFE_INTEGER
+from ludoteca.adapters.hosting.bodies import MAX_DEPTH, MAX_SAFE_INTEGER
 from ludoteca.adapters.hosting.examples import operation_examples
 from ludoteca.service_layer import registry
-
-PROBLEM = "application/problem+json"
-BIG = MAX_BODY_BYTES + 1024
-DEEP = "[" * 10_000 + "]" * 10_000
-DEEP_OBJECT = '{"a":' * 5_000 + "1" + "}" * 5_000
-JUST_TOO_DEEP = "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)
-HUGE_INT = "9" * 5_001
-NOT_UTF8 = b'{"type": "\xff\xfe\xc3\x28"}'
-LATIN1 = '{"type": "caf\xe9"}'.encode("latin-1")
-UNICODE = "\U0001f3b2\u200b\u202e\ufffd\u0301" * 200  # dice emoji, zero-width, RTL override, combining
-PARENS = "(" * 260 + "the top card is red" + ")" * 260
-NOTS = "not " * 480 + "the top card is red"
-LONG_NUMBER = "the sum is " + "9" * 1500
-
-
-@dataclass
-class Row:
-    """One hostile request and the status it must get (a set when either is right)."""
-
-    name: str
-    method: str
-    path: str  # "{id}" is the game's id
-    body: bytes | str | Any = None  # bytes/str: sent raw; anything else: JSON-encoded
-    content_type: str | None = "application/json"
-    headers: dict[str, str] = field(default_factory=dict)
-    auth: bool = True  # send the seat's token (unless headers has an Authorization)
-    expect: frozenset[int] = frozenset({400})
-    chunked: bool = False
-
-
-def row(name: str, method: str, path: str, body: Any = None, expect: int | set[int] = 400, **kw: Any) -> Row:
-    return Row(name, method, path, body, expect=frozenset({expect} if isinstance(expect, int) else expect), **kw)
 
 
 def common_rows(game: str) -> Iterator[Row]:
@@ -171,113 +157,31 @@ def common_rows(game: str) -> Iterator[Row]:
 
 
 def game_rows(game: str) -> Iterator[Row]:
-    """Each game's own options, action fields and extras."""
-    act = "/games/{id}/actions"
-    seats = ["human"] * registry.game(game).engine.min_seats
+    """The game's own rows: from its schemas, then its ``hostile/<game>.py`` if it has one."""
+    yield from schema_rows(game)
+    own = extra(game)
+    if own is not None:
+        yield from own.rows(["human"] * registry.game(game).engine.min_seats)
 
-    def options(name: str, opts: Any, status: int = 422) -> Row:
-        body = opts if isinstance(opts, str) else {"seats": seats, "options": opts}
-        return row(f"options: {name}", "POST", "/games", body, expect=status, auth=False)
 
-    def action(name: str, body: Any, status: int | set[int] = 422) -> Row:
-        return row(f"action: {name}", "POST", act, body, expect=status)
-
-    if game == "ludix":
-        yield options("target 2.6e-42", {"target": 2.6e-42})
-        yield options("target 300.0", {"target": 300.0})
-        yield options("target true", {"target": True})
-        yield options("target '300'", {"target": "300"})
-        yield options("target 5,001 digits", f'{{"seats": {json.dumps(seats)}, "options": {{"target": {HUGE_INT}}}}}',
-                      400)
-        yield options("target 10^15", {"target": 10**15})
-        yield action("roll numeral a number", {"type": "roll", "numeral": 5})
-        yield action("hold numeral unicode", {"type": "hold", "numeral": UNICODE})
-        yield action("hold numeral full-width", {"type": "hold", "numeral": "ＬＸＶＩ"})
-        yield action("roll numeral with newline", {"type": "roll", "numeral": "LXVI\n"}, {409, 422})
-        yield action("alea_jacta_est extra field", {"type": "alea_jacta_est", "x": 1})
-        for dice in ["ＬＸＶＩ", "LXVI%0A", "LXV", "L" * 5000, "%FF%FE"]:
-            yield row(f"numerals?dice={dice[:12]}", "GET", f"/numerals?dice={dice}", expect=422, content_type=None,
-                      auth=False)
-    elif game == "ludic":
-        yield options("round_limit 1.5", {"round_limit": 1.5})
-        yield options("round_limit 2.0", {"round_limit": 2.0})
-        yield options("round_limit true", {"round_limit": True})
-        yield options("short_game 1", {"short_game": 1})
-        yield options("short_game 'yes'", {"short_game": "yes"})
-        yield options("vexer_choices 'true'", {"vexer_choices": "true"})
-        yield options("turn_initial_sets 0", {"turn_initial_sets": 0})
-        yield options("round_limit 5,001 digits",
-                      f'{{"seats": {json.dumps(seats)}, "options": {{"round_limit": {HUGE_INT}}}}}', 400)
-        # the caller is the Vexer writing the rule (see `seated`): the rule reaches the parser
-        yield action("write_rule: 260 nested parentheses", {"type": "write_rule", "rule": PARENS})
-        yield action("write_rule: 480 nots", {"type": "write_rule", "rule": NOTS})
-        yield action("write_rule: 1,500-digit number", {"type": "write_rule", "rule": LONG_NUMBER})
-        yield action("write_rule: unicode-heavy", {"type": "write_rule", "rule": UNICODE[:1000]})
-        yield action("write_rule: NUL bytes", {"type": "write_rule", "rule": "the top card\x00 is red"})
-        yield action("write_rule: 2,001 characters", {"type": "write_rule", "rule": "x" * 2001})
-        yield action("write_rule: empty", {"type": "write_rule", "rule": ""})
-        yield action("write_rule: a number", {"type": "write_rule", "rule": 5})
-        yield action("write_rule: turn_obey 1", {"type": "write_rule", "rule": "the top card is red", "turn_obey": 1})
-        yield action("write_rule: turn_break 'no'",
-                     {"type": "write_rule", "rule": "the top card is red", "turn_break": "no"})
-        yield action("guess out of phase, deep", {"type": "guess", "rule": PARENS}, {409, 422})
-        yield action("query card 'AS'", {"type": "query", "top": "AS", "bottom": "4S"})
-        yield action("play column unicode", {"type": "play", "top": "QH", "bottom": "4S", "column": UNICODE})
-        yield action("choose_flip card 10", {"type": "choose_flip", "column": "obey", "top": 10, "bottom": "2C"})
-        check = "/rules/check"
-        for name, body, status in [
-            ("260 nested parentheses", {"rule": PARENS}, 200), ("480 nots", {"rule": NOTS}, 200),
-            ("1,500-digit number", {"rule": LONG_NUMBER}, 200), ("unicode-heavy", {"rule": UNICODE[:1000]}, 200),
-            ("2,001 characters", {"rule": "x" * 2001}, 422), ("a number", {"rule": 5}, 422),
-            ("obey_set only", {"rule": "the top card is red", "obey_set": {"top": "QH", "bottom": "4S"}}, 422),
-            ("card 'AS'", {"rule": "the top card is red", "obey_set": {"top": "AS", "bottom": "4S"},
-                           "break_set": {"top": "JS", "bottom": "3H"}}, 422),
-            ("deep", DEEP, 400), ("not UTF-8", NOT_UTF8, 400), ("big", b'{"rule": "' + b"a" * BIG + b'"}', 413),
-        ]:
-            yield row(f"rules/check: {name}", "POST", check, body, expect=status, auth=False)
-    elif game == "speculation":
-        yield options("first_guesser 5", {"first_guesser": 5})
-        yield options("joker_guesses unicode", {"joker_guesses": UNICODE})
-        yield action("report_clothing items 2.6e-42", {"type": "report_clothing", "items": 2.6e-42})
-        yield action("report_clothing items true", {"type": "report_clothing", "items": True})
-        yield action("report_clothing items '3'", {"type": "report_clothing", "items": "3"})
-        yield action("report_clothing items 3.0", {"type": "report_clothing", "items": 3.0})
-        yield action("report_clothing items -1", {"type": "report_clothing", "items": -1})
-        yield action("report_clothing items 2^53-1", {"type": "report_clothing", "items": 2**53 - 1})
-        yield action("report_clothing items 2^64", f'{{"type": "report_clothing", "items": {2**64}}}', 400)
-        yield action("guess value 2.6e-42", {"type": "guess", "value": 2.6e-42})
-        yield action("guess value true", {"type": "guess", "value": True})
-        yield action("guess_joker values floats", {"type": "guess_joker", "values": [1, 2, 3, 4.0]})
-        yield action("guess_joker values 10,000", {"type": "guess_joker", "values": [1] * 10_000})
-        yield action("guess_joker values nested", {"type": "guess_joker", "values": [[1], [2], [3], [4]]})
-    elif game == "ludor":
-        yield options("round_limit 2.0", {"round_limit": 2.0})
-        yield options("round_limit true", {"round_limit": True})
-        yield options("straights 'true'", {"straights": "true"})
-        yield options("deck unicode", {"deck": UNICODE})
-        yield action("play cards numbers", {"type": "play", "cards": [5]})
-        yield action("play cards a string", {"type": "play", "cards": "7C"})
-        yield action("play 10,000 cards", {"type": "play", "cards": ["7C"] * 10_000})
-        yield action("play no cards", {"type": "play", "cards": []})
-        yield action("vote end 1", {"type": "vote", "end": 1})
-        yield action("vote end 'true'", {"type": "vote", "end": "true"})
-        yield action("play_autoplim declare_plim 0", {"type": "play_autoplim", "declare_plim": 0})
-        yield action("play_autoplim declare_plim 'yes'", {"type": "play_autoplim", "declare_plim": "yes"})
-        yield action("play rank 'ten'", {"type": "play", "cards": ["JK1"], "rank": "ten"})
-        yield action("play rank 7", {"type": "play", "cards": ["JK1"], "rank": 7})
-        yield action("play rank 2_de_oros", {"type": "play", "cards": ["JK1"], "rank": "2_de_oros"})
-        yield action("give_back cards unicode", {"type": "give_back", "cards": [UNICODE]})
+def extra(game: str) -> Any:
+    """The game's own module of hostile rows (``tests/hostile/<game>.py``), or None."""
+    return importlib.import_module(f"hostile.{game}") if importlib.util.find_spec(f"hostile.{game}") else None
 
 
 @dataclass
 class Seated:
     gid: str
     tokens: list[str]
-    actor: str  # the token of a seat the game waits on (Ludic: the Vexer writing the rule)
+    actor: str  # the token of the seat that receives the game's own rows (its hostile module's actor)
 
 
 def seated(game: str, client: Any) -> Seated:
-    """A game of the fewest seats, all human, every seat claimed (Ludic: driven to the rule phase)."""
+    """A game of the fewest seats, all human, every seat claimed, driven by the first listed
+    actions until the game's hostile module finds it ``ready`` (Ludic: the rule phase)."""
+    own = extra(game)
+    ready = getattr(own, "ready", lambda view: True)
+    actor_of = getattr(own, "actor", lambda view: view["to_act"][0])
     n = registry.game(game).engine.min_seats
     resp = client.post("/games", json={"seats": ["human"] * n})
     assert resp.status_code == 201, resp.data
@@ -288,15 +192,14 @@ def seated(game: str, client: Any) -> Seated:
         tokens.append(joined.json["token"])
     view = client.get(f"/games/{gid}").json
     for _ in range(200):
-        if game != "ludic" or view["state"]["phase"] == "rule":
+        if ready(view):
             break
         seat = view["to_act"][0]
         auth = {"Authorization": f"Bearer {tokens[seat]}"}
         legal = client.get(f"/games/{gid}/actions", headers=auth).json["actions"]
         assert client.post(f"/games/{gid}/actions", json=legal[0], headers=auth).status_code == 200
         view = client.get(f"/games/{gid}").json
-    actor = view["state"]["vexer"] if game == "ludic" else view["to_act"][0]
-    return Seated(gid, tokens, tokens[actor])
+    return Seated(gid, tokens, tokens[actor_of(view)])
 
 
 def snapshot(r: redis.Redis, game: str, gid: str) -> tuple[Any, ...]:

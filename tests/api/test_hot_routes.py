@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 import pytest
 import redis
+from conftest import Dispatches
 from flask import request, request_started
 from flask.testing import FlaskClient
 from ludoteca.adapters import observe
@@ -68,8 +69,12 @@ class Twins:
     def __init__(self, settings: Settings, r: redis.Redis, caplog: pytest.LogCaptureFixture) -> None:
         base = replace(settings, rate_limit_per_minute=LIMIT, rate_limit_failures_per_minute=LIMIT,
                        cors_origins=(ORIGIN,))
-        self.apps = {"hot": create_app(registry.game("ludix"), replace(base, hot_routes=True)),
-                     "flask": create_app(registry.game("ludix"), replace(base, hot_routes=False))}
+        # follow-up work goes nowhere: with the default dispatcher a finished game's result went to
+        # the session's broker, where the session's worker (if a test of this process started it)
+        # recorded it between the twins' runs (seen in CI)
+        self.apps = {"hot": create_app(registry.game("ludix"), replace(base, hot_routes=True), dispatcher=Dispatches()),
+                     "flask": create_app(registry.game("ludix"), replace(base, hot_routes=False),
+                                         dispatcher=Dispatches())}
         self.address = f"10.{os.getpid() % 250}.{secrets.randbelow(250)}.{secrets.randbelow(250)}"
         self.clients = {}
         for name, app in self.apps.items():
@@ -172,13 +177,18 @@ class Twins:
         for remembered in (False, True):
             self.n += 1
             req.headers["X-Request-Id"] = f"twin-{self.n}"
-            self.restore(gid, snap)  # every run starts from the snapshot (its TTLs in whole seconds)
-            hits = {name: len(h) for name, h in self.flask_hits.items()}
-            ran = self.run("hot", gid, req, remembered)
-            self.restore(gid, snap)
-            reference = self.run("flask", gid, req, remembered)
-            assert (len(self.flask_hits["hot"]) == hits["hot"]) is hot, req  # served by the hot route?
-            assert len(self.flask_hits["flask"]) == hits["flask"] + 1, req  # the other app: always Flask
+            for attempt in range(3):
+                self.restore(gid, snap)  # every run starts from the snapshot (its TTLs in whole seconds)
+                hits = {name: len(h) for name, h in self.flask_hits.items()}
+                ran = self.run("hot", gid, req, remembered)
+                self.restore(gid, snap)
+                reference = self.run("flask", gid, req, remembered)
+                assert (len(self.flask_hits["hot"]) == hits["hot"]) is hot, req  # served by the hot route?
+                assert len(self.flask_hits["flask"]) == hits["flask"] + 1, req  # the other app: always Flask
+                # a Retry-After counts whole seconds left from the restored TTL: a run slower than a
+                # second (a loaded machine) reads one less; such a pair is played again
+                if retry_after(ran) == retry_after(reference) or attempt == 2:
+                    break
             assert ran.status == reference.status, (req, ran.body, reference.body)
             assert ran.headers == reference.headers, req
             assert ran.body == reference.body, req
@@ -186,6 +196,10 @@ class Twins:
             assert ran.logs == reference.logs and len(ran.logs) == 1, (req, ran.logs, reference.logs)
             assert ran.counts == reference.counts and ran.counts, (req, ran.counts, reference.counts)
         return ran
+
+
+def retry_after(run: Run) -> str | None:
+    return next((v for k, v in run.headers if k == "Retry-After"), None)
 
 
 def counts() -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -357,8 +371,11 @@ def test_every_kind_of_read_gets_the_same_answer_from_both_paths(twins: Twins) -
     for name, (req, expected) in not_hot.items():
         assert status_of(twins.both(gid, req, hot=False)) == expected, name
     query = read(actions, mine)
+    query.path += "?expand=false"
+    assert status_of(twins.both(gid, query, hot=False)) == 200  # a query string: Flask's
+    query = read(actions, mine)
     query.path += "?debug=1"
-    assert status_of(twins.both(gid, query, hot=False)) == 200
+    assert status_of(twins.both(gid, query, hot=False)) == 422  # an unknown parameter, as on every route
 
     quota = seat_quota("ludix", gid, seat, 2 * LIMIT, write=False)
     assert twins.r.get(quota.key) is not None  # the reads above were counted in the seat's bucket

@@ -23,7 +23,14 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from abuse import describe, ms, p50, percentile, run_scenario  # noqa: E402
 from ludoteca.config import Settings  # noqa: E402
-from ludoteca.entrypoints.devstack import Supervisor, embedded_redis, free_port, gunicorn_argv, wait_http  # noqa: E402
+from ludoteca.entrypoints.devstack import (  # noqa: E402
+    BEHIND_DOOR,
+    Supervisor,
+    embedded_redis,
+    free_port,
+    gunicorn_argv,
+    wait_http,
+)
 
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 from stack import start_door  # noqa: E402  (the front door, or the older gateway)
@@ -55,8 +62,8 @@ def main() -> int:
     try:
         with tempfile.TemporaryDirectory() as tmp, embedded_redis(sup, Path(tmp) / "redis") as redis_url:
             svc = free_port()
-            # as the Procfile runs it: one trusted proxy (the front door), the default limits
-            env = {"LUDOTECA_GAME": "ludix", "REDIS_URL": redis_url, "LUDOTECA_TRUSTED_PROXIES": "1",
+            # as the Procfile runs it: behind the front door (its address the one proxy), the default limits
+            env = {"LUDOTECA_GAME": "ludix", "REDIS_URL": redis_url, **BEHIND_DOOR,
                    "LUDOTECA_RATE_LIMIT": str(Settings.rate_limit_per_minute), "LUDOTECA_RATE_LIMIT_READS": "",
                    "LUDOTECA_RATE_LIMIT_CREATE": "", "LUDOTECA_RATE_LIMIT_FAILURES": ""}
             sup.start("ludix", gunicorn_argv("ludoteca.entrypoints.wsgi:make_app()", svc, ROOT), env=env, cwd=ROOT,

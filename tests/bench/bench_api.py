@@ -9,6 +9,11 @@ with its append-only file, every service and the null endpoint under gunicorn as
     python tests/bench/bench_api.py --games ludix --flask-path
                                                # Ludix and the null, and Ludix with its hot route
                                                # off (ludix-flask), side by side
+    python tests/bench/bench_api.py --games ludix --door-transport both --rounds 9
+                                               # the front door to the services over keep-alive
+                                               # TCP and over unix sockets, side by side (two
+                                               # front doors, the same services; --rounds: no
+                                               # 2-minute budget)
 
 Each *system* (a game or the null endpoint, on one path) is played by 20 tables at once, one
 keep-alive connection each, from one asyncio client (``driver.py``; the cheapest driver measured,
@@ -18,7 +23,8 @@ machine hits them alike; every figure printed is the median over the rounds (at 
 
 - moves/s: accepted moves (for the null: requests) over the phase's wall time;
 - p50/p90/p99: round trip of a move, from its first request (``GET .../actions`` where the shape
-  needs one) to the POST's answer;
+  needs one: a seat other than the last mover's; the last mover acting again plays from its move's
+  answer's ``next``, one request a move) to the POST's answer;
 - server CPU per move: ``utime + stime`` (``/proc/<pid>/stat``) of every server process on the
   path, read before and after the phase: the service's gunicorn master and workers, redis-server,
   and the front door's process on the door path, divided by the accepted moves;
@@ -97,6 +103,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from longpolls import LongPollCrowd  # noqa: E402
 
 GAMES = ("ludix", "ludic", "speculation", "ludor")
+UNIX_PATH = "door-unix"
 QUICK_BUDGET_SECONDS = 100
 """The quick mode's wall-time budget, start to end (``make bench`` adds its own few seconds)."""
 STOP_SECONDS = 12
@@ -197,15 +204,20 @@ def shape_of(system: str) -> str:
     return system.removesuffix(FLASK_PATH)
 
 
+DOOR_PATHS = {"tcp": ("door",), "unix": (UNIX_PATH,), "both": ("door", UNIX_PATH)}
+"""``--door-transport``: the door paths measured (``door``: the front door dialing the services
+over keep-alive TCP, as ``make run`` does; ``door-unix``: over their unix sockets)."""
+
+
 def make_systems(stack: Stack, games: list[str], tables: int, warm_moves: int) -> list[System]:
-    assert stack.door is not None
     systems = []
     for game in [*games, "null"]:
         svc = stack.services[game]
         systems.append(System(game, "direct", svc.url, set(svc.pgids) | {stack.redis_pgid}, set(),
                               stack.redis_pgid))
-        systems.append(System(game, "door", f"{stack.door.url}/{game}", set(svc.pgids) | {stack.redis_pgid},
-                              set(stack.door.pgids), stack.redis_pgid))
+        for path, door in stack.doors.items():
+            systems.append(System(game, path, f"{door.url}/{game}", set(svc.pgids) | {stack.redis_pgid},
+                                  set(door.pgids), stack.redis_pgid))
     for i, s in enumerate(systems):
         s.tables = [Table(s.base, SHAPES[shape_of(s.game)], random.Random(f"{i}-{k}"), Counters())
                     for k in range(tables)]
@@ -235,11 +247,17 @@ def ms(x: float) -> float:
     return x * 1000
 
 
+def paths_of(systems: list[System]) -> list[str]:
+    """The paths measured, in the order first met (``direct``, then the door paths)."""
+    return list(dict.fromkeys(s.path for s in systems))
+
+
 def print_main_table(systems: list[System]) -> None:
     by = {(s.game, s.path): s for s in systems}
-    null_rate = {path: [p.rate for p in by[("null", path)].phases] for path in ("direct", "door")}
+    paths = paths_of(systems)
+    null_rate = {path: [p.rate for p in by[("null", path)].phases] for path in paths}
     null_cpu = {path: [p.server_cpu / p.moves if p.moves else float("nan") for p in by[("null", path)].phases]
-                for path in ("direct", "door")}
+                for path in paths}
     headers = ["system", "path", "moves/s", "p50 ms", "p90 ms", "p99 ms", "server CPU ms/move",
                "of it door", "ratio to null", "CPU ratio", "req/move", "driver CPU ms/req", "errors"]
     rows = []
@@ -248,7 +266,7 @@ def print_main_table(systems: list[System]) -> None:
         cpu_ratio = med([n / (p.server_cpu / p.moves) for p, n in zip(s.phases, null_cpu[s.path], strict=True)
                          if p.moves and p.server_cpu])
         rows.append([s.game, s.path, s.m("rate"), ms(s.m("p50")), ms(s.m("p90")), ms(s.m("p99")),
-                     s.per_move("server_cpu"), s.per_move("door_cpu") if s.path == "door" else None,
+                     s.per_move("server_cpu"), s.per_move("door_cpu") if s.path != "direct" else None,
                      ratio if s.game != "null" else None, cpu_ratio if s.game != "null" else None,
                      med([p.requests / p.moves for p in s.phases if p.moves]),
                      s.per_request("driver_cpu"), sum(p.errors for p in s.phases)])
@@ -260,14 +278,42 @@ def print_main_table(systems: list[System]) -> None:
     print()
     added = []
     for game in [*{s.game for s in systems}]:
-        d, g = by[(game, "direct")], by[(game, "door")]
-        cpu_d, cpu_g = d.per_move("server_cpu"), g.per_move("server_cpu")
-        added.append([game, cpu_g - cpu_d, 100 * (cpu_g - cpu_d) / cpu_d if cpu_d else None,
-                      ms(g.m("p50") - d.m("p50")), g.per_move("door_cpu")])
-    order = {s.game: i for i, s in enumerate(systems)}
-    added.sort(key=lambda row: order[str(row[0])])
+        d = by[(game, "direct")]
+        for path in paths[1:]:
+            g = by[(game, path)]
+            cpu_d, cpu_g = d.per_move("server_cpu"), g.per_move("server_cpu")
+            added.append([game, path, cpu_g - cpu_d, 100 * (cpu_g - cpu_d) / cpu_d if cpu_d else None,
+                          ms(g.m("p50") - d.m("p50")), g.per_move("door_cpu")])
+    order = {(s.game, s.path): i for i, s in enumerate(systems)}
+    added.sort(key=lambda row: order[(str(row[0]), str(row[1]))])
     print("what the front door adds (door path minus direct, medians over the rounds):")
-    print(render(["system", "server CPU ms/move", "%", "p50 ms", "door process CPU ms/move"], added))
+    print(render(["system", "path", "server CPU ms/move", "%", "p50 ms", "door process CPU ms/move"], added))
+    if UNIX_PATH in paths and "door" in paths:
+        print_transports(systems)
+
+
+def print_transports(systems: list[System]) -> None:
+    """The front door to the services over unix sockets against keep-alive TCP: the same services,
+    two front doors, side by side in the same rounds; ratios per round, then their median."""
+    by = {(s.game, s.path): s for s in systems}
+    rows = []
+    for game in dict.fromkeys(s.game for s in systems):
+        tcp, unix = by[(game, "door")], by[(game, UNIX_PATH)]
+
+        def per_round(attr: str, t: System = tcp, u: System = unix) -> list[tuple[float, float]]:
+            return [(getattr(a, attr) / a.moves, getattr(b, attr) / b.moves)
+                    for a, b in zip(t.phases, u.phases, strict=True) if a.moves and b.moves]
+
+        cpu, door = per_round("server_cpu"), per_round("door_cpu")
+        rows.append([game, tcp.per_move("server_cpu"), unix.per_move("server_cpu"),
+                     med([b / a for a, b in cpu if a]), tcp.per_move("door_cpu"), unix.per_move("door_cpu"),
+                     med([b / a for a, b in door if a]), tcp.m("rate"), unix.m("rate"),
+                     med([b.rate / a.rate for a, b in zip(tcp.phases, unix.phases, strict=True) if a.rate]),
+                     ms(tcp.m("p50")), ms(unix.m("p50"))])
+    print("\nthe front door to the services: keep-alive TCP (door) against unix sockets (door-unix), the same "
+          "services, medians over the rounds; unix/tcp ratios per round, then their median:")
+    print(render(["system", "tcp CPU ms/move", "unix CPU ms/move", "unix/tcp", "tcp door ms", "unix door ms",
+                  "unix/tcp", "tcp moves/s", "unix moves/s", "unix/tcp", "tcp p50 ms", "unix p50 ms"], rows))
 
 
 def print_costs(systems: list[System], rclient: redis.Redis) -> None:
@@ -467,7 +513,8 @@ def bot_tables() -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true", help="more rounds, gunicorn workers 1/2/4, the bot tables")
-    parser.add_argument("--rounds", type=int, help="default 3 (quick), 5 (full)")
+    parser.add_argument("--rounds", type=int, help="default 3 (quick), 5 (full); given, the quick mode's "
+                                                   "2-minute budget no longer caps the phases")
     parser.add_argument("--moves", type=int, help="moves a table a round; default 12 (quick), 40 (full)")
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--phase-seconds", type=float, default=8.0,
@@ -478,11 +525,19 @@ def main() -> int:
     parser.add_argument("--logs", type=Path, help="keep the servers' logs in this directory")
     parser.add_argument("--flask-path", action="store_true",
                         help="also Ludix with the hot route off (every request through Flask), side by side")
+    parser.add_argument("--door-transport", choices=sorted(DOOR_PATHS), default="tcp",
+                        help="how the front door reaches the services: keep-alive TCP (as make run), unix "
+                             "sockets, or both side by side (two front doors in front of the same services)")
     args = parser.parse_args()
+    budget = not args.full and args.rounds is None
     args.rounds = args.rounds or (5 if args.full else 3)
     args.moves = args.moves or (40 if args.full else 12)
     games = [g for g in args.games.split(",") if g]
     os.environ.setdefault("LUDOTECA_RATE_LIMIT", "1000000")  # counted as in production, never reached
+    # the driver and the idle long-poll crowd are one client: the per-client holds and connections
+    # (ludoteca.entrypoints.admission) are tested in tests/integration/test_hostile_load.py, not here
+    os.environ.setdefault("LUDOTECA_MAX_HOLDS_PER_ADDRESS", "1000")
+    os.environ.setdefault("LUDOTECA_MAX_CONNECTIONS_PER_ADDRESS", "1000")
     started = time.monotonic()
     sup = Supervisor()
     try:
@@ -496,18 +551,22 @@ def main() -> int:
                 target, env = service_spec("ludix", redis_url)
                 specs["ludix" + FLASK_PATH] = (target, {**env, "LUDOTECA_HOT_ROUTES": "0"})
                 games = [*games, "ludix" + FLASK_PATH]
-            stack.services = start_servers(sup, specs, logs)
-            stack.door, stack.door_kind = start_door(sup, {n: s.url for n, s in stack.services.items()}, logs)
+            unix = args.door_transport != "tcp"
+            stack.services = start_servers(sup, specs, logs, sockets=Path(tmp) if unix else None)
+            for path in DOOR_PATHS[args.door_transport]:
+                routes = {n: (s.unix if path == UNIX_PATH else s.url) or s.url for n, s in stack.services.items()}
+                stack.doors[path], stack.door_kind = start_door(sup, routes, logs, name=path)
+            stack.door = stack.doors.get("door") or stack.doors[UNIX_PATH]
             rclient = redis.Redis.from_url(redis_url)
             systems = make_systems(stack, games, args.tables, 2)
             print(f"[bench] stack up and warm in {time.monotonic() - started:.0f} s; measuring", file=sys.stderr,
                   flush=True)
-            until = None if args.full else started + QUICK_BUDGET_SECONDS - STOP_SECONDS
+            until = started + QUICK_BUDGET_SECONDS - STOP_SECONDS if budget else None
             run_rounds(systems, args.rounds, args.moves, args.phase_seconds, rclient, progress=True, until=until)
             header(args, stack, "full" if args.full else "quick")
             print_main_table(systems)
             print_costs(systems, rclient)
-            if "ludix" in games:
+            if "ludix" in games and "door" in stack.doors:
                 print_targets(systems)
             print_sizing(systems)
             print_shapes(games, args.moves, args.tables)
@@ -521,7 +580,7 @@ def main() -> int:
     if args.full:
         bot_tables()
     wall = time.monotonic() - started
-    print(f"\nwall time {wall:.0f} s" + ("" if args.full or wall <= QUICK_BUDGET_SECONDS
+    print(f"\nwall time {wall:.0f} s" + ("" if not budget or wall <= QUICK_BUDGET_SECONDS
                                         else f" (over the quick mode's {QUICK_BUDGET_SECONDS} s budget)"))
     return 0
 

@@ -153,20 +153,31 @@ class Shape:
     describe: str
 
 
+HOLD_AT = 20
+"""Pig's and Ludix's players hold once the turn total reaches this (Ludix: with the pending throw)."""
+
 SHAPES = {
     "ludix": Shape("ludix", 2, {"target": 1000},
                    "2 human seats, target 1000; roll, hold once the turn total (with the pending "
                    "throw) reaches 20, decided from the POST response's game.state; 1 POST a move"),
     "ludic": Shape("ludic", 3, {},
-                   "3 human seats; GET .../actions for the seat to act (from the POST response's "
-                   "to_act), POST a listed action at random; when only templates are listed (the "
-                   "Vexer's write_rule), GET the seat's view and Ludic's random bot fills one in"),
+                   "3 human seats; the seat to act (from the POST response's to_act) takes its "
+                   "listing from the POST response's next when it moved last, else GET .../actions; "
+                   "POST a listed action at random; when only templates are listed (the Vexer's "
+                   "write_rule), Ludic's random bot fills one in from the seat's view (the POST "
+                   "response's game when it moved last, else GET)"),
     "speculation": Shape("speculation", 2, {},
-                         "2 human seats; GET .../actions for the seat to act, POST a listed action "
-                         "at random (guesses, ~700 listed)"),
+                         "2 human seats; the listing from the POST response's next when the same "
+                         "seat acts again, else GET .../actions; POST a listed action at random "
+                         "(guesses, ~700 listed)"),
     "ludor": Shape("ludor", 3, {},
-                   "3 human seats; GET .../actions for the seat to act, POST a listed action at "
-                   "random (plays, passes, votes)"),
+                   "3 human seats; the listing from the POST response's next when the same seat "
+                   "acts again, else GET .../actions; POST a listed action at random (plays, "
+                   "passes, votes)"),
+    "pig": Shape("pig", 2, {},
+                 f"2 human seats, target 100; roll, hold once the turn total reaches {HOLD_AT} (hold-at-"
+                 f"{HOLD_AT}, as the peer's driver: tests/bench/peer), decided from the POST response's "
+                 "game.state; 1 POST a move"),
     "null": Shape("null", 0, {}, "POST /null/<id> {\"n\": i}: one request a 'move'"),
 }
 
@@ -180,6 +191,7 @@ class Table:
         self.gid = ""
         self.tokens: list[str] = []
         self.game: dict[str, Any] = {}
+        self.next: dict[str, Any] | None = None  # the last move's `next`: its mover's listing
         self.n = 0
 
     def use(self, counters: Counters) -> None:
@@ -198,7 +210,7 @@ class Table:
         for _ in range(self.shape.seats - 1):
             status, body = await self.conn.request("POST", f"/games/{self.gid}/players", {})
             self.tokens.append(body["token"])
-        self.game = body["game"]
+        self.game, self.next = body["game"], None
         if self.shape.game == "ludix":
             status, body = await self.conn.request("POST", f"/games/{self.gid}/actions",
                                                    {"type": "alea_jacta_est"}, self.tokens[0])
@@ -223,10 +235,11 @@ class Table:
             self.c.errors += 1
             if self.shape.game != "null":
                 _, self.game = await self.conn.request("GET", f"/games/{self.gid}")
+                self.next = None
             return
         self.c.moves.append(time.perf_counter() - t0)
         if self.shape.game != "null":
-            self.game = body["game"]
+            self.game, self.next = body["game"], body.get("next")
 
     async def choose(self, seat: int) -> dict[str, Any]:
         if self.shape.game == "ludix":
@@ -235,14 +248,22 @@ class Table:
             if not throw:
                 return {"type": "roll"}
             best = max((n["value"] for n in throw.get("numerals") or []), default=0)
-            return {"type": "hold"} if state["turn_total"] + best >= 20 else {"type": "roll"}
-        _, listed = await self.conn.request("GET", f"/games/{self.gid}/actions", token=self.tokens[seat])
+            return {"type": "hold"} if state["turn_total"] + best >= HOLD_AT else {"type": "roll"}
+        if self.shape.game == "pig":
+            return {"type": "hold"} if self.game["state"]["turn_total"] >= HOLD_AT else {"type": "roll"}
+        # one request a move: the seat that moved last and acts again has its listing (and its
+        # view) in that move's answer; another seat lists its own
+        listed, view = self.next, self.game
+        if listed is None or listed["seat"] != seat or listed["version"] != self.game["version"]:
+            _, listed = await self.conn.request("GET", f"/games/{self.gid}/actions", token=self.tokens[seat])
+            view = {}
         if listed["actions"]:
             action: dict[str, Any] = self.rnd.choice(listed["actions"])
             return action
         # nothing listed, only templates (Ludic's Vexer writes a rule that must fit the initial
         # sets): the game's own random bot fills one in from that seat's view
-        _, view = await self.conn.request("GET", f"/games/{self.gid}", token=self.tokens[seat])
+        if view.get("you") != seat:
+            _, view = await self.conn.request("GET", f"/games/{self.gid}", token=self.tokens[seat])
         from ludoteca.service_layer import registry
 
         bot = registry.game(self.shape.game).bots["random"]

@@ -12,6 +12,10 @@ rate limits on at a level no table reaches, over an embedded real redis-server. 
 process CPU (``time.process_time``) around the app's WSGI call: compare kinds and revisions in
 one run, not with the HTTP figures of ``make bench`` (which add gunicorn, the sockets and Redis).
 
+``--engine``: also the game engine's share of it: process CPU inside the engine's methods
+(``load``, ``apply``, ``view``, ``legal_actions`` ...; outermost calls only, so an engine method
+calling another counts once), per method and in all, beside the server CPU of a move.
+
 ``--seed N``: the games' seeds come from ``random.Random(N)`` instead of the service's secret
 ones, so two runs (two revisions) play the very same games (the players' choices are seeded
 already): without it a game's length, hence its history (Speculation's joker phase), differs from
@@ -81,13 +85,57 @@ class Meter:
         return [out]
 
 
-def play(game: str, moves: int, profile: str | None, flask_path: bool, redis_url: str, seed: int | None) -> None:
+ENGINE_METHODS = ("max_actions", "new_game", "to_act", "legal_actions", "action_templates", "apply", "view",
+                  "result", "opening_events", "dump", "load")
+
+
+class EngineMeter:
+    """Process CPU inside an engine's methods (:data:`ENGINE_METHODS`), outermost calls only,
+    counted while :attr:`on`; the methods are wrapped on the engine instance itself, so every
+    caller (the service, the codec, the presenter) goes through them."""
+
+    def __init__(self, engine: Any) -> None:
+        self.spent: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+        self.depth = 0
+        self.on = False
+        for name in ENGINE_METHODS:
+            if hasattr(engine, name):
+                object.__setattr__(engine, name, self._wrap(name, getattr(engine, name)))
+
+    def _wrap(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            if self.depth or not self.on:
+                return method(*args, **kwargs)
+            self.depth = 1
+            t0 = time.process_time()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                self.spent[name] = self.spent.get(name, 0.0) + time.process_time() - t0
+                self.calls[name] = self.calls.get(name, 0) + 1
+                self.depth = 0
+
+        return timed
+
+    def report(self, moves: int, server: float) -> None:
+        total = sum(self.spent.values()) / moves
+        print(f"  engine, per move: {total * 1000:.3f} ms = {total / server:.0%} of the server's "
+              f"{server * 1000:.3f} ms")
+        for name, spent in sorted(self.spent.items(), key=lambda kv: -kv[1]):
+            print(f"    {name:<18} {self.calls[name] / moves:5.2f} a move   {spent / moves * 1000:7.3f} ms a move"
+                  f"   {spent / self.calls[name] * 1e6:8.1f} µs a call")
+
+
+def play(game: str, moves: int, profile: str | None, flask_path: bool, redis_url: str, seed: int | None,
+         engine_share: bool = False) -> None:
     shape = SHAPES[game]
     if seed is not None:
         seeds = random.Random(seed)
         service_module.new_seed = lambda: seeds.randbytes(32).hex()
     settings = replace(Settings.from_env(), redis_url=redis_url, rate_limit_per_minute=1_000_000,
                        hot_routes=not flask_path)
+    engine_meter = EngineMeter(registry.game(game).engine) if engine_share else None
     app = create_app(registry.game(game), settings, dispatcher=NoDispatch())
     meter = Meter(app, profile is not None)
     client = app.test_client()
@@ -131,9 +179,13 @@ def play(game: str, moves: int, profile: str | None, flask_path: bool, redis_url
     for _ in range(min(200, moves)):  # warm: caches, connections, the first games
         move()
     meter.on = True
+    if engine_meter is not None:
+        engine_meter.on = True
     for _ in range(moves):
         move()
     meter.on = False
+    if engine_meter is not None:
+        engine_meter.on = False
     seeded = "" if seed is None else f", game seeds from {seed}"
     print(f"{game} ({'Flask path' if flask_path else 'hot routes'}), {moves} moves, server CPU per request "
           f"(process time around the WSGI call; median, mean ± its standard error){seeded}:")
@@ -144,6 +196,8 @@ def play(game: str, moves: int, profile: str | None, flask_path: bool, redis_url
               f"   {sum(xs) / len(xs) * 1000:7.3f} ± {sem * 1000:.3f} ms")
     total = sum(sum(xs) for xs in meter.spent.values()) / moves
     print(f"  {'all, per move':<26} {'':13}           {total * 1000:7.3f} ms")
+    if engine_meter is not None:
+        engine_meter.report(moves, total)
     if meter.profiler is not None:
         pstats.Stats(meter.profiler).sort_stats(profile or "cumulative").print_stats(50)
 
@@ -157,11 +211,13 @@ def main() -> None:
     parser.add_argument("--flask-path", action="store_true", help="hot routes off: every request through Flask")
     parser.add_argument("--seed", type=int, default=None,
                         help="the games' seeds from random.Random(SEED): two runs play the same games")
+    parser.add_argument("--engine", action="store_true",
+                        help="also the engine's share: CPU inside its methods, per method and per move")
     args = parser.parse_args()
     sup = Supervisor()
     try:
         with tempfile.TemporaryDirectory() as tmp, embedded_redis(sup, Path(tmp) / "redis") as url:
-            play(args.game, args.moves, args.profile, args.flask_path, url, args.seed)
+            play(args.game, args.moves, args.profile, args.flask_path, url, args.seed, args.engine)
     finally:
         sup.stop()
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ludoteca.entrypoints import devstack
 from ludoteca.entrypoints.devstack import Supervisor, free_port, gunicorn_argv, wait_http
+from ludoteca.entrypoints.frontdoor import UNIX
 
 ROOT = Path(__file__).resolve().parents[2]
 TICK = os.sysconf("SC_CLK_TCK")
@@ -43,6 +44,7 @@ class Server:
     name: str
     url: str
     pgids: frozenset[int]
+    unix: str | None = None  # the upstream of its unix socket, in the front door's syntax (unix//path)
 
 
 @dataclass
@@ -52,19 +54,25 @@ class Stack:
     services: dict[str, Server] = field(default_factory=dict)
     door: Server | None = None
     door_kind: str = ""
+    doors: dict[str, Server] = field(default_factory=dict)  # path label -> front door (bench_api's door paths)
 
     def pgids(self) -> set[int]:
         out = {self.redis_pgid}.union(*(s.pgids for s in self.services.values()))
         return out | (self.door.pgids if self.door else set())
 
 
-def start_servers(sup: Supervisor, specs: Mapping[str, tuple[str, dict[str, str]]], logs: Path) -> dict[str, Server]:
-    """Start every ``name -> (gunicorn target, env)`` at once, then wait for all of them."""
+def start_servers(sup: Supervisor, specs: Mapping[str, tuple[str, dict[str, str]]], logs: Path,
+                  sockets: Path | None = None) -> dict[str, Server]:
+    """Start every ``name -> (gunicorn target, env)`` at once, then wait for all of them; with
+    ``sockets`` (a directory), each also listens on the unix socket ``<sockets>/<name>.sock``."""
     servers = {}
     for name, (target, env) in specs.items():
         port = free_port()
-        proc = sup.start(name, gunicorn_argv(target, port, ROOT), env=env, cwd=ROOT, log=logs / f"{name}.log")
-        servers[name] = Server(name, f"http://127.0.0.1:{port}", frozenset({proc.pid}))
+        sock = None if sockets is None else sockets / f"{name}.sock"
+        proc = sup.start(name, gunicorn_argv(target, port, ROOT, unix_socket=sock), env=env, cwd=ROOT,
+                         log=logs / f"{name}.log")
+        servers[name] = Server(name, f"http://127.0.0.1:{port}", frozenset({proc.pid}),
+                               None if sock is None else f"{UNIX}{sock}")
     for name, server in servers.items():
         probe = "/healthz" if specs[name][0].startswith("ludoteca.adapters.hosting.null") else "/readyz"
         if not wait_http(server.url + probe, 120):
@@ -95,11 +103,12 @@ def start_null(sup: Supervisor, port: int, redis_url: str, log: Path) -> None:
         raise RuntimeError(f"the null endpoint did not start; see {log}")
 
 
-def start_door(sup: Supervisor, routes: Mapping[str, str], logs: Path) -> tuple[Server, str]:
-    """The front door (Caddy, ``devstack.start_front_door``) routing ``/<prefix>`` to each upstream."""
+def start_door(sup: Supervisor, routes: Mapping[str, str], logs: Path, name: str = "door") -> tuple[Server, str]:
+    """The front door (Caddy, ``devstack.start_front_door``) routing ``/<prefix>`` to each upstream
+    (``host:port`` or ``unix//path``); ``name``: one per front door of the stack."""
     port = free_port()
-    proc = devstack.start_front_door(sup, port, routes, ROOT, logs / "door.log")
-    return Server("door", f"http://127.0.0.1:{port}", frozenset({proc.pid})), "front door (Caddy)"
+    proc = devstack.start_front_door(sup, port, routes, ROOT, logs / f"{name}.log", name=name)
+    return Server(name, f"http://127.0.0.1:{port}", frozenset({proc.pid})), "front door (Caddy)"
 
 
 def git_revision() -> str:

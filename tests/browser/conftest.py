@@ -1,6 +1,6 @@
-"""Headless Chromium against the real stack: the session's ``front_door`` (tests/conftest.py: every
-game service under gunicorn behind Caddy, over the session's real Redis, shared with tests/clients)
-and, for the playground, the real Celery worker that plays the bots.
+"""Headless Chromium against the real stack: ``front_door`` (every game service and the players
+service under gunicorn behind Caddy, over the session's real Redis) and, for the playground, the
+real Celery worker that plays the bots.
 
 The browser is Debian's ``/usr/bin/chromium`` (``LUDOTECA_CHROMIUM`` to use another), driven by
 Playwright (the PyPI package; no browser of its own is ever downloaded: ``make install`` installs

@@ -1,12 +1,15 @@
-"""The playground (the front door's page at ``/``) in headless Chromium, end to end: for each game a
-whole game against bots played by clicking the page's listed actions (the first one each time: the
-page posts it as listed, with the listing's version as If-Match), the bots moving through the real
-Celery worker; and a table of bots only watched to its end through the long-poll. The page is the
-only client: what it shows is checked against the API afterwards, and all its traffic went to the
-front door under the game's prefix.
+"""The playground (the front door's page at ``/``) in headless Chromium, end to end, as a person
+plays it: for each game a whole game against bots played by clicking the table (cards, dice,
+values, the Vexer's editor; never the JSON box), the bots moving through the real Celery worker;
+a table of bots only watched to its end at the "fast" pace; a reload that keeps the seat, a double
+click that plays once, a stale click (412) absorbed; the page at a phone's width; and an
+accessibility scan (axe-core, ``tools/browser``) with no serious or critical violation.
 
-Screenshots (``var/artifacts/screenshots/``): ``playground-<game>-playing.png`` after the first
-move, ``playground-<game>-finished.png`` at the end, ``playground-watch-ludix.png``.
+What the page shows is checked against the API afterwards, and all its traffic went to the front
+door. Screenshots (``var/artifacts/screenshots/``): ``playground-<game>-playing.png`` mid-game,
+``playground-<game>-finished.png`` at the result screen, ``playground-ludic-vexer.png`` (the rule
+editor with its verdict, when the page's seat is the Vexer), ``playground-watch-ludix.png``,
+``playground-phone-<game>.png`` (390 px wide).
 """
 
 from __future__ import annotations
@@ -14,117 +17,303 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
+from ludoteca.service_layer import registry
 from playwright.sync_api import Page
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
-# short games (options of each game's POST /games) against bots that make a game of it
-TABLES = {
-    "ludix": ("steady", {"target": 50}),
-    "ludic": ("expert", {"round_limit": 1}),
-    "ludor": ("greedy", {}),
-    "speculation": ("basic", {}),
-}
-GAME_SECONDS = 120  # a whole game, every wait included (a few seconds each, on a quiet machine)
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "tools" / "browser" / "node_modules" / "axe-core" / "axe.min.js"
 
-# what the page offers now, at the version it shows: "finished", "action", "template" or false
+GAMES = registry.names()
+PAGE_OPTIONS: dict[str, dict[str, Any]] = {"ludic": {"round_limit": 2}}
+"""What a page test needs beyond a game's quick options: Ludic's page seat is the Vexer in one round
+and a Seeker in the other (both of its pages clicked)."""
+
+
+def table_of(game: str) -> tuple[int, str, dict[str, Any]]:
+    """A short game (the game's quick options) of the fewest seats against the bots that make a
+    game of it (its TestFacts)."""
+    d = registry.game(game)
+    return d.engine.min_seats, d.playing_level(), {**d.tests.quick_options, **PAGE_OPTIONS.get(game, {})}
+
+
+GAME_SECONDS = 150  # a whole game, every wait included (most take 10 to 40 s on a quiet machine)
+
+# what the page offers: "finished", "turn" (your move, nothing in flight, the listing of the
+# version shown) or false
 OFFERED = """() => {
-  const summary = document.getElementById("summary");
-  if (summary.dataset.status === "finished") return "finished";
-  const at = `[data-version="${summary.dataset.version}"]`;
-  if (document.querySelector(`#actions button.action:not([disabled])${at}`)) return "action";
-  if (document.querySelector(`#templates button.template:not([disabled])${at}`)) return "template";
+  const t = document.getElementById("table");
+  if (t.dataset.status === "finished") return "finished";
+  const board = document.getElementById("board");
+  const current = board.dataset.version === t.dataset.version;
+  if (t.dataset.yourTurn === "true" && !board.dataset.busy && current) return "turn";
   return false;
 }"""
-# the page has answered the move made at version `before` (it shows a newer version, or the
-# problem), and the listing shown is the one of the version shown (or the game is over)
-SETTLED = """(before) => {
-  const summary = document.getElementById("summary");
-  const moved = summary.dataset.version !== before || !document.getElementById("problem").hidden;
-  return moved && (summary.dataset.status === "finished"
-                   || document.getElementById("moves").dataset.version === summary.dataset.version);
-}"""
+DOUBLE_CLICK_S = 0.4  # a double click's clicks come sooner than this (the page is inert 0.5 s after a click)
 RACE = re.compile(r"^(409|412) POST .*/actions$")  # a click on a listing a bot's move made stale
 
 
-def open_table(page: Page, url: str, game: str, level: str, options: dict[str, Any], watch: bool) -> str:
+def open_table(page: Page, url: str, game: str, watch: bool = False, speed: str = "instant",
+               table: tuple[int, str, dict[str, Any]] | None = None, name: str | None = None) -> str:
+    """A new table from the form (``name``: the guest player's, typed when none is kept yet)."""
+    seats, level, options = table or table_of(game)
     page.goto(f"{url}/")
     page.locator("body[data-ready=true]").wait_for()
+    if name is not None:
+        page.fill("#player-name", name)
     page.select_option("#game", game)
     page.locator(f"body[data-game={game}]").wait_for()
+    page.fill("#seats", str(seats))
     page.select_option("#level", level)
+    page.select_option("#speed", speed)
+    page.click("#options-box summary")
     page.fill("#options", json.dumps(options))
     page.click("#watch" if watch else "#play")
     page.locator("#table[data-game-id]").wait_for()
-    page.locator("#summary[data-version]").wait_for()
+    page.locator("#table[data-version]").wait_for()
     return str(page.get_attribute("#table", "data-game-id"))
+
+
+def visible(page: Page, selector: str) -> bool:
+    loc = page.locator(selector)
+    return loc.count() > 0 and loc.first.is_visible()
+
+
+def enabled(page: Page, selector: str) -> bool:
+    return visible(page, selector) and page.locator(selector).first.is_enabled()
+
+
+def settle(page: Page, before: str | None) -> None:
+    """Wait until the page has taken a click in (a new version shown, or the same one again
+    with the move refused)."""
+    page.wait_for_function("""(before) => {
+      const t = document.getElementById("table");
+      const answered = !document.getElementById("problem").hidden || !!document.getElementById("note").textContent;
+      return !document.getElementById("board").dataset.busy && (t.dataset.version !== before || answered);
+    }""", arg=before, timeout=30_000)
+
+
+# ---- one move of each game, by clicking ----------------------------------------------------------
+
+def pig_move(page: Page, memo: dict[str, Any], **_: Any) -> None:
+    """Roll until the turn holds 10 points, then hold (the hold button says what it banks)."""
+    hold = page.locator("#pig-hold")
+    if enabled(page, "#pig-hold") and int(re.search(r"\d+", hold.inner_text()).group()) >= 10:  # type: ignore[union-attr]
+        hold.click()
+        return
+    page.click("#pig-roll")
+
+
+def ludix_move(page: Page, memo: dict[str, Any], **_: Any) -> None:
+    if visible(page, "#ludix-call"):
+        page.click("#ludix-call")
+        return
+    hold = page.locator("#ludix-hold")
+    if hold.count():
+        chips = page.locator(".numerals .chip")
+        if chips.count() > 1 and not memo.get("chose"):  # once: a lower numeral than the best
+            chips.nth(1).click()
+            assert chips.nth(1).get_attribute("aria-pressed") == "true"
+            memo["chose"] = True
+        banked = int(re.search(r"\d+", hold.inner_text()).group())  # type: ignore[union-attr]
+        if banked >= 25:
+            hold.click()
+            return
+    page.click("#ludix-roll")
 
 
 def ludic_rule(page: Page, url: str) -> str:
     """A rule the initial sets allow (the obeying set obeys it, the other breaks it): its top (or
-    bottom) card exactly, checked by the game's public rule checker."""
-    state = json.loads(page.inner_text("#view"))
-    obey, broken = state["columns"]["obey"][0], state["columns"]["break"][0]
+    bottom) card exactly, checked by the game's public rule checker; the sets are read from the
+    cards the page draws."""
+    def initial(column: str) -> dict[str, str]:
+        cards = page.locator(f".column-{column} .set").first.locator("[data-card]")
+        top, bottom = (str(cards.nth(i).get_attribute("data-card")) for i in (0, 1))
+        return {"top": top, "bottom": bottom}
 
-    def card(code: str) -> str:
-        rank = {"J": "jack", "Q": "queen", "K": "king", "T": "10"}.get(code[:-1], code[:-1])
+    obey, broken = initial("obey"), initial("break")
+
+    def words(code: str) -> str:
+        rank = {"J": "jack", "Q": "queen", "K": "king"}.get(code[:-1], code[:-1])
         return f"{'red' if code[-1] in 'HD' else 'black'} {rank}"
 
-    sets = {"obey_set": {"top": obey["top"], "bottom": obey["bottom"]},
-            "break_set": {"top": broken["top"], "bottom": broken["bottom"]}}
     for where in ("top", "bottom"):
-        rule = f"the {where} card is a {card(obey[where])}"
-        r = requests.post(f"{url}/ludic/rules/check", json={"rule": rule, **sets}, timeout=10)
+        rule = f"the {where} card is a {words(obey[where])}"
+        r = requests.post(f"{url}/ludic/rules/check", json={"rule": rule, "obey_set": obey, "break_set": broken},
+                          timeout=10)
         assert r.status_code == 200, r.text
         if r.json()["legal"]:
             return rule
-    raise AssertionError(f"no rule for the sets {sets}")
+    raise AssertionError(f"no rule for the sets {obey} {broken}")
 
 
-def send(page: Page, action: dict[str, Any]) -> None:
-    """Post ``action`` with the page's own editor ("Any action (JSON)")."""
-    if not page.locator("#custom-box").evaluate("box => box.open"):
-        page.click("#custom-box summary")
-    page.fill("#custom", json.dumps(action))
-    page.click("#send")
+def ludic_move(page: Page, memo: dict[str, Any], url: str, shot: Callable[[str], Any]) -> None:
+    if visible(page, "#ludic-cut"):
+        page.click("#ludic-cut")
+        return
+    if visible(page, "#ludic-rule"):  # the Vexer: a bad rule first (the verdict says why), then a good one
+        page.fill("#ludic-rule", "the top card is purple")
+        page.locator("#ludic-verdict[data-state=invalid]").wait_for()
+        assert page.locator("#ludic-write").is_disabled()
+        page.fill("#ludic-rule", ludic_rule(page, url))
+        page.locator("#ludic-verdict[data-state=valid]").wait_for()
+        shot("playground-ludic-vexer")
+        assert serious(axe_scan(page)) == []  # the editor too
+        page.click("#ludic-write")
+        memo["vexer"] = True
+        return
+    choice = page.locator("button.set-choice")
+    if choice.count():
+        choice.first.click()
+        return
+    if visible(page, "#ludic-guess") and not memo.get("guessed"):
+        page.fill("#ludic-guess-text", "the top card is red")  # a wrong guess costs nothing
+        page.click("#ludic-guess")
+        memo["guessed"] = True
+        return
+    if enabled(page, "#ludic-draw") and not page.locator(".hand .card-btn.playable").count():
+        page.click("#ludic-draw")
+        return
+    playable = page.locator(".hand .card-btn.playable")
+    if playable.count() >= 2 and (visible(page, "#ludic-query") or visible(page, "#ludic-play-obey")):
+        playable.nth(0).click()
+        playable.nth(1).click()
+        assert page.locator(".hand .card-btn[aria-pressed=true]").count() == 2
+        for button in ("#ludic-query", "#ludic-play-obey"):
+            if enabled(page, button):
+                page.click(button)
+                return
+    for button in ("#ludic-pass", "#ludic-draw"):
+        if enabled(page, button):
+            page.click(button)
+            return
+    raise AssertionError("ludic: nothing to click: " + page.inner_text("#board")[:500])
 
 
-def play(page: Page, url: str, game: str, shot: Any) -> int:
-    """Click the first listed action until the game ends; the number of moves posted."""
+def ludor_rank(code: str) -> str:
+    return "" if code.startswith("JK") or code == "Autoplim" else code[:-1]
+
+
+def cards_in(page: Page, selector: str) -> list[str]:
+    return [str(c) for c in page.locator(selector).evaluate_all("els => els.map(e => e.dataset.card)")]
+
+
+def ludor_move(page: Page, memo: dict[str, Any], **_: Any) -> None:
+    if visible(page, "#ludor-vote-end"):
+        page.click("#ludor-vote-end")
+        return
+    codes = cards_in(page, ".hand .card-btn")
+    playable = cards_in(page, ".hand .card-btn.playable")
+
+    def click(code: str) -> None:
+        page.locator(f".hand .card-btn[data-card='{code}']").click()
+
+    if visible(page, "#ludor-give"):  # the exchange: cards until the listed give-back is built
+        for code in playable:
+            click(code)
+            if enabled(page, "#ludor-give"):
+                page.click("#ludor-give")
+                return
+        raise AssertionError("ludor: no give-back could be built")
+    for code in playable:
+        if code == "Autoplim":
+            continue
+        click(code)
+        if enabled(page, "#ludor-play"):
+            page.click("#ludor-play")
+            return
+        ranks = page.locator("button.move.rank:not([disabled])")
+        if ranks.count():
+            ranks.first.click()
+            return
+        mates = [c for c in codes if c != code and ludor_rank(c) == ludor_rank(code) and ludor_rank(c)]
+        for mate in mates:  # a pair, three of a kind...
+            click(mate)
+            if enabled(page, "#ludor-play"):
+                page.click("#ludor-play")
+                return
+        for chosen in cards_in(page, ".hand .card-btn[aria-pressed=true]"):
+            click(chosen)
+    if enabled(page, "#ludor-pass"):
+        page.click("#ludor-pass")
+        return
+    if "Autoplim" in playable:
+        click("Autoplim")
+        page.click("#ludor-autoplim")
+        return
+    raise AssertionError("ludor: nothing to click: " + page.inner_text("#board")[:500])
+
+
+def speculation_move(page: Page, memo: dict[str, Any], **_: Any) -> None:
+    if visible(page, "#spec-report"):
+        for _ in range(2):
+            page.click("button[aria-label='one more']")
+        assert page.inner_text("#clothing-items") == "7"
+        page.click("#spec-report")
+        return
+    if visible(page, "#spec-race"):
+        page.click("#spec-race")
+        return
+    if visible(page, "#spec-joker"):
+        tries = memo["joker"] = memo.get("joker", 0) + 1
+        for k in range(4):
+            page.click(f".ask .card-btn.value[data-value='{(tries + 3 * k) % 10 + 1}']")
+        page.click("#spec-joker")
+        return
+    fresh = page.locator(".ask .card-btn.value:not(.asked-no):not([disabled])")
+    (fresh if fresh.count() else page.locator(".ask .card-btn.value:not([disabled])")).first.click()
+
+
+def one_move(page: Page, game: str, memo: dict[str, Any], url: str, shot: Callable[[str], Any]) -> None:
+    """The move of the game's page driver, ``<game>_move`` here (how a player clicks its table)."""
+    move = globals().get(f"{game}_move")
+    assert move is not None, f"no {game}_move in tests/browser/test_playground.py: how a player clicks {game}'s page"
+    move(page, memo, url=url, shot=shot)
+
+
+def play(page: Page, url: str, game: str, shot: Callable[[str], Any], hook: Callable[[int], None] | None = None) -> int:
+    """Click moves until the game ends; the number of moves clicked."""
     deadline = time.monotonic() + GAME_SECONDS
+    memo: dict[str, Any] = {}
     moves = 0
-    guessed = False
     while True:
         left_ms = (deadline - time.monotonic()) * 1000
-        assert left_ms > 0, f"{game}: not over after {GAME_SECONDS} s: " + page.inner_text("#summary")
+        assert left_ms > 0, f"{game}: not over after {GAME_SECONDS} s: " + page.inner_text("#status")
         offered = page.wait_for_function(OFFERED, timeout=left_ms).json_value()
         if offered == "finished":
             return moves
-        before = page.get_attribute("#summary", "data-version")
-        template = page.locator(f"#templates button.template:not([disabled])[data-version='{before}']")
-        if game == "ludic" and not guessed and offered == "action" and template.count():
-            template.first.click()  # a Seeker may pass or guess: guess once, with the template
-            action = json.loads(page.input_value("#custom"))
-            assert action["type"] == "guess", action
-            send(page, {**action, "rule": "the top card is red"})  # a wrong guess costs nothing
-            guessed = True
-        elif offered == "action":
-            page.locator("#actions button.action:not([disabled])").first.click()
-        else:  # Ludic's Vexer writes the rule: the template, filled in and sent
-            assert game == "ludic", offered
-            template.first.click()
-            action = json.loads(page.input_value("#custom"))
-            assert action["type"] == "write_rule", action
-            send(page, {**action, "rule": ludic_rule(page, url)})
-        moves += 1
-        if moves == 1:  # once the page shows what the move did, and what may be played next
-            page.wait_for_function(SETTLED, arg=before, timeout=30_000)
+        if moves == 3:  # a few moves in, your move offered
             shot(f"playground-{game}-playing")
+        before = page.get_attribute("#table", "data-version")
+        one_move(page, game, memo, url, shot)
+        moves += 1
+        settle(page, before)
+        if hook:
+            hook(moves)
+
+
+def axe_scan(page: Page) -> list[dict[str, Any]]:
+    """axe-core's violations on the page as it is (its script evaluated in the page: the page's
+    Content-Security-Policy refuses inline scripts, DevTools' evaluation is not one)."""
+    assert AXE.is_file(), f"{AXE} missing: `make install` runs npm ci in tools/browser"
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(AXE.read_text())
+    violations: list[dict[str, Any]] = page.evaluate("""() => axe.run(document, {
+        runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]}})
+      .then(r => r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+                                          targets: v.nodes.slice(0, 5).map(n => n.target.join(" "))})))""")
+    return violations
+
+
+def serious(violations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [v for v in violations if v["impact"] in ("serious", "critical")]
 
 
 def all_events(api: str) -> list[tuple[int, str]]:
@@ -141,55 +330,328 @@ def all_events(api: str) -> list[tuple[int, str]]:
 
 def events_shown(page: Page) -> list[tuple[int, str]]:
     return [(int(seq), kind) for seq, kind in
-            page.locator("#events li").evaluate_all("els => els.map(e => [e.value, e.dataset.type])")]
+            page.locator("#log li").evaluate_all("els => els.map(e => [e.dataset.seq, e.dataset.type])")]
 
 
-@pytest.mark.parametrize("game", sorted(TABLES))
-def test_a_whole_game_against_bots_in_the_page(game: str, tab: Any, front_door: Any, worker: Path) -> None:
-    level, options = TABLES[game]
-    page = tab.page
-    gid = open_table(page, front_door.url, game, level, options, watch=False)
-    refused = 0
-    if game == "ludix":  # an illegal move first: the page shows the problem and what is legal
-        page.wait_for_function(OFFERED, timeout=30_000)
-        send(page, {"type": "hold"})
-        page.locator("#problem[data-status='409']").wait_for()
-        assert "legal now: alea_jacta_est" in page.inner_text("#problem")
-        refused = 1
-    moves = play(page, front_door.url, game, tab.shot)
+def check_the_end(page: Page, tab: Any, url: str, game: str, gid: str) -> dict[str, Any]:
     page.locator("#table[data-followed=true]").wait_for()
     page.locator("#result").wait_for()
-    tab.shot(f"playground-{game}-finished")
-
-    api = f"{front_door.url}/{game}/games/{gid}"
-    final = requests.get(api, timeout=10).json()
+    api = f"{url}/{game}/games/{gid}"
+    final: dict[str, Any] = requests.get(api, timeout=10).json()
     assert final["status"] == "finished"
-    winners = ", ".join(f"seat {w}" for w in final["result"]["winners"])
-    assert page.inner_text("#result").startswith(f"Finished: won by {winners} ·")
+    winners = final["result"]["winners"]
+    headline = page.inner_text("#result .headline")
+    if 0 in winners:
+        assert headline.startswith("You"), headline
+    else:
+        assert all(f"Seat {w}" in headline for w in winners), (headline, winners)
+    assert page.locator("#result tbody tr").count() == len(final["seats"])
+    assert page.get_attribute("#table", "data-version") == str(final["version"])
+    assert page.locator("#board button.move:not([disabled])").count() == 0
+    return final
+
+
+VEXER_TRIES = 6  # Ludic tables opened until the cut makes the page's seat the Vexer: 1 - (2/3)**6 = 91%
+
+
+def ludic_as_the_vexer(page: Page, url: str) -> tuple[str, int]:
+    """A Ludic table where the page's seat is the first Vexer when the cut allows it (the low card
+    decides, so a few tables are tried, each only to its cut); else the last one, as a Seeker.
+    The table's id and the cuts clicked on it."""
+    cut_done = """() => {
+      const s = JSON.parse(document.getElementById("raw-view").textContent || "{}");
+      return (s.vexer !== null && s.vexer !== undefined)
+        || (!!document.getElementById("ludic-cut") && !document.getElementById("board").dataset.busy);
+    }"""
+    for _ in range(VEXER_TRIES):
+        gid = open_table(page, url, "ludic")
+        cuts = 0
+        while True:
+            page.wait_for_function(cut_done, timeout=30_000)
+            state = json.loads(page.text_content("#raw-view") or "{}")
+            if state.get("vexer") is not None:
+                break
+            before = page.get_attribute("#table", "data-version")
+            page.click("#ludic-cut")
+            cuts += 1
+            settle(page, before)
+        if state["vexer"] == 0:
+            break
+    return gid, cuts
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_whole_game_clicked_in_the_page(game: str, tab: Any, front_door: Any, worker: Path) -> None:
+    page = tab.page
+    page.set_viewport_size({"width": 1100, "height": 900})
+    if game == "ludic":
+        gid, cuts = ludic_as_the_vexer(page, front_door.url)
+    else:
+        gid, cuts = open_table(page, front_door.url, game), 0
+    violations: list[dict[str, Any]] = []
+
+    def mid_game(moves: int) -> None:
+        if moves == 3:
+            violations.extend(axe_scan(page))
+
+    moves = cuts + play(page, front_door.url, game, tab.shot, mid_game)
+    final = check_the_end(page, tab, front_door.url, game, gid)
+    tab.shot(f"playground-{game}-finished")
+    violations += axe_scan(page)  # the result screen
+    assert serious(violations) == [], violations
+
     assert [s["kind"] for s in final["seats"]] == ["human"] + ["bot"] * (len(final["seats"]) - 1)
-    assert page.get_attribute("#summary", "data-version") == str(final["version"])
-    assert page.locator("#actions button").count() == 0
+    api = f"{front_door.url}/{game}/games/{gid}"
     replay = requests.get(f"{api}/replay", timeout=10).json()
     mine = [a for a in replay["actions"] if a["seat"] == 0]
+    if game == "ludic":  # the Vexer's rule was written by clicking (and a Seeker's sets when the round gave a turn)
+        kinds = {a["action"]["type"] for a in mine}
+        if 0 in [r["vexer"] for r in final["state"]["rounds"]]:
+            assert "write_rule" in kinds, kinds
     posted = tab.traffic.paths("POST")
-    assert posted[0] == f"/{game}/games" and set(posted[1:]) == {f"/{game}/games/{gid}/actions"}
-    races = [e for e in tab.traffic.http_errors if RACE.match(e)]
-    # every move the page posted was played, but those a bot's move had just made stale (a
-    # click may also land on a listing the page is replacing: it posts nothing)
-    moves_posted = len(posted) - 1
-    assert 1 <= moves_posted <= moves + refused and len(mine) == moves_posted - len(races), (moves, races)
-    table_reads = [path for path in tab.traffic.paths("GET") if "/games" in path]
-    assert table_reads and all(path.startswith(f"/{game}/games/{gid}") for path in table_reads), table_reads
+    posted = posted[len(posted) - 1 - posted[::-1].index(f"/{game}/games"):]  # this table's (Ludic may try a few)
+    assert set(posted[1:]) <= {f"/{game}/games/{gid}/actions", "/ludic/rules/check"}
+    moves_posted = posted.count(f"/{game}/games/{gid}/actions")
+    races = [e for e in tab.traffic.http_errors if RACE.match(e) and f"/games/{gid}/" in e]
+    # Ludic's tables left after their cut: their requests in flight were cut (aborted)
+    tab.traffic.failed = [f for f in tab.traffic.failed if not (f.endswith("ERR_ABORTED") and f"/games/{gid}" not in f)]
+    # every move clicked was posted once and played, but those a bot's move had just made stale
+    assert 1 <= moves_posted <= moves and len(mine) == moves_posted - len(races), (moves, posted, races, mine)
     assert f"/{game}/games/{gid}/events" in tab.traffic.paths("GET")  # the long-poll drove the page
+    log = page.locator("#log li")
+    assert log.count() > 3 and not any(t.startswith(("{", "[")) for t in log.all_inner_texts())
+    if game == "ludor":  # the result screen has Ludor's titles
+        assert re.search("Presidente|Culo", page.inner_text("#result"))
     tab.traffic.assert_clean(allowed_errors=RACE.match)
     assert [e for e in tab.errors if "Failed to load resource" not in e] == []
 
 
-def test_a_bots_only_table_watched_to_its_end(tab: Any, front_door: Any, worker: Path) -> None:
+def test_ludix_reload_keeps_the_seat_a_double_click_plays_once_and_a_stale_click_is_absorbed(
+        tab: Any, front_door: Any, worker: Path) -> None:
     page = tab.page
-    gid = open_table(page, front_door.url, "ludix", "random", {"target": 50}, watch=True)
-    page.locator("#summary[data-status=finished]").wait_for(timeout=GAME_SECONDS * 1000)
-    page.locator("#table[data-followed=true]").wait_for()
+    gid = open_table(page, front_door.url, "ludix", speed="slow", table=(2, "steady", {"target": 150}))
+    # the developers' fold: an action typed as JSON, refused (409) with its problem shown
+    page.locator("#ludix-call").wait_for()
+    page.click("#advanced summary")
+    page.fill("#custom", json.dumps({"type": "hold"}))
+    page.click("#send")
+    page.locator("#problem[data-status='409']").wait_for()
+    assert "1 legal move now" in page.inner_text("#problem")
+    page.click("#advanced summary")
+
+    # clicks on "Alea jacta est!" as fast as they come for DOUBLE_CLICK_S (a double click, a
+    # triple one): the call is answered and "Roll the dice" drawn in its place meanwhile (0.3 s
+    # here without the page's guard), yet only the call is posted
+    assert page.wait_for_function(OFFERED, timeout=30_000).json_value() == "turn"
+    posts = len(tab.traffic.paths("POST"))
+    box = page.locator("#ludix-call").bounding_box()
+    assert box
+    clicked = time.monotonic()
+    clicks = 0
+    while time.monotonic() - clicked < DOUBLE_CLICK_S:
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        clicks += 1
+        time.sleep(0.03)
+    assert clicks >= 2
+    page.wait_for_timeout(1000)  # time for a second move to be posted and answered, were there one
+    page.wait_for_function(OFFERED, timeout=30_000)
+    assert len(tab.traffic.paths("POST")) == posts + 1
+    events = requests.get(f"{front_door.url}/ludix/games/{gid}/events", params={"after": 0}, timeout=10).json()
+    assert "AleaJactaEstCalled" in [e["type"] for e in events["events"]]
+    assert "DiceThrown" not in [e["type"] for e in events["events"]]  # no roll played by the second click
+
+    # a reload: the same table, the same seat (the token kept in localStorage under the game's id)
+    page.reload()
+    page.locator("body[data-ready=true]").wait_for()
+    reloaded = len(tab.traffic.sent)
+    page.locator(f"#table[data-game-id='{gid}'][data-role=player]").wait_for()
+    page.locator("#ludix-roll:not([disabled])").wait_for()
+    assert page.get_attribute("#table", "data-seat") == "0"
+    token = kept_player(page)["token"]  # the guest player's token is the seat's bearer
+    assert token
+
+    # a stale click: the game moves under the page (the same seat, through the API) while the
+    # page, at the slow pace, still shows the old listing; its click is a 412 it absorbs
+    assert page.wait_for_function(OFFERED, timeout=60_000).json_value() == "turn"
+    version = page.get_attribute("#table", "data-version")
+    r = requests.post(f"{front_door.url}/ludix/games/{gid}/actions", json={"type": "roll"},
+                      headers={"Authorization": f"Bearer {token}", "If-Match": f'"{version}"'}, timeout=10)
+    assert r.status_code == 200, r.text
+    page.click("#ludix-roll")
+    page.locator("#note:has-text('moved first')").wait_for()
+    assert page.locator("#problem").is_hidden()  # the 409 above was cleared by the moves since
+    assert [e for e in tab.traffic.http_errors if e.startswith("412 POST")]
+    page.select_option("#speed", "instant")
+    play(page, front_door.url, "ludix", lambda name: None)
+    check_the_end(page, tab, front_door.url, "ludix", gid)
+    # the reload cut the requests of the page it replaced (its long-poll, a read)
+    cut = {f"{method} {url}" for method, url in tab.traffic.sent[:reloaded]}
+    tab.traffic.failed = [f for f in tab.traffic.failed
+                          if not (f.endswith("ERR_ABORTED") and f.rsplit(": ", 1)[0] in cut)]
+    tab.traffic.assert_clean(allowed_errors=RACE.match)  # the 409 and the 412
+    assert [e for e in tab.errors if "Failed to load resource" not in e] == []
+
+
+def kept_player(page: Page) -> dict[str, Any]:
+    """The guest player the page keeps in localStorage ({} when none)."""
+    found: dict[str, Any] = page.evaluate(
+        "() => JSON.parse(localStorage.getItem('ludoteca.playground') || '{}').player || {}")
+    return found
+
+
+def my_game(page: Page, gid: str) -> str:
+    return f"#my-games-list li[data-id='{gid}']"
+
+
+def test_a_guest_player_keeps_its_seat_lists_its_games_and_plays_one_request_a_move(
+        tab: Any, front_door: Any, worker: Path) -> None:
+    """A fresh browser: the first table makes a guest player under the name typed (POST /players,
+    once) whose token is the table's bearer; "My games" lists the table, "your turn" while it is;
+    after a move whose answer carries ``next`` the page reads neither the view nor the listing
+    before its next move (one request a move), and lists again after another seat moved; reloaded
+    mid-game, the page is the same seat and moves; the game plays to its end; My games' link opens
+    it again from another table; forgetting the player leaves the table watched."""
+    page = tab.page
+    url = front_door.url
+    log: list[tuple[str, Any]] = []  # requests sent and answers received, in order
+    given: dict[int, bool] = {}  # a move's answer (its index in the log): whether it carried `next`
+
+    def answered(r: Any) -> None:
+        log.append(("answered", r))
+        at = len(log) - 1  # (other events are logged while the body is read)
+        if r.request.method == "POST" and r.url.endswith("/actions") and r.status == 200:
+            given[at] = r.json()["next"] is not None  # read now: a reload drops the bodies
+
+    page.on("request", lambda r: log.append(("sent", r)))
+    page.on("response", answered)
+    page.goto(f"{url}/")
+    page.evaluate("() => localStorage.removeItem('ludoteca.playground')")
+    page.reload()
+    page.locator("body[data-ready=true]").wait_for()
+    assert page.locator("#player-name").is_visible() and not page.locator("#my-games").is_visible()
+    gid = open_table(page, url, "ludix", table=(2, "steady", {"target": 300}), name="Ada Lovelace")
+    api = f"/ludix/games/{gid}"
+    me = kept_player(page)
+    assert me["name"] == "Ada Lovelace" and me["token"]
+    assert page.inner_text("#player-shown") == "Ada Lovelace"
+    assert tab.traffic.paths("POST")[-2:] == ["/players/", "/ludix/games"]
+    creates = [r for kind, r in log if kind == "sent" and r.method == "POST" and r.url.endswith("/ludix/games")]
+    assert creates[-1].headers.get("authorization") == f"Bearer {me['token']}"  # the player's token is the seat's
+    seats = requests.get(f"{url}{api}", timeout=10).json()["seats"]
+    assert seats[0]["name"] == "Ada Lovelace", seats  # the seat is the player's
+    profile = requests.get(f"{url}/players/me", headers={"Authorization": f"Bearer {me['token']}"}, timeout=10)
+    assert profile.status_code == 200 and profile.json()["id"] == me["id"]
+
+    # My games: the table, your turn (the page is waiting for your move)
+    assert page.wait_for_function(OFFERED, timeout=30_000).json_value() == "turn"
+    row = page.locator(my_game(page, gid))
+    page.locator(f"{my_game(page, gid)}[data-your-turn=true]").wait_for()
+    assert "your turn" in row.inner_text() and "Ludix" in row.inner_text()
+
+    # a reload mid-turn (the call and a throw: the game is far from its 300 points): the same seat,
+    # and moves
+    page.select_option("#table-speed", "instant")
+    for _ in range(2):
+        assert page.wait_for_function(OFFERED, timeout=60_000).json_value() == "turn"
+        before = page.get_attribute("#table", "data-version")
+        ludix_move(page, {})
+        settle(page, before)
+    reload_at = len(log)
+    page.reload()
+    page.locator("body[data-ready=true]").wait_for()
+    page.locator(f"#table[data-game-id='{gid}'][data-role=player][data-seat='0']").wait_for()
+    assert "your seat: 0" in page.inner_text("#seat-shown")
+    assert page.inner_text("#player-shown") == "Ada Lovelace"
+    assert len([p for p in tab.traffic.paths("POST") if p.startswith("/players")]) == 1  # one player, kept
+    played = len([r for kind, r in log if kind == "sent" and r.method == "POST" and r.url.endswith(f"{api}/actions")])
+    play(page, url, "ludix", lambda name: None)
+    check_the_end(page, tab, url, "ludix", gid)
+    after_reload = [r for kind, r in log[reload_at:] if kind == "sent" and r.method == "POST"
+                    and r.url.endswith(f"{api}/actions")]
+    assert after_reload, "no move after the reload"
+    replay = requests.get(f"{url}{api}/replay", timeout=10).json()
+    assert len([a for a in replay["actions"] if a["seat"] == 0]) >= played + 1  # moved as seat 0 after it
+
+    # one request a move: between a move answered with `next` and the page's next move, no read of
+    # the view nor of the listing; after a move answered with null, the listing is read again
+    reads = (f"{api}", f"{api}/actions")
+
+    def is_move(r: Any) -> bool:
+        return bool(r.method == "POST" and r.url.endswith(f"{api}/actions"))
+
+    quiet = listed_again = 0
+    for i, (kind, r) in enumerate(log):
+        if kind != "answered" or not is_move(r.request) or r.status != 200:
+            continue
+        j = next((k for k in range(i + 1, len(log)) if log[k][0] == "sent" and is_move(log[k][1])), None)
+        if j is None or i < reload_at <= j:
+            continue  # the game's last move, or a reload in between (a reloaded page reads the table)
+        window = [x.url for k, x in log[i + 1:j] if k == "sent" and x.method == "GET" and x.url.endswith(reads)]
+        if given[i]:
+            assert window == [], (i, window)
+            quiet += 1
+        elif window:
+            listed_again += 1
+    # (how many of each the dice decide: a short game gave one of each)
+    assert quiet >= 1 and listed_again >= 1, (quiet, listed_again)
+
+    # My games: over now; another table, then My games' link opens this one again at your seat
+    page.locator(f"{my_game(page, gid)}[data-status=finished]").wait_for()
+    assert "over" in row.inner_text()
+    other = open_table(page, url, "pig", speed="slow")
+    page.locator(my_game(page, other)).wait_for()
+    page.click(f"{my_game(page, gid)} a")
+    page.locator(f"#table[data-game-id='{gid}'][data-role=player][data-seat='0'][data-status=finished]").wait_for()
+    page.locator("#result").wait_for()
+
+    # forgetting the player: the table is watched, a name is asked for again
+    page.click("#forget")
+    page.click("#forget-yes")
+    page.locator("#player-name").wait_for()
+    page.locator(f"#table[data-game-id='{gid}'][data-role=spectator]").wait_for()
+    assert kept_player(page) == {} and not page.locator("#my-games").is_visible()
+    # cut by the reloads, and the Pig table's requests in flight when it was left
+    cut = {f"{r.method} {r.url}" for kind, r in log[:reload_at] if kind == "sent"}
+    tab.traffic.failed = [f for f in tab.traffic.failed if not (f.endswith("ERR_ABORTED") and (
+        f.rsplit(": ", 1)[0] in cut or f"/pig/games/{other}" in f))]
+    tab.traffic.assert_clean(allowed_errors=RACE.match)
+    assert [e for e in tab.errors if "Failed to load resource" not in e] == []
+
+
+def test_a_seat_left_through_the_api_is_watched_and_my_games_says_so(tab: Any, front_door: Any,
+                                                                     worker: Path) -> None:
+    """The player leaves a table through the API (``POST .../leave`` with the player's token: a bot
+    takes the seat); the page, reloaded, watches that table and My games says "you left"."""
+    page = tab.page
+    gid = open_table(page, front_door.url, "pig", speed="slow", table=(2, "hold20", {"target": 100}))
+    token = kept_player(page)["token"]
+    assert token
+    # the page is closed while the seat is left (a live page would read the table's listing as the
+    # leave lands, and get the 401 of a seat no longer its own), then opened again at its address
+    address = page.url
+    page.goto("about:blank")
+    r = requests.post(f"{front_door.url}/pig/games/{gid}/leave", json={}, headers={"Authorization": f"Bearer {token}"},
+                      timeout=10)
+    assert r.status_code == 200, r.text
+    page.goto(address)
+    page.locator("body[data-ready=true]").wait_for()
+    cut = len(tab.traffic.failed)  # the requests the reload cut (the long-poll, a read) failed by now
+    page.locator(f"#table[data-game-id='{gid}'][data-role=spectator]").wait_for()
+    page.locator(f"{my_game(page, gid)}:has-text('you left')").wait_for()
+    assert page.locator("#board button.move:not([disabled])").count() == 0
+    tab.traffic.failed = [f for i, f in enumerate(tab.traffic.failed) if not (i < cut and f.endswith("ERR_ABORTED"))]
+    tab.traffic.assert_clean()
+    assert [e for e in tab.errors if "Failed to load resource" not in e] == []
+
+
+def test_a_bots_only_table_watched_at_a_pace(tab: Any, front_door: Any, worker: Path) -> None:
+    page = tab.page
+    gid = open_table(page, front_door.url, "ludix", watch=True, speed="fast", table=(2, "random", {"target": 50}))
+    # events shown one by one, not at once (the first ones wait for the worker's first bot turns:
+    # a loaded machine took over the default 20 s)
+    page.locator("#table[data-pacing=true]").wait_for(timeout=GAME_SECONDS * 1000)
+    page.locator("#table[data-status=finished]").wait_for(timeout=GAME_SECONDS * 1000)
+    page.locator("#table[data-followed=true]").wait_for(timeout=GAME_SECONDS * 1000)
     page.locator("#result").wait_for()
     tab.shot("playground-watch-ludix")
 
@@ -198,10 +660,33 @@ def test_a_bots_only_table_watched_to_its_end(tab: Any, front_door: Any, worker:
     assert log and events_shown(page) == log  # every event, in order, none twice
     final = requests.get(api, timeout=10).json()
     assert final["status"] == "finished" and {s["kind"] for s in final["seats"]} == {"bot"}
-    assert "you watch" in page.inner_text("#summary")
-    assert page.locator("#moves").is_hidden()
+    assert page.get_attribute("#table", "data-role") == "spectator"
+    assert page.locator("#board button.move").count() == 0
     assert tab.traffic.paths("POST") == ["/ludix/games"]  # a spectator: no token, no move
     polls = [url for method, url in tab.traffic.sent if method == "GET" and f"/ludix/games/{gid}/events" in url]
     assert polls and all("wait=" in url for url in polls)
     tab.traffic.assert_clean()
     assert tab.errors == []
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_phone_width_table_and_no_serious_accessibility_violation(game: str, tab: Any, front_door: Any,
+                                                                      worker: Path) -> None:
+    page = tab.page
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_table(page, front_door.url, game)
+    memo: dict[str, Any] = {}
+    before = serious(axe_scan(page))
+    assert before == [], before
+    for _ in range(3):  # a few moves in
+        if page.wait_for_function(OFFERED, timeout=60_000).json_value() == "finished":
+            break
+        version = page.get_attribute("#table", "data-version")
+        one_move(page, game, memo, front_door.url, lambda name: None)
+        settle(page, version)
+    page.wait_for_function(OFFERED, timeout=60_000)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 392  # nothing wider than the phone
+    violations = axe_scan(page)
+    tab.shot(f"playground-phone-{game}")
+    assert serious(violations) == [], violations
+    assert [e for e in tab.errors if "Failed to load resource" not in e] == []

@@ -31,11 +31,8 @@ from ludoteca.service_layer import registry
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 ROOT = Path(__file__).resolve().parents[2]
 GENERATOR = Path(sys.executable).with_name("openapi-python-client")
-# the levels of the bots at the table and of the human's advisor (Ludic's Seekers must be able to
-# find rules, and Speculation's joker ends only with a real guesser)
-LEVELS = {"ludix": "steady", "ludic": "expert", "speculation": "basic", "ludor": "greedy"}
-# a short game: Ludor's one round of the 43-card deck (its game otherwise lasts until a vote ends it)
-OPTIONS: dict[str, dict[str, Any]] = {"ludor": {"round_limit": 1, "deck": "forty"}}
+# the levels of the bots at the table and of the human's advisor: the level that makes a real game
+# of it, and a quick game's options (each game's TestFacts)
 GAME_SECONDS = 240.0
 
 
@@ -89,11 +86,11 @@ def play_whole_game(game: str, gen: Generated, base: str) -> dict[str, Any]:
     timeout = httpx.Timeout(30.0)
     public = client_mod.Client(base_url=base, timeout=timeout, raise_on_unexpected_status=True)
     definition = registry.game(game)
-    level = LEVELS[game]
+    level = registry.game(game).playing_level()
     advisor = definition.bots[level]
     seat_kind = getattr(models, f"{prefix}SeatKind")
     seats = [seat_kind("human")] + [seat_kind(f"bot:{level}")] * (definition.engine.min_seats - 1)
-    options = getattr(models, f"{prefix}Options").from_dict(OPTIONS.get(game, {}))
+    options = getattr(models, f"{prefix}Options").from_dict(dict(registry.game(game).tests.quick_options))
     body = getattr(models, f"{prefix}CreateGame")(seats=seats, name="client", options=options)
     created = create_game.sync_detailed(client=public, body=body)
     assert created.status_code == 201, created.content
@@ -103,8 +100,9 @@ def play_whole_game(game: str, gen: Generated, base: str) -> dict[str, Any]:
     gid, token = grant.game.id, grant.token
     me = client_mod.AuthenticatedClient(base_url=base, token=token, timeout=timeout)
     rnd = random.Random(f"{game}-client")
-    seen: dict[str, Any] = {"moves": 0, "conflict": None, "stale": None, "replayed": False}
+    seen: dict[str, Any] = {"moves": 0, "conflict": None, "stale": None, "replayed": False, "event_types": set()}
     played: list[Any] = []
+    ever_listed: list[Any] = []
     last_seq = 0
     deadline = time.monotonic() + GAME_SECONDS
     while True:
@@ -121,7 +119,11 @@ def play_whole_game(game: str, gen: Generated, base: str) -> dict[str, Any]:
         assert same.status_code in (200, 304)  # 200: a bot moved in between
         if 0 not in envelope.to_act:
             events = get_events.sync(gid, client=me, after=last_seq, wait=5.0)
-            assert isinstance(events, models.EventsPage), events
+            assert isinstance(events, getattr(models, f"{prefix}EventsPage")), events
+            for event in events.events:  # each a typed variant, its data a typed model
+                assert type(event).__name__ == f"{prefix}Event{event.type_}", event
+                assert type(event.data).__name__ == f"{prefix}{event.type_}Data", event.data
+                seen["event_types"].add(event.type_)
             last_seq = events.last_seq
             continue
         listed = list_actions.sync(gid, client=me)
@@ -129,10 +131,11 @@ def play_whole_game(game: str, gen: Generated, base: str) -> dict[str, Any]:
         if listed.version != envelope.version:
             continue  # a bot moved in between
         offered = [*listed.actions, *listed.templates]
+        ever_listed.extend(a for a in listed.actions if as_json(a) not in [as_json(b) for b in ever_listed])
         by_type = {as_json(a)["type"]: type(a) for a in offered}
         listed_json = [as_json(a) for a in listed.actions]
-        if seen["conflict"] is None:
-            stale_choice = next((a for a in played if as_json(a) not in listed_json
+        if seen["conflict"] is None:  # an action listed earlier (played or not) and no longer legal
+            stale_choice = next((a for a in [*played, *ever_listed] if as_json(a) not in listed_json
                                  and not listed.templates), None)
             if stale_choice is not None:  # once no longer legal: the typed 409
                 # If-Match: the legality is judged at the version listed (412 if a bot moved since)
@@ -172,11 +175,14 @@ def play_whole_game(game: str, gen: Generated, base: str) -> dict[str, Any]:
         played.append(action)
         seen["moves"] += 1
     final = envelope
-    assert isinstance(final.result, models.Result), final.result  # typed, not a bare dict
+    result_type, summary_type = getattr(models, f"{prefix}Result"), getattr(models, f"{prefix}Summary")
+    assert isinstance(final.result, result_type), final.result  # typed, not a bare dict
+    assert isinstance(final.result.summary, summary_type), final.result.summary  # and its summary too
     assert final.result.winners and len(final.result.scores) == len(seats)
     replay = get_replay.sync(gid, client=public)
     assert isinstance(replay, getattr(models, f"{prefix}Replay")), replay
-    assert isinstance(replay.result, models.Result) and replay.actions
+    assert isinstance(replay.result, result_type) and replay.actions
+    assert all(type(e.data).__name__ == f"{prefix}{e.type_}Data" for e in replay.events), replay.events
     seen["result"] = final.result
     return seen
 
@@ -187,7 +193,12 @@ def test_a_generated_client_plays_a_whole_game(game: str, clients: dict[str, Gen
     seen = play_whole_game(game, clients[game], f"{front_door.url}/{game}")
     assert seen["moves"] > 0 and seen["replayed"], seen
     assert seen["stale"] is not None, f"{game}: no 412 was tried"
+    for _ in range(2):  # a short game (Pig's) may end before an action listed earlier is refused
+        if seen["conflict"] is not None:
+            break
+        seen["conflict"] = play_whole_game(game, clients[game], f"{front_door.url}/{game}")["conflict"]
     assert seen["conflict"] is not None, f"{game}: no illegal action came up to try the 409"
+    assert seen["event_types"], f"{game}: no event read"
 
 
 def test_the_game_loop_of_docs_clients_md_runs(clients: dict[str, Generated], front_door: FrontDoor, worker: Path,

@@ -1,8 +1,9 @@
 """The contract suite's shared parts: playouts of any registered game, the figures they print.
 
 A game gets all of ``tests/contract`` by registering (``ludoteca.games`` entry point). The only
-per-game knowledge is in :mod:`twins` (what a seat may not know) and :data:`OPTION_SAMPLES`
-(option sets worth playing besides the defaults; a game without an entry plays its defaults).
+per-game knowledge here is in :mod:`twins` (what a seat may not know); the option sets worth
+playing besides the defaults are the game's own (``GameDefinition.tests.option_samples``; a game
+without any plays its defaults).
 """
 
 from __future__ import annotations
@@ -25,19 +26,16 @@ from marshmallow import ValidationError
 
 GAMES = registry.names()
 
-OPTION_SAMPLES: dict[str, list[JSON]] = {
-    "ludic": [{"vexer_choices": True, "short_game": True}, {"turn_initial_sets": False}],
-    "ludix": [{"target": 1000}, {"target": 50}],
-    "ludor": [{"straights": True, "deck": "forty", "exchange": "choose", "autoplim_plim": "always"},
-              {"autoplim_plim": "off", "round_limit": 3}],
-    "speculation": [{"first_guesser": "random", "joker_guesses": "hands"}],
-}
 
+def rule(name: str, detail: str) -> str:
+    """A failure's message: the engine rule it broke, as :class:`ludoteca.core.engine.Engine`'s
+    docstring names it, then what happened."""
+    return f"engine rule {name!r} (see ludoteca.core.engine.Engine): {detail}"
 
 def option_sets(game: str) -> list[JSON]:
     """The defaults, then the game's samples, each loaded by its options schema."""
-    schema = registry.game(game).options_schema
-    return [dict(schema().load(o)) for o in [{}, *OPTION_SAMPLES.get(game, [])]]
+    definition = registry.game(game)
+    return [dict(definition.options_schema().load(dict(o))) for o in [{}, *definition.tests.option_samples]]
 
 
 def canonical(data: Any) -> str:
@@ -97,7 +95,7 @@ def random_action(definition: GameDefinition, state: Any, seat: int, rnd: random
     if legal:
         return dict(rnd.choice(legal))
     templates = engine.action_templates(state, seat)
-    assert templates, "a seat to act has neither a legal action nor a template"
+    assert templates, rule("never-stuck", "a seat to act has neither a legal action nor a template")
     bot = definition.bots[rnd.choice(sorted(definition.bots))]
     return dict(bot(engine.view(state, seat), templates, random.Random(rnd.random())))
 
@@ -144,7 +142,7 @@ def error_body(definition: GameDefinition, state: Any, seat: int) -> Any:
         definition.engine.apply(state, seat, {"type": "no_such_action"})
     except LudotecaError as err:
         return [type(err).__name__, err.detail, err.extra]
-    pytest.fail("an unknown action type was accepted")
+    pytest.fail(rule("typed-errors", "an unknown action type was accepted"))
 
 
 def check_views(definition: GameDefinition, state: Any, n: int, rnd: random.Random) -> None:
@@ -156,12 +154,17 @@ def check_views(definition: GameDefinition, state: Any, n: int, rnd: random.Rand
         try:
             definition.view_schema().load(json.loads(text))
         except ValidationError as err:
-            pytest.fail(f"{definition.name}: the view of seat {seat} does not match the view schema: {err.messages}")
+            pytest.fail(rule("view-schema", f"{definition.name}: the view of seat {seat} does not match the view "
+                             f"schema: {err.messages}"))
         if seed:
-            assert seed not in text, "the RNG seed is in a view"
+            assert seed not in text, rule("secrets", "the RNG seed is in a view")
         other = twin(definition, state, seat, rnd)
-        assert canonical(engine.view(other, seat)) == text, f"seat {seat}'s view depends on what it may not know"
+        assert canonical(engine.view(other, seat)) == text, rule(
+            "secrets", f"seat {seat}'s view depends on what it may not know")
         if seat is not None:
-            assert engine.legal_actions(other, seat) == engine.legal_actions(state, seat)
-            assert engine.action_templates(other, seat) == engine.action_templates(state, seat)
-            assert canonical(error_body(definition, other, seat)) == canonical(error_body(definition, state, seat))
+            secret = rule("secrets", f"seat {seat}'s legal actions, templates or error bodies depend on what it may "
+                                     "not know")
+            assert engine.legal_actions(other, seat) == engine.legal_actions(state, seat), secret
+            assert engine.action_templates(other, seat) == engine.action_templates(state, seat), secret
+            assert canonical(error_body(definition, other, seat)) == canonical(error_body(definition, state, seat)), \
+                secret

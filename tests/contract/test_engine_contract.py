@@ -14,10 +14,14 @@ names its game, seed, seats and options.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import random
+import re
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,9 +36,10 @@ from contract.playing import (
     option_sets,
     players_of,
     random_action,
+    rule,
 )
-from contract.twins import PRIVATE_EVENTS
-from ludoteca.core.engine import JSON, Event, GameDefinition
+from contract.twins import private_events
+from ludoteca.core.engine import JSON, Engine, Event, GameDefinition
 from ludoteca.core.errors import GameOverError, IllegalActionError, LudotecaError
 from ludoteca.service_layer import registry
 
@@ -79,8 +84,10 @@ def check_rejections(definition: GameDefinition, state: Any, n: int, rnd: random
         except LudotecaError:
             pass
         except Exception as err:  # the contract: nothing but a typed error
-            pytest.fail(f"{definition.name}: seat {seat!r} posting {body!r} raised {type(err).__name__}: {err}")
-        assert canonical(engine.dump(state)) == before, "a rejected (or accepted) probe changed its input state"
+            pytest.fail(rule("typed-errors", f"{definition.name}: seat {seat!r} posting {body!r} raised "
+                                             f"{type(err).__name__}: {err}"))
+        assert canonical(engine.dump(state)) == before, rule(
+            "immutable-input", f"seat {seat!r} posting {body!r} (rejected or accepted) changed its input state")
 
 
 def check_listed_accepted(definition: GameDefinition, state: Any, n: int, rnd: random.Random) -> None:
@@ -91,36 +98,61 @@ def check_listed_accepted(definition: GameDefinition, state: Any, n: int, rnd: r
             try:
                 engine.apply(state, seat, action)
             except LudotecaError as err:
-                pytest.fail(f"{definition.name}: listed action {action} of seat {seat} refused: {err.detail}")
+                pytest.fail(rule("listed-accepted", f"{definition.name}: listed action {action} of seat {seat} "
+                                                    f"refused: {err.detail}"))
 
 
 def check_events(game: str, events: list[Event], n: int) -> None:
-    private = PRIVATE_EVENTS.get(game, frozenset())
+    private = private_events(game)
     for e in events:
-        assert isinstance(e, Event) and isinstance(e.type, str) and isinstance(e.data, dict)
-        assert e.audience is None or (e.audience and e.audience <= frozenset(range(n))), e
+        assert isinstance(e, Event) and isinstance(e.type, str) and isinstance(e.data, dict), rule(
+            "events", f"not an Event of a str type and dict data: {e!r}")
+        assert e.audience is None or (e.audience and e.audience <= frozenset(range(n))), rule(
+            "events", f"an audience that is not seats of the game: {e!r}")
         if e.type in private:
-            assert e.audience is not None and len(e.audience) < n, f"{e.type} is told to everyone"
-        json.dumps(e.data)
+            assert e.audience is not None and len(e.audience) < n, rule(
+                "private-events", f"{e.type} is told to everyone")
+        try:
+            json.dumps(e.data)
+        except (TypeError, ValueError) as err:
+            pytest.fail(rule("events", f"{e.type}'s data is not JSON-able: {err}"))
+    # A move is a new version, which everyone sees (the ETag, each event's `version`): a move
+    # whose events were all private would tell the others by a version without an event of theirs.
+    assert any(e.audience is None for e in events), rule(
+        "public-event", f"a move with no event everyone may see: {events}")
 
 
 def check_finished(definition: GameDefinition, state: Any, n: int, played: int, bound: int) -> JSON:
     engine = definition.engine
     result = engine.result(state)
     assert result is not None
-    assert engine.to_act(state) == frozenset()
-    assert result.winners and set(result.winners) <= set(range(n)) and len(result.scores) == n
-    assert "bound" in result.summary, "a result's summary says whether a declared bound ended the game"
+    assert engine.to_act(state) == frozenset(), rule("finished", "a finished game still waits on seats")
+    assert result.winners and set(result.winners) <= set(range(n)) and len(result.scores) == n, rule(
+        "finished", f"winners {result.winners} and scores {result.scores} of {n} seats")
+    assert "bound" in result.summary, rule("bound-summary", "a result's summary says whether a declared bound "
+                                                            "ended the game (summary['bound'], None if none did)")
     reached = result.summary["bound"]
     if played >= bound:
-        assert reached and reached["reached"] == "actions", "the action that reaches the bound ends the game"
+        assert reached and reached["reached"] == "actions", rule(
+            "bound-summary", f"the game reached its bound of {bound} actions; its summary's bound is {reached}")
     if reached is not None:
-        assert set(reached) == {"reached", "limit"} and isinstance(reached["limit"], int)
+        assert set(reached) == {"reached", "limit"} and isinstance(reached["limit"], int), rule(
+            "bound-summary", f"summary['bound'] is {{'reached': ..., 'limit': n}}, not {reached}")
     for seat in range(n):
-        assert engine.legal_actions(state, seat) == [] and engine.action_templates(state, seat) == []
-        with pytest.raises(GameOverError):
+        assert engine.legal_actions(state, seat) == [] and engine.action_templates(state, seat) == [], rule(
+            "finished", f"seat {seat} still has actions listed")
+        try:
             engine.apply(state, seat, {"type": "anything"})
-    json.dumps(result.summary)
+        except GameOverError:
+            pass
+        except Exception as err:  # any other answer breaks the rule
+            pytest.fail(rule("finished", f"a move after the end raised {type(err).__name__}, not GameOverError"))
+        else:
+            pytest.fail(rule("finished", "a move after the end was accepted"))
+    try:
+        json.dumps(result.summary)
+    except (TypeError, ValueError) as err:
+        pytest.fail(rule("finished", f"the summary is not JSON-able: {err}"))
     return result.summary
 
 
@@ -134,20 +166,20 @@ def play(definition: GameDefinition, seed: str, levels: list[str | None], option
     n = len(levels)
     state = new_game(definition, players_of(levels), options, seed)
     bound = engine.max_actions(options, n)
-    assert isinstance(bound, int) and bound > 0
+    assert isinstance(bound, int) and bound > 0, rule("bound", f"max_actions gave {bound!r}")
     log: list[tuple[int, JSON]] = []
     where = f"{definition.name} seed {seed} seats {players_of(levels)} options {options}"
     while engine.result(state) is None:
-        assert len(log) < bound, f"{where}: not over after the declared bound of {bound} actions"
+        assert len(log) < bound, rule("bound", f"{where}: not over after the declared bound of {bound} actions")
         strict = len(log) < strict_steps
         # a state is never changed by what reads it or steps from it (the service shares one
         # decoded state between the requests of a version: GameService.state_of)
         before = canonical(engine.dump(state)) if strict else ""
         to_act = engine.to_act(state)
-        assert to_act, f"{where}: stuck: nobody to act after {len(log)} actions"
+        assert to_act, rule("never-stuck", f"{where}: nobody to act after {len(log)} actions")
         listed = {s: engine.legal_actions(state, s) + engine.action_templates(state, s) for s in to_act}
         for s in to_act:
-            assert listed[s], f"{where}: seat {s} stuck"
+            assert listed[s], rule("never-stuck", f"{where}: seat {s} to act has no action or template")
         if strict and len(log) % CHECK_EVERY == 0:
             check_views(definition, state, n, rnd)
             check_rejections(definition, state, n, rnd)
@@ -156,11 +188,13 @@ def play(definition: GameDefinition, seed: str, levels: list[str | None], option
         try:
             new, events = engine.apply(state, seat, action)
         except LudotecaError as err:
-            pytest.fail(f"{where}: seat {seat} playing {action} refused: {err.detail}")
+            pytest.fail(rule("listed-accepted", f"{where}: seat {seat} playing {action} refused: {err.detail}"))
         if strict:
-            assert canonical(engine.dump(state)) == before, f"{where}: apply, a view or a listing mutated its input"
+            assert canonical(engine.dump(state)) == before, rule(
+                "immutable-input", f"{where}: apply, a view or a listing changed its input (an Rng drawn in place?)")
             data = json.loads(json.dumps(engine.dump(new)))
-            assert canonical(engine.dump(engine.load(data))) == canonical(engine.dump(new)), f"{where}: codec"
+            assert canonical(engine.dump(engine.load(data))) == canonical(engine.dump(new)), rule(
+                "codec", f"{where}: load(dump(state)) differs")
             check_events(definition.name, events, n)
         log.append((seat, action))
         state = new
@@ -173,7 +207,8 @@ def replay_identical(definition: GameDefinition, seed: str, levels: list[str | N
     again = new_game(definition, players_of(levels), options, seed)
     for seat, action in log:
         again, _ = engine.apply(again, seat, json.loads(json.dumps(action)))
-    assert json.dumps(engine.dump(again)) == json.dumps(engine.dump(final)), "replay is not byte-identical"
+    assert json.dumps(engine.dump(again)) == json.dumps(engine.dump(final)), rule(
+        "replay", f"{definition.name} seed {seed}: the same actions replayed to another dump")
 
 
 def random_driver(definition: GameDefinition, n: int, rnd: random.Random, random_steps: int | None) -> Any:
@@ -277,7 +312,8 @@ def test_the_declared_bound_is_an_int_for_every_seat_count_and_option_set(game: 
     for options in option_sets(game):
         for n in range(engine.min_seats, engine.max_seats + 1):
             bound = engine.max_actions(options, n)
-            assert isinstance(bound, int) and not isinstance(bound, bool) and bound > 0
+            assert isinstance(bound, int) and not isinstance(bound, bool) and bound > 0, rule(
+                "bound", f"max_actions({options}, {n}) is {bound!r}, not a positive int")
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -296,7 +332,8 @@ def test_an_illegal_action_error_lists_only_the_callers_legal_actions(game: str)
                 engine.apply(state, seat, {"type": "no_such_action"})
             except IllegalActionError as err:
                 if "legal" in err.extra:
-                    assert err.extra["legal"] == engine.legal_actions(state, seat)
+                    assert err.extra["legal"] == engine.legal_actions(state, seat), rule(
+                        "illegal-lists-legal", f"seat {seat}'s error lists {err.extra['legal']}")
             except LudotecaError:
                 pass
         seat = rnd.choice(sorted(engine.to_act(state)))
@@ -322,8 +359,41 @@ def test_the_action_that_reaches_the_declared_bound_ends_the_game(game: str, mon
             assert bound == cap
             summary = check_finished(definition, state, n, len(log), bound)
             if summary["bound"] is not None and summary["bound"]["reached"] == "actions":
-                assert len(log) == cap and summary["bound"]["limit"] == cap
+                assert len(log) == cap and summary["bound"]["limit"] == cap, rule(
+                    "bound", f"max_actions patched to {cap}: ended after {len(log)} actions, limit "
+                             f"{summary['bound']['limit']} (is the bound read from self.max_actions?)")
             else:
-                assert len(log) < cap, "the game ended at the bound without saying so"
+                assert len(log) < cap, rule("bound-summary", "the game ended at the bound without saying so")
             check_views(definition, state, n, rnd)
             replay_identical(definition, seed, levels, options, log, state)
+
+
+SECTION = re.compile(r"^## (\d+)\. (.+)$", re.MULTILINE)
+TEST_CLASS = re.compile(r"\(`Test\w+`(?:, `Test\w+`)*\)$")
+
+
+def rules_document(definition: GameDefinition) -> Path:
+    """The game's RULES.md: in its folder, beside its ``pyproject.toml`` (the folder above its package)."""
+    module = sys.modules[type(definition.engine).__module__]
+    return Path(inspect.getfile(module)).resolve().parents[1] / "RULES.md"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_rules_document_numbers_its_sections_and_names_their_tests(game: str) -> None:
+    path = rules_document(registry.game(game))
+    assert path.is_file(), rule("rules-doc", f"no {path}")
+    sections = SECTION.findall(path.read_text())
+    assert sections, rule("rules-doc", f"{path}: no numbered section (## 1. Title (`TestClass`))")
+    numbers = [int(n) for n, _ in sections]
+    assert numbers == list(range(1, len(numbers) + 1)), rule("rules-doc", f"{path}: sections numbered {numbers}")
+    named = [title for _, title in sections if TEST_CLASS.search(title)]
+    assert named, rule("rules-doc", f"{path}: no section names its test classes (`TestClass`)")
+
+
+def test_every_rule_of_the_engine_contract_is_checked_here() -> None:
+    """Each rule the ``Engine`` protocol's docstring names is a message of this suite."""
+    named = re.findall(r"^    - ``([a-z-]+)``:", Engine.__doc__ or "", re.MULTILINE)
+    assert len(named) >= 10, "the Engine docstring lists its rules as '- ``name``: ...'"
+    here = "".join(p.read_text() for p in Path(__file__).parent.glob("*.py"))
+    unchecked = [name for name in named if not re.search(rf'rule\(\s*"{name}"', here)]
+    assert unchecked == [], f"rules of ludoteca.core.engine.Engine that tests/contract never checks: {unchecked}"

@@ -7,7 +7,8 @@ At each step, for every seat and a spectator, against the state read from the st
   only the version (``"<n>"``; ``If-None-Match`` gives 304 with no body);
 - ``GET .../actions``: exactly the caller's legal actions and templates;
 - ``GET .../events`` (and long-polls with ``wait``): exactly the events whose audience includes
-  the caller, in order, without the audience;
+  the caller, in order, without the audience, numbered from the caller's side (1, 2, 3, ...: no
+  gap tells of an event written for another; ``test_numbering.py`` checks every number);
 - ``POST .../actions``: the mover's response holds its own view and its own events; a refused
   move (409) lists under ``legal`` only the caller's legal actions;
 - the lobby, creation and join responses: nothing but the caller's own token;
@@ -27,7 +28,7 @@ from typing import Any
 import pytest
 from api_client import Api
 from contract.playing import GAMES, canonical, check_views, random_action
-from contract.twins import PRIVATE_EVENTS
+from contract.twins import private_events
 from ludoteca.service_layer import registry
 
 STEPS = 40
@@ -49,9 +50,13 @@ def roundtrip(data: Any) -> Any:
     return json.loads(json.dumps(data))
 
 
-def visible(records: list[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
-    return [{k: r[k] for k in ("seq", "version", "type", "data")} for r in records
-            if r["audience"] is None or (seat is not None and seat in r["audience"])]
+def visible(records: list[dict[str, Any]], seat: int | None, before: list[dict[str, Any]] | None = None
+            ) -> list[dict[str, Any]]:
+    """The events of ``records`` ``seat`` may see, numbered as it sees them: on from its events
+    among ``before`` (the records written earlier), without gaps (``test_numbering.py``)."""
+    first = len(visible(before, seat)) + 1 if before else 1
+    mine = [r for r in records if r["audience"] is None or (seat is not None and seat in r["audience"])]
+    return [{"seq": n, **{k: r[k] for k in ("version", "type", "data")}} for n, r in enumerate(mine, first)]
 
 
 @pytest.mark.timeout(600)
@@ -119,8 +124,13 @@ def test_no_route_leaks_anything_a_caller_may_not_know(game: str, client_factory
             status, listed, headers = api.call("GET", f"/games/{gid}/actions", token)
             assert status == 200 and headers["ETag"] == f'"{stored.version}"'
             watch.add(seat, listed)
-            assert listed["actions"] == roundtrip(engine.legal_actions(state, seat))
-            assert listed["templates"] == roundtrip(engine.action_templates(state, seat))
+            compact = getattr(engine, "compact_listing", lambda state, seat: None)(state, seat)
+            actions, templates = compact or (engine.legal_actions(state, seat), engine.action_templates(state, seat))
+            assert listed["actions"] == roundtrip(actions) and listed["templates"] == roundtrip(templates)
+            if compact is not None:  # the full list, on demand
+                status, full, _ = api.call("GET", f"/games/{gid}/actions?expand=true", token)
+                assert status == 200 and full["actions"] == roundtrip(engine.legal_actions(state, seat))
+                assert full["templates"] == roundtrip(engine.action_templates(state, seat))
             # A refused move: another seat's listed action, or an old one, never this seat's own.
             own = roundtrip(engine.legal_actions(state, seat))
             others = [a for s in range(n) if s != seat for a in roundtrip(engine.legal_actions(state, s))]
@@ -142,18 +152,18 @@ def test_no_route_leaks_anything_a_caller_may_not_know(game: str, client_factory
         new_state = engine.load(after.doc["state"])
         new_records = [rec for _, rec in service.store.events_after(gid, 0, count=1_000_000)]
         for r in new_records:
-            if r["type"] in PRIVATE_EVENTS.get(game, frozenset()):
+            if r["type"] in private_events(game):
                 assert r["audience"] is not None and len(r["audience"]) < n, f"{r['type']} stored for everyone"
         assert played["game"]["state"] == roundtrip(engine.view(new_state, seat))
         fresh = [r for r in new_records if r["seq"] > (records[-1]["seq"] if records else 0)]
-        assert played["events"] == visible(fresh, seat)
+        assert played["events"] == visible(fresh, seat, records)
         if steps % LONG_POLL_EVERY == 0:
-            last = records[-1]["seq"] if records else 0
             for watcher in seats:
+                last = len(visible(records, watcher))  # the watcher's own last number
                 status, page, _ = api.call("GET", f"/games/{gid}/events?after={last}&wait=1", token_of[watcher])
                 assert status == 200
                 watch.add(watcher, page)
-                expected = visible(fresh, watcher)
+                expected = visible(fresh, watcher, records)
                 assert page["events"] == expected[: len(page["events"])]
                 assert all(e["seq"] > last for e in page["events"])
         steps += 1

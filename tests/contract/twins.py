@@ -16,6 +16,7 @@ from typing import Any
 
 from ludoteca.core.engine import GameDefinition
 from ludoteca.core.rng import Rng
+from ludoteca.service_layer import registry
 
 Twin = Callable[[Any, int | None, random.Random], Any]
 
@@ -108,12 +109,11 @@ def _speculation(state: Any, seat: int | None, rnd: random.Random) -> Any:
 
 SPECIFIC: dict[str, Twin] = {"ludic": _ludic, "ludor": _ludor, "speculation": _speculation}
 
-PRIVATE_EVENTS: dict[str, frozenset[str]] = {
-    "ludic": frozenset({"HandDealt", "CardsReceived", "HintReceived", "RuleRecorded"}),
-    "ludor": frozenset({"CardsDealt", "CardsGiven", "PlayerBarred"}),
-}
-"""Event types that carry a secret: their audience is never everyone (a game without an entry
-has none: Ludix and Speculation tell everything they tell to anyone)."""
+def private_events(game: str) -> frozenset[str]:
+    """Event types that carry a secret, whose audience is never everyone: the game's own
+    declaration (``GameDefinition.tests.private_events``; none: it tells everything it tells to
+    anyone)."""
+    return registry.game(game).tests.private_events
 
 
 def twin(definition: GameDefinition, state: Any, seat: int | None, rnd: random.Random) -> Any:

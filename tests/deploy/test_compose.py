@@ -13,8 +13,15 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from ludoteca.entrypoints.frontdoor import FRONT_DOOR, PLAYGROUND, PLAYGROUND_MOUNT, compose_routes, read_procfile
-from ludoteca.entrypoints.manifests import container_command, objects
+from ludoteca.entrypoints.frontdoor import (
+    FRONT_DOOR,
+    PLAYGROUND,
+    PLAYGROUND_MOUNT,
+    compose_routes,
+    platform_services,
+    read_procfile,
+)
+from ludoteca.entrypoints.manifests import LOCAL_LAYOUT, PROXY_NETWORKS, container_command, objects
 from ludoteca.service_layer import registry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +70,7 @@ def argv(service: dict[str, Any]) -> list[str]:
 def test_every_installed_game_has_its_service_worker_and_route(services: dict[str, Any]) -> None:
     games = registry.names()
     routes = compose_routes(ROOT)  # what deploy/Caddyfile routes, from the Procfile's ports
-    assert sorted(routes) == games
+    assert sorted(routes) == sorted([*games, *platform_services()])  # the players service too (no worker)
     assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in services[FRONT_DOOR]["volumes"]
     # the playground's files, where deploy/Caddyfile serves them from
     assert f"./{PLAYGROUND.relative_to(ROOT)}:{PLAYGROUND_MOUNT}:ro" in services[FRONT_DOOR]["volumes"]
@@ -133,7 +140,8 @@ def test_health_checks_order_the_start(services: dict[str, Any]) -> None:
         k8s = next(d for d in objects(ROOT) if d["metadata"]["name"] == f"worker-{game}" and d["kind"] == "Deployment")
         assert kind == "CMD-SHELL" and command.replace("$$", "$") == \
             k8s["spec"]["template"]["spec"]["containers"][0]["livenessProbe"]["exec"]["command"][2]
-    assert services[FRONT_DOOR]["depends_on"] == {g: {"condition": "service_healthy"} for g in registry.names()}
+    assert services[FRONT_DOOR]["depends_on"] == {g: {"condition": "service_healthy"}
+                                                  for g in [*registry.names(), *platform_services()]}
     assert "/healthz" in " ".join(services[FRONT_DOOR]["healthcheck"]["test"])
 
 
@@ -169,3 +177,19 @@ def test_every_container_of_the_image_is_locked_down(services: dict[str, Any]) -
         assert "no-new-privileges:true" in service["security_opt"], name
     assert services[FRONT_DOOR]["cap_add"] == ["NET_BIND_SERVICE"]
     assert services[FRONT_DOOR]["user"] == "10001:10001"
+
+
+def test_open_files_and_proxy_addresses_are_set(services: dict[str, Any]) -> None:
+    """Issue 20: the services, workers, sweeper and front door run with an open-files limit that
+    holds their connections (finding 5); the services read X-Forwarded-For only from the compose
+    network's addresses, as on Kubernetes (finding 7), and the worker serves its metrics (8)."""
+    for name, service in [*app_services(services).items(), (FRONT_DOOR, services[FRONT_DOOR])]:
+        assert service["ulimits"]["nofile"] == {"soft": 65536, "hard": 65536}, name
+    for game in registry.names():
+        env = services[game]["environment"]
+        assert env["LUDOTECA_PROXY_ADDRESSES"] == PROXY_NETWORKS and env["LUDOTECA_TRUSTED_PROXIES"] == "1"
+        assert services[f"worker-{game}"]["environment"]["LUDOTECA_METRICS_PORT"] == "9100"
+    # the Procfile's local layout (loopback addresses and ports) is not carried over
+    procfile = read_procfile(ROOT / "deploy" / "Procfile")
+    for name in ("worker", "sweeper", *registry.names()):
+        assert not set(container_command(procfile[name], registry.names())[1]) & set(LOCAL_LAYOUT), name

@@ -1,7 +1,7 @@
 """deploy/k8s without a cluster: every object valid against the Kubernetes API's schemas
 (kubernetes-validate, strict: an unknown field is an error) for the newest version it ships, the
-committed files what ``python -m ludoteca.entrypoints.manifests`` writes now, and for every installed game a
-Deployment, a Service, a worker and an Ingress path; every container with probes, requests and
+committed files what ``make generate`` (``ludoteca.entrypoints.manifests``) writes now, and for
+every installed game a Deployment, a Service, a worker and an Ingress path; every container with probes, requests and
 limits and the restricted securityContext, what it must write on an emptyDir or a volume."""
 
 from __future__ import annotations
@@ -20,9 +20,20 @@ from ludoteca.entrypoints.frontdoor import (
     PLAYGROUND_MOUNT,
     compose_caddyfile,
     ingress_manifest,
+    platform_services,
     read_procfile,
 )
-from ludoteca.entrypoints.manifests import KEDA_OUTPUT, OUTPUT, checksum, container_command, objects, outputs
+from ludoteca.entrypoints.manifests import (
+    KEDA_OUTPUT,
+    LOCAL_LAYOUT,
+    MONITOR_OUTPUT,
+    OUTPUT,
+    PROXY_NETWORKS,
+    checksum,
+    container_command,
+    objects,
+    outputs,
+)
 from ludoteca.service_layer import registry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,12 +53,12 @@ def pods() -> list[dict[str, Any]]:
 
 
 def test_the_committed_manifests_are_what_the_generator_writes() -> None:
-    """Run `python -m ludoteca.entrypoints.manifests` (and `python -m ludoteca.entrypoints.frontdoor --ingress >
-    deploy/k8s/ingress.yaml`) again when this fails."""
+    """Run `make generate` again when this fails."""
     for rel, text in outputs(ROOT).items():
         assert (ROOT / rel).read_text() == text, rel
     assert objects(ROOT) == DOCS  # the YAML reads back as the objects (ConfigMaps' files included)
-    assert (ROOT / "deploy" / "k8s" / "ingress.yaml").read_text() == ingress_manifest(registry.names())
+    assert (ROOT / "deploy" / "k8s" / "ingress.yaml").read_text() == \
+        ingress_manifest([*registry.names(), *platform_services()])  # the games and the players service
 
 
 def test_the_version_is_a_current_one() -> None:
@@ -103,7 +114,7 @@ def test_every_game_has_its_deployment_service_worker_and_ingress_path() -> None
     door, = find("Deployment", FRONT_DOOR)["spec"]["template"]["spec"]["containers"]
     assert door["image"] == compose["services"][FRONT_DOOR]["image"]  # one Caddy everywhere
     assert {d["metadata"]["name"] for d in DOCS if d["kind"] == "Deployment"} == \
-        {*games, *(f"worker-{g}" for g in games), "sweeper", FRONT_DOOR}
+        {*games, *platform_services(), *(f"worker-{g}" for g in games), "sweeper", FRONT_DOOR}
 
 
 def containers() -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
@@ -205,3 +216,42 @@ def test_a_changed_configuration_rolls_the_pods_that_read_it() -> None:
         assert annotation("StatefulSet", store) == checksum(find("ConfigMap", "redis-conf")["data"])[
             "ludoteca.dev/config-sha256"]
     assert checksum({"Caddyfile": "a"}) != checksum({"Caddyfile": "b"})
+
+
+def test_prometheus_finds_every_target() -> None:
+    """Issue 20, finding 8: the pods that serve metrics say where (prometheus.io/* annotations,
+    Prometheus's Kubernetes pod discovery), and the optional ServiceMonitor and PodMonitor say
+    the same to the Prometheus Operator; the front door does not serve them."""
+    games = registry.names()
+    served = [*games, *platform_services()]  # the players service's /metrics too
+    for name in (*served, *(f"worker-{g}" for g in games), "sweeper"):
+        template = find("Deployment", name)["spec"]["template"]
+        container, = template["spec"]["containers"]
+        ann = template["metadata"]["annotations"]
+        assert ann["prometheus.io/scrape"] == "true" and ann["prometheus.io/path"] == "/metrics", name
+        assert int(ann["prometheus.io/port"]) in {p["containerPort"] for p in container["ports"]}, name
+        if name not in served:
+            assert {"name": "metrics", "containerPort": int(ann["prometheus.io/port"])} in container["ports"]
+            assert {"name": "LUDOTECA_METRICS_PORT", "value": ann["prometheus.io/port"]} in container["env"]
+    door = find("Deployment", FRONT_DOOR)["spec"]["template"]["metadata"]["annotations"]
+    assert "prometheus.io/scrape" not in door
+    assert all(f"not path /{g}/metrics*" in find("ConfigMap", FRONT_DOOR)["data"]["Caddyfile"] for g in served)
+    monitors = list(yaml.safe_load_all((ROOT / MONITOR_OUTPUT).read_text()))
+    assert monitors == [d for d in yaml.safe_load_all(outputs(ROOT)[MONITOR_OUTPUT])]
+    service_monitor, pod_monitor = monitors
+    assert service_monitor["kind"] == "ServiceMonitor" and pod_monitor["kind"] == "PodMonitor"
+    assert service_monitor["spec"]["selector"]["matchExpressions"][0]["values"] == served
+    assert service_monitor["spec"]["endpoints"] == [{"port": "http", "interval": "30s", "path": "/metrics"}]
+    for game in served:  # the Services' port of that name
+        assert find("Service", game)["spec"]["ports"][0]["name"] == "http"
+    selected = pod_monitor["spec"]["selector"]["matchExpressions"][0]["values"]
+    assert sorted(selected) == sorted([*(f"worker-{g}" for g in games), "sweeper"])
+    assert pod_monitor["spec"]["podMetricsEndpoints"][0]["port"] == "metrics"
+
+
+def test_the_services_read_forwarded_for_only_from_pod_addresses() -> None:
+    env = find("ConfigMap", "ludoteca")["data"]
+    assert env["LUDOTECA_TRUSTED_PROXIES"] == "2" and env["LUDOTECA_PROXY_ADDRESSES"] == PROXY_NETWORKS
+    for game in registry.names():  # nothing of the Procfile's loopback layout overrides them
+        container, = find("Deployment", game)["spec"]["template"]["spec"]["containers"]
+        assert not {e["name"] for e in container["env"]} & set(LOCAL_LAYOUT)

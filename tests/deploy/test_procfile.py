@@ -83,6 +83,11 @@ def test_honcho_starts_the_worker_the_sweeper_and_a_service(tmp_path: Path, redi
     line = read_procfile(PROCFILE)["ludix"]
     assert text.count("-b 127.0.0.1:8004 ") == 1 and "-b 127.0.0.1:8004 " in line
     copy = tmp_path / "Procfile"
+    metrics = {"9100": str(free_port()), "9101": str(free_port())}  # the worker's and the sweeper's
+    for fixed in metrics:
+        assert text.count(f"LUDOTECA_METRICS_PORT={fixed} ") == 1
+    text = text.replace("LUDOTECA_METRICS_PORT=9100 ", f"LUDOTECA_METRICS_PORT={metrics['9100']} ")
+    text = text.replace("LUDOTECA_METRICS_PORT=9101 ", f"LUDOTECA_METRICS_PORT={metrics['9101']} ")
     copy.write_text(text.replace("-b 127.0.0.1:8004 ", f"-b 127.0.0.1:{port} "))
     env = {**os.environ, "REDIS_URL": redis_url, "QUEUES": "ludix", "PATH": f"{BIN}:{os.environ['PATH']}",
            "PYTHONUNBUFFERED": "1"}
@@ -102,6 +107,9 @@ def test_honcho_starts_the_worker_the_sweeper_and_a_service(tmp_path: Path, redi
         assert wait_until(lambda: b"ready." in log_path.read_bytes(), 120), log_path.read_text()[-3000:]
         assert wait_until(lambda: b"sweeping ludix" in log_path.read_bytes(), 60), log_path.read_text()[-3000:]
         assert len(children()) == 3
+        for fixed, free in metrics.items():  # the worker's and the sweeper's metrics are served (issue 20)
+            scraped = requests.get(f"http://127.0.0.1:{free}/metrics", timeout=10)
+            assert scraped.status_code == 200 and "ludoteca_" in scraped.text, (fixed, scraped.text[:300])
         created = requests.post(f"{base}/games", json={"seats": ["bot:random", "bot:steady"]}, timeout=10)
         assert created.status_code == 201, created.text
         gid = created.json()["game"]["id"]

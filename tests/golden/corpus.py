@@ -38,35 +38,9 @@ HASH_CHARS = 12
 """Hex digits kept of each part's SHA-256 (48 bits: a changed part goes unnoticed with chance
 2**-48 per step)."""
 
-OPTION_SAMPLES: dict[str, list[JSON]] = {
-    "ludic": [{"vexer_choices": True, "short_game": True}, {"turn_initial_sets": False}],
-    "ludix": [{"target": 50}, {"target": 1000}],
-    "ludor": [{"straights": True, "deck": "forty", "exchange": "choose", "autoplim_plim": "always"},
-              {"autoplim_plim": "off", "round_limit": 3}],
-    "speculation": [{"first_guesser": "random", "joker_guesses": "hands"}],
-}
-"""Option sets played besides the defaults (each loaded by the game's options schema first)."""
-
-BOT_TABLE_SAMPLES: dict[str, list[JSON]] = {"ludor": [{"exchange": "choose", "round_limit": 2}]}
-"""Option sets played by a table of bots only (Ludor's bots play on to a round limit only when no
-human sits: the exchange of the second round needs one)."""
-
-RANDOM_PLAY_OPTIONS: dict[str, JSON] = {"ludic": {"round_limit": 1}, "ludor": {"round_limit": 2}}
-"""Options of the tables played at random (all ``random`` bots, or random human seats), where a
-game's random play would last to its round bound: a short game keeps the corpus small."""
-
-
-CAPPED_OPTIONS: dict[str, JSON] = {"ludic": {"round_limit": 4}}
-"""Options under every other table of a game whose bot tables may play many rounds (a Ludic game
-ends only when a ludic player is made Vexer again: hundreds of steps a table): four rounds still
-reach every phase, the scoring and the end by the limit; a table's own options win.
-:data:`UNCAPPED_LEVELS` record the game's own ending."""
-
-
-UNCAPPED_LEVELS: dict[str, list[str]] = {"ludic": ["easy"]}
-"""Bot levels of a capped game also played by a table of their own to the game's own ending,
-without :data:`CAPPED_OPTIONS` (Ludic: no capped table ends by a ludic player made Vexer again;
-three ``easy`` bots get there in 8 or 9 rounds, about a hundred actions)."""
+# The option sets played besides the defaults, and the options of the tables played at random,
+# by bots only or capped, are each game's own (``GameDefinition.tests``: option_samples,
+# random_play_options, bot_table_samples, capped_options, uncapped_levels; see TestFacts).
 
 
 def canonical(data: Any) -> str:
@@ -160,7 +134,7 @@ def player_of(game: str, name: str) -> Player:
 
 
 def tables(game: str) -> Iterator[Table]:
-    """Every bot level at the table by itself (and the :data:`UNCAPPED_LEVELS` to the game's own
+    """Every bot level at the table by itself (and the ``uncapped_levels`` to the game's own
     ending), each seat count played at random (human seats),
     random humans beside every level, each option sample (human seats played by bots: random
     play with some options only ends at a bound, thousands of actions later), and the game's
@@ -169,13 +143,14 @@ def tables(game: str) -> Iterator[Table]:
     engine = definition.engine
     levels = sorted(definition.bots)
     counts = list(range(engine.min_seats, engine.max_seats + 1))
-    short = RANDOM_PLAY_OPTIONS.get(game, {})
-    capped = CAPPED_OPTIONS.get(game, {})
+    facts = definition.tests
+    short = dict(facts.random_play_options)
+    capped = dict(facts.capped_options)
     for i, level in enumerate(levels):
         n = counts[i % len(counts)]
         bots = [f"bot:{level}"] * n
         yield Table(f"all-{level}-{n}", bots, bots, short if level == "random" else capped)
-    for level in UNCAPPED_LEVELS.get(game, []):
+    for level in facts.uncapped_levels:
         bots = [f"bot:{level}"] * engine.min_seats
         yield Table(f"all-{level}-{engine.min_seats}-uncapped", bots, bots, {})
     for n in counts:
@@ -183,12 +158,12 @@ def tables(game: str) -> Iterator[Table]:
     n = engine.max_seats
     mixed = [f"bot:{levels[i % len(levels)]}" if i % 2 else "human" for i in range(n)]
     yield Table(f"mixed-{n}", mixed, [p if p != "human" else "random" for p in mixed], short)
-    for k, options in enumerate(OPTION_SAMPLES.get(game, []), 1):
+    for k, options in enumerate(facts.option_samples, 1):
         n = counts[(k + 1) % len(counts)]
         play = [f"bot:{levels[(i + k) % len(levels)]}" for i in range(n)]
         seats = [p if i % 2 else "human" for i, p in enumerate(play)]
         yield Table(f"options{k}-{n}", seats, play, {**capped, **options})
-    for k, options in enumerate(BOT_TABLE_SAMPLES.get(game, []), 1):
+    for k, options in enumerate(facts.bot_table_samples, 1):
         n = counts[k % len(counts)]
         play = [f"bot:{levels[(i + k) % len(levels)]}" for i in range(n)]
         yield Table(f"bots-options{k}-{n}", play, play, {**capped, **options})

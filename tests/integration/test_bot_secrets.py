@@ -29,7 +29,7 @@ from ludoteca.adapters.hosting import create_app
 from ludoteca.config import Settings
 from ludoteca.core.rng import Rng
 from ludoteca.service_layer import registry
-from ludoteca.service_layer.service import bot_random
+from ludoteca.service_layer.bots import bot_random
 
 pytestmark = pytest.mark.integration
 

@@ -14,14 +14,10 @@ from ludoteca.service_layer import registry
 
 pytestmark = pytest.mark.integration
 
-# The level that makes a real game of it (Ludic's Seekers must be able to find rules).
-LEVELS = {"ludix": "steady", "ludic": "expert", "speculation": "expert", "ludor": "greedy"}
-
-
 @pytest.mark.parametrize("game", registry.names())
 def test_bots_play_to_the_end_through_the_worker(game: str, worker_client_factory: Any, worker: Path) -> None:
     definition = registry.game(game)
-    level = LEVELS.get(game) if LEVELS.get(game) in definition.bots else next(iter(definition.bots))
+    level = definition.playing_level()  # the level that makes a real game of it (its TestFacts)
     api = Api(worker_client_factory(game))
     seats = [f"bot:{level}"] * definition.engine.min_seats
     status, data, _ = api.call("POST", "/games", body={"seats": seats})

@@ -45,8 +45,6 @@ from playout import HttpTable, choose, idempotency_races, if_match_races
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
 ROOT = Path(__file__).resolve().parents[2]
-LEVELS = {"ludix": "steady", "ludic": "expert", "speculation": "basic", "ludor": "greedy"}
-OPTIONS: dict[str, dict[str, Any]] = {"ludic": {"short_game": True}}
 MAX_MOVES = 3000
 CLIENTS, RACE_ROUNDS = 30, 5
 COPIES, IDEM_ROUNDS = 10, 3
@@ -85,7 +83,7 @@ class ClusterStack:
 
     def create(self, api: Api, game: str, seats: list[str],
                options: dict[str, Any] | None = None) -> tuple[str, str | None]:
-        gid, token = api.create(seats, options or OPTIONS.get(game, {}))
+        gid, token = api.create(seats, options or dict(registry.game(game).tests.quick_options))
         self.games.append((game, gid))
         return gid, token
 
@@ -170,7 +168,7 @@ def test_humans_play_every_game_to_the_end(game: str, stack: ClusterStack) -> No
 def test_bots_play_every_game_to_the_end_through_the_worker(game: str, stack: ClusterStack) -> None:
     d = registry.game(game)
     api = stack.api(game)
-    level = LEVELS[game] if LEVELS.get(game) in d.bots else next(iter(d.bots))
+    level = d.playing_level()
     before = stack.store(game).stats().get("games", 0)
     gid, _ = stack.create(api, game, [f"bot:{level}"] * d.engine.min_seats)
     assert wait_until(lambda: api.view(gid)["status"] == "finished", timeout=300, interval=0.5), (
@@ -237,9 +235,9 @@ def test_the_sweeper_finishes_games_whose_dispatches_were_lost(stack: ClusterSta
     tables = []
     for game in registry.names():
         d = registry.game(game)
-        level = LEVELS[game] if LEVELS.get(game) in d.bots else next(iter(d.bots))
+        level = d.playing_level()
         service = GameService(d, stack.store(game), Dropping())
-        envelope, _, _ = service.create([f"bot:{level}"] * d.engine.min_seats, OPTIONS.get(game, {}), None, None)
+        envelope, _, _ = service.create([f"bot:{level}"] * d.engine.min_seats, dict(d.tests.quick_options), None, None)
         tables.append((game, envelope["id"]))
         stack.games.append((game, envelope["id"]))
     hints = [stack.store(g).hints_key for g, _ in tables]

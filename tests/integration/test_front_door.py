@@ -12,10 +12,14 @@ stack's directory, is started again by the supervisor when it dies and stopped w
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import socket
 import threading
+import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,8 +28,9 @@ from urllib.parse import urljoin
 
 import pytest
 import requests
+from ludoteca.config import Settings
 from ludoteca.entrypoints.devstack import Supervisor, free_port, port_open, start_front_door, start_service, wait_http
-from ludoteca.entrypoints.frontdoor import FRONT_DOOR, PLAYGROUND
+from ludoteca.entrypoints.frontdoor import FRONT_DOOR, PLAYGROUND, caddyfile
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -158,7 +163,7 @@ def test_the_served_document_sends_try_it_out_through_the_prefix(door: Door) -> 
     relative URL resolves against the document's own), and call an operation there."""
     spec_url = f"{door.url}/ludix/openapi.json"
     spec = requests.get(spec_url, timeout=10).json()
-    assert [s["url"] for s in spec["servers"]] == ["/ludix"]
+    assert [s["url"] for s in spec["servers"]] == ["/ludix", "{base}"]
     base = urljoin(spec_url, spec["servers"][0]["url"])
     assert base == f"{door.url}/ludix"
     assert requests.get(f"{base}/stats", timeout=10).status_code == 200
@@ -194,16 +199,17 @@ def test_a_cors_preflight_passes_through_the_front_door(redis_url: str, tmp_path
 
 
 def test_bodies_pass_whole_chunked_or_not(door: Door) -> None:
-    big = "x" * 300_000  # larger than one relayed block
+    big = "x" * Settings.max_body_bytes  # the largest a service takes, larger than one relayed block
     for body in ("hello", big):
         seen = requests.post(f"{door.url}/echo/in", data=body, timeout=30).json()
-        assert seen["body"] == body
+        assert seen["body"] == body and seen["headers"]["Content-Length"] == str(len(body))
 
     def pieces() -> Iterator[bytes]:
         yield b'{"seats": '
         yield b'["human", "human"]}'
 
     seen = requests.post(f"{door.url}/echo/in", data=pieces(), timeout=30).json()  # requests sends it chunked
+    # read whole by the front door before the service is called, then passed on as it came
     assert seen["chunked"] and seen["body"] == '{"seats": ["human", "human"]}'
     r = requests.post(f"{door.url}/ludix/games", data=pieces(), headers={"Content-Type": "application/json"},
                       timeout=30)
@@ -262,7 +268,7 @@ def test_errors_of_the_front_door_are_problems(door: Door) -> None:
              ("GET", "/nowhere/games", 502, "nowhere"),
              ("POST", "/echo/in", 413, None))
     for method, path, status, word in cases:
-        body = b"x" * 2_000_000 if status == 413 else None
+        body = b"x" * (Settings.max_body_bytes + 1) if status == 413 else None
         r = requests.request(method, f"{door.url}{path}", data=body, timeout=30)
         assert r.status_code == status, (path, r.status_code, r.text)
         assert r.headers["Content-Type"] == PROBLEM, (path, r.headers)
@@ -270,6 +276,7 @@ def test_errors_of_the_front_door_are_problems(door: Door) -> None:
         assert problem["status"] == status and problem["title"] and problem["detail"], problem
         assert problem["type"].startswith("https://ludoteca.dev/problems/"), problem
         assert word is None or word in problem["detail"], problem
+        assert r.headers["Connection"] == "close", (path, r.headers)  # see test_nothing_is_smuggled_...
     # a chunked body is bounded too, as it streams (the service's own bound is lower still)
     r = requests.post(f"{door.url}/echo/in", data=(b"x" * 65536 for _ in range(32)), timeout=30)
     assert r.status_code == 413 and r.headers["Content-Type"] == PROBLEM, (r.status_code, r.text[:300])
@@ -344,3 +351,112 @@ def test_a_dead_front_door_is_started_again_and_stopped_with_the_stack(tmp_path:
         sup.stop()
     assert again.poll() is not None
     assert not port_open(port)
+
+
+SMUGGLED_GAME = json.dumps({"seats": ["human", "human"]}).encode()
+
+
+def smuggled(request_id: str) -> bytes:
+    """A complete ``POST /ludix/games``, to be hidden in another request's body."""
+    return (b"POST /ludix/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"X-Request-Id: %s\r\nContent-Length: %d\r\n\r\n%s" % (request_id.encode(), len(SMUGGLED_GAME),
+                                                                    SMUGGLED_GAME))
+
+
+def exchange(port: int, data: bytes, timeout: float = 20) -> tuple[bytes, bool]:
+    """Send ``data`` on a new connection while reading what comes back (a reader thread: the
+    front door may stop reading a refused body, and a reset may discard what was not read yet):
+    (every byte received, whether the front door closed the connection within ``timeout``)."""
+    got: list[bytes] = []
+    closed = threading.Event()
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        def read() -> None:
+            try:
+                while chunk := s.recv(65536):
+                    got.append(chunk)
+                closed.set()
+            except ConnectionResetError:
+                closed.set()
+            except OSError:  # the timeout: still open
+                pass
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        with contextlib.suppress(OSError):  # a reset while sending: the door stopped reading
+            s.sendall(data)
+        reader.join(timeout + 5)
+    return b"".join(got), closed.is_set()
+
+
+@pytest.mark.parametrize("framing", ["length, the rest under 256 KiB", "length, the rest over 256 KiB", "chunked"])
+def test_nothing_is_smuggled_in_the_rest_of_a_refused_body(door: Door, framing: str) -> None:
+    """Issue 20, finding 2: a body over the front door's limit gets 413 and the connection is
+    closed, so what the client sent after the limit is never read as a request of its own (was:
+    Caddy answered 413, read on, and proxied the ``POST /ludix/games`` hidden after the first
+    megabyte: 413 then 201, and the game existed)."""
+    rid = f"smuggled-{uuid.uuid4().hex}"
+    over = b"a" * (Settings.max_body_bytes + 1)
+    if framing == "chunked":  # the refused body ends, then a request follows on the connection
+        request = (b"POST /ludix/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                   b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(over), over)) + smuggled(rid)
+    else:
+        pad = b"b" * (300_000 if "over" in framing else 0)
+        body = over + smuggled(rid) + pad
+        request = (b"POST /ludix/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                   b"Content-Length: %d\r\n\r\n" % len(body)) + body
+    data, closed = exchange(door.port, request)
+    assert data.startswith(b"HTTP/1.1 413 "), data[:300]
+    head, _, problem = data.partition(b"\r\n\r\n")
+    assert b"\r\nConnection: close\r\n" in head and b"application/problem+json" in head, head
+    assert json.loads(problem)["status"] == 413
+    assert data.count(b"HTTP/1.1 ") == 1, data  # no second answer
+    assert closed, "the connection stayed open after the 413"
+    time.sleep(1)  # what was sent after the limit, had it been read, would be logged by now
+    logs = door.state.parent
+    assert rid not in (logs / "ludix.log").read_text()  # the service never saw it
+    assert rid not in (logs / "front-door.log").read_text()  # nor did the front door route it
+
+
+def test_a_body_within_the_limit_keeps_its_connection(door: Door) -> None:
+    """The other side of the rule: a body read to its end leaves the connection open for the
+    next request (the hidden request inside it is body, refused by the service as bad JSON)."""
+    rid = f"inside-{uuid.uuid4().hex}"
+    body = smuggled(rid)
+    request = (b"POST /ludix/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+               b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    with socket.create_connection(("127.0.0.1", door.port), timeout=20) as s:
+        s.sendall(request + b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        data = b""
+        while data.count(b"HTTP/1.1 ") < 2 or not data.endswith(b"}"):
+            chunk = s.recv(65536)
+            assert chunk, data
+            data += chunk
+    assert data.startswith(b"HTTP/1.1 400 ") and b"HTTP/1.1 200 OK" in data, data
+    assert rid not in (door.state.parent / "ludix.log").read_text()
+
+
+@pytest.mark.parametrize("path", ["/ludix/metrics", "/ludix/metrics/", "/ludix//metrics", "/ludix/./metrics",
+                                  "/ludix/x/../metrics", "/ludix/%6detrics", "/LUDIX/metrics", "/ludix/metrics?x=1"])
+def test_a_services_metrics_are_not_public(door: Door, path: str) -> None:
+    """Issue 20, finding 8: ``/<game>/metrics`` is for Prometheus on the service's own port, not
+    for the public through the front door (was: 200 and every series)."""
+    with socket.create_connection(("127.0.0.1", door.port), timeout=20) as s:  # the path exactly as written
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 404 ") or head.startswith(b"HTTP/1.1 3"), head  # a redirect ends here too
+    assert b"ludoteca_" not in body, body[:300]
+    if head.startswith(b"HTTP/1.1 404 "):
+        assert b"application/problem+json" in head and json.loads(body)["status"] == 404
+
+
+def test_metrics_stay_on_the_services_port_or_public_by_setting(door: Door) -> None:
+    service, = re.findall(r"handle @ludix \{.*?reverse_proxy 127\.0\.0\.1:(\d+) ",
+                          (door.state / "Caddyfile").read_text(), re.DOTALL)
+    direct = requests.get(f"http://127.0.0.1:{service}/metrics", timeout=10)
+    assert direct.status_code == 200 and "ludoteca_" in direct.text  # where Prometheus scrapes
+    routes = {"ludix": "127.0.0.1:8004"}
+    assert "not path /ludix/metrics*" in caddyfile(routes, env={})
+    assert "metrics" not in caddyfile(routes, env={"LUDOTECA_PUBLIC_METRICS": "1"})

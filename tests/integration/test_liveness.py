@@ -41,8 +41,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(420
 ROOT = Path(__file__).resolve().parents[2]
 GRACE = 1.5
 # Fast levels that end a game; the options that keep it short.
-LEVELS = {"ludix": "steady", "ludic": "expert", "speculation": "basic", "ludor": "greedy"}
-OPTIONS: dict[str, dict[str, Any]] = {"ludic": {"short_game": True}}
 
 
 def _ppid(pid: str) -> int | None:
@@ -120,9 +118,9 @@ class Stack:
 
     def bots_table(self, game: str, dispatcher: Any = None) -> tuple[str, str]:
         d = registry.game(game)
-        level = LEVELS[game] if LEVELS.get(game) in d.bots else next(iter(d.bots))
+        level = d.playing_level()
         envelope, _, _ = self.service(game, dispatcher).create(
-            [f"bot:{level}"] * d.engine.min_seats, OPTIONS.get(game, {}), None, None)
+            [f"bot:{level}"] * d.engine.min_seats, dict(d.tests.quick_options), None, None)
         return game, envelope["id"]
 
     def status(self, table: tuple[str, str]) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +36,19 @@ def database(url: str, db: int) -> str:
 
 def scrape(url: str) -> dict[str, list[tuple[dict[str, str], float]]]:
     """Samples by name, each with its labels (a fresh connection: any worker may answer)."""
-    r = requests.get(url, timeout=10, headers={"Connection": "close"})
+    r: requests.Response | None = None
+    for _ in range(20):  # a process just started may not serve yet; prometheus-client's multiprocess
+        # collector may meet a file another process is creating (a 500 once in CI): scrape again, as
+        # Prometheus would at its next interval
+        try:
+            r = requests.get(url, timeout=10, headers={"Connection": "close"})
+        except requests.ConnectionError:
+            time.sleep(0.25)
+            continue
+        if r.status_code < 500:
+            break
+        time.sleep(0.25)
+    assert r is not None, f"{url} refused every connection"
     assert r.status_code == 200, r.text
     out: dict[str, list[tuple[dict[str, str], float]]] = {}
     for family in text_string_to_metric_families(r.text):
@@ -124,6 +137,61 @@ def play_moves(base: str, wanted: int) -> dict[str, int]:
     return counts
 
 
+def media_type(header: str) -> tuple[str, dict[str, str]]:
+    """A Content-Type parsed as Prometheus 3 does (Go's ``mime.ParseMediaType``): a parameter
+    named twice is an error ("mime: duplicate parameter name"), and the scrape fails."""
+    kind, *params = [part.strip() for part in header.split(";")]
+    parsed: dict[str, str] = {}
+    for param in params:
+        name, sep, value = param.partition("=")
+        assert sep and name.strip() and value.strip(), f"malformed parameter {param!r} in {header!r}"
+        name = name.strip().lower()
+        assert name not in parsed, f"duplicate parameter name {name!r} in {header!r}"
+        parsed[name] = value.strip().strip('"')
+    return kind.lower(), parsed
+
+
+def up(url: str) -> bool:
+    try:
+        return requests.get(url, timeout=5).status_code == 200
+    except requests.ConnectionError:
+        return False
+
+
+def test_the_metrics_content_type_is_one_prometheus_accepts(stack: Stack) -> None:
+    """Prometheus's text format: ``text/plain``, a version it knows, one ``charset=utf-8``; the
+    service's /metrics (Flask) said ``...; charset=utf-8; charset=utf-8`` (issue 20, finding 8)."""
+    from prometheus_client import CONTENT_TYPE_LATEST
+
+    for url in (f"{stack.service}/metrics", stack.worker_metrics, stack.sweeper_metrics):
+        assert wait_until(lambda u=url: up(u), timeout=60), url  # the sweeper may be starting
+        header = requests.get(url, timeout=10).headers["Content-Type"]
+        kind, params = media_type(header)
+        assert kind == "text/plain" and params.get("version") in ("0.0.4", "1.0.0"), (url, header)
+        assert params.get("charset", "").lower() == "utf-8", (url, header)
+        if url.startswith(stack.service):  # the worker and the sweeper: prometheus-client's own server
+            assert header == CONTENT_TYPE_LATEST, (url, header)
+
+
+def test_series_exist_from_the_start_and_the_heartbeat_only_where_the_sweeper_runs(stack: Stack) -> None:
+    """Per-game series are exported at 0 from a process's start, not from a game's first event
+    (the documented active-games expression, created minus finished, dropped a game that had
+    only one of them); ``ludoteca_sweeper_last_pass_timestamp_seconds`` comes from the sweeper
+    only (every service exported a 0, and the heartbeat alert fired on all of them)."""
+    service, worker = scrape(f"{stack.service}/metrics"), scrape(stack.worker_metrics)
+    for name in ("ludoteca_games_created_total", "ludoteca_games_finished_total"):
+        assert any(lab.get("game") == "ludix" for lab, _ in service.get(name, [])), (name, sorted(service))
+    assert any(lab.get("outcome") == "applied" for lab, _ in service.get("ludoteca_moves_total", []))
+    for game in registry.names():
+        assert any(lab.get("game") == game for lab, _ in worker.get("ludoteca_bot_turns_total", [])), game
+        assert any(lab.get("game") == game for lab, _ in worker.get("ludoteca_games_finished_total", [])), game
+    assert {lab["check"] for lab, v in service.get("ludoteca_store_health", []) if v == 1} == {
+        "reachable", "accepts_writes", "aof_last_write", "aof_last_bgrewrite"}
+    heartbeat = "ludoteca_sweeper_last_pass_timestamp_seconds"
+    assert heartbeat not in service and heartbeat not in worker
+    assert wait_until(lambda: total(scrape(stack.sweeper_metrics), heartbeat) > 0, timeout=30)
+
+
 def test_service_totals_are_every_workers(stack: Stack) -> None:
     metrics = f"{stack.service}/metrics"
     before = scrape(metrics)
@@ -197,8 +265,15 @@ def test_bot_turns_and_queue_depth_from_the_worker_and_the_sweeper(stack: Stack)
     assert wait_until(finished, timeout=240), (stack.log_dir / "worker.log").read_text()[-3000:]
     replay = requests.get(f"{stack.service}/games/{gid}/replay", timeout=10).json()
     bot_moves = len(replay["actions"])
+    # the worker counts a turn after its move is committed: the game can read finished a moment
+    # before the last turn is counted
+    def counted() -> bool:
+        worker = scrape(stack.worker_metrics)
+        return (total(worker, "ludoteca_bot_turns_total", game="ludix", outcome="played") >= bot_moves
+                and total(worker, "ludoteca_bot_turn_delay_seconds_count", game="ludix") >= bot_moves)
+
+    assert wait_until(counted, timeout=30), scrape(stack.worker_metrics).get("ludoteca_bot_turns_total")
     worker = scrape(stack.worker_metrics)
-    assert total(worker, "ludoteca_bot_turns_total", game="ludix", outcome="played") >= bot_moves
     assert total(worker, "ludoteca_bot_turn_delay_seconds_count", game="ludix") >= bot_moves
     assert any(lab["le"] == "+Inf" for lab, _ in worker["ludoteca_bot_turn_delay_seconds_bucket"])
     assert total(worker, "ludoteca_games_finished_total", game="ludix") >= 1

@@ -24,7 +24,6 @@ from playout import idempotency_races, if_match_races
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 ROOT = Path(__file__).resolve().parents[2]
 CLIENTS = 50
-ROUNDS = {"ludix": 50, "ludic": 10, "speculation": 10, "ludor": 10}
 COPIES = 20
 IDEM_ROUNDS = 5
 
@@ -46,8 +45,8 @@ def services(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
 
 @pytest.mark.parametrize("game", registry.names())
 def test_if_match_race_has_exactly_one_winner(game: str, services: dict[str, str]) -> None:
-    statuses = if_match_races(services[game], game, f"race-{game}", ROUNDS[game], CLIENTS)
-    print(f"\n{game}: If-Match race, {ROUNDS[game]} rounds x {CLIENTS} clients: statuses "
+    statuses = if_match_races(services[game], game, f"race-{game}", registry.game(game).tests.race_rounds, CLIENTS)
+    print(f"\n{game}: If-Match race, {registry.game(game).tests.race_rounds} rounds x {CLIENTS} clients: statuses "
           f"{dict(sorted(statuses.items()))}, exactly one winner every round, 0 5xx")
 
 

@@ -8,6 +8,8 @@ threads and a victim whose moves must never be refused.
 from __future__ import annotations
 
 import hashlib
+import http.client
+import json
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,8 +21,10 @@ from abuse import KINDS, describe, ms, p50, percentile, run_scenario
 from api_client import PROBLEM, Api
 from ludoteca.adapters.hosting import create_app
 from ludoteca.adapters.hosting.ratelimit import Limits, client_address
+from ludoteca.adapters.peers import proxy_networks
 from ludoteca.config import Settings
 from ludoteca.entrypoints.devstack import (
+    BEHIND_DOOR,
     Supervisor,
     embedded_redis,
     free_port,
@@ -169,7 +173,8 @@ def test_forwarded_for_is_ignored_without_trusted_proxies(rl_url: str, rl_redis:
 
 def test_with_one_trusted_proxy_the_last_hop_decides(rl_url: str, rl_redis: redis.Redis) -> None:
     proxy, c, d = address(), address(), address()
-    api = api_for(rl_url, proxy, rate_limit_per_minute=100, rate_limit_create_per_minute=2, trusted_proxies=1)
+    api = api_for(rl_url, proxy, rate_limit_per_minute=100, rate_limit_create_per_minute=2, trusted_proxies=1,
+                  proxy_networks=proxy_networks({"LUDOTECA_PROXY_ADDRESSES": proxy}))
     body = {"seats": ["human", "human"], "options": {}}
 
     def create(xff: str | None) -> int:
@@ -178,6 +183,19 @@ def test_with_one_trusted_proxy_the_last_hop_decides(rl_url: str, rl_redis: redi
     assert [create(f"198.51.100.{i}, {c}") for i in range(1, 5)] == [201, 201, 429, 429]  # spoofed first hops
     assert create(d) == 201 and create(f"{c}, {d}") == 201 and create(d) == 429
     assert create(None) == 201  # no header: the proxy's own address
+    assert not [k for k in keys(rl_redis) if "198.51.100." in k]
+
+
+def test_forwarded_for_is_ignored_from_a_peer_that_is_no_proxy(rl_url: str, rl_redis: redis.Redis) -> None:
+    """Issue 20, finding 7: with a trusted hop configured, a client that is not one of the
+    proxies' addresses (it reached the service's port directly) cannot name its address."""
+    proxy, me = address(), address()
+    api = api_for(rl_url, me, rate_limit_per_minute=100, rate_limit_create_per_minute=2, trusted_proxies=1,
+                  proxy_networks=proxy_networks({"LUDOTECA_PROXY_ADDRESSES": f"{proxy}/128"}))
+    body = {"seats": ["human", "human"], "options": {}}
+    statuses = [api.call("POST", "/games", body=body, headers={"X-Forwarded-For": f"198.51.100.{i}"})[0]
+                for i in range(1, 6)]
+    assert statuses == [201, 201, 429, 429, 429]
     assert not [k for k in keys(rl_redis) if "198.51.100." in k]
 
 
@@ -199,17 +217,41 @@ def test_an_ipv6_client_counts_by_its_64_network() -> None:
     assert client_address(None) == "unknown" and client_address("x" * 500) == "x" * 64
 
 
+
+def test_a_games_own_routes_have_a_tighter_bucket(rl_url: str, rl_redis: redis.Redis) -> None:
+    """Ludic's rule checker is a computation (a refused rule's suggestion costs up to ~30 ms of
+    CPU): its POSTs count per address in a bucket of a fifth of the writes (issue 20, finding 7),
+    apart from the anonymous writes, and another address has its own."""
+    me, other = address(), address()
+
+    def ludic(remote: str) -> Api:
+        app = create_app(registry.game("ludic"), Settings(redis_url=rl_url, rate_limit_per_minute=50))
+        app.config["TESTING"] = True
+        client = app.test_client()
+        client.environ_base["REMOTE_ADDR"] = remote
+        return Api(client)
+
+    api = ludic(me)
+    body = {"rule": "the top card is purple"}
+    statuses = [api.call("POST", "/rules/check", body=body)[0] for _ in range(10)]
+    assert statuses == [200] * 10  # 50 / 5
+    assert_limited(*api.call("POST", "/rules/check", body=body))
+    assert [k for k in rl_redis.scan_iter(f"ludic:ratelimit:LIMITER/extra/{client_address(me)}/*")]
+    assert api.call("POST", "/games", body={"seats": ["human", "bot:easy", "bot:easy"]})[0] == 201  # its own bucket
+    assert ludic(other).call("POST", "/rules/check", body=body)[0] == 200
+
 def test_limits_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("LUDOTECA_RATE_LIMIT", "LUDOTECA_RATE_LIMIT_READS", "LUDOTECA_RATE_LIMIT_CREATE",
                  "LUDOTECA_RATE_LIMIT_FAILURES", "LUDOTECA_TRUSTED_PROXIES"):
         monkeypatch.delenv(name, raising=False)
-    assert Limits.from_settings(Settings.from_env()) == Limits(writes=600, reads=1200, create=30, failures=10)
+    assert Limits.from_settings(Settings.from_env()) == Limits(writes=600, reads=1200, create=30, failures=10,
+                                                               extras=120)
     assert Settings.from_env().trusted_proxies == 0
     monkeypatch.setenv("LUDOTECA_RATE_LIMIT", "120")
     monkeypatch.setenv("LUDOTECA_RATE_LIMIT_FAILURES", "3")
     monkeypatch.setenv("LUDOTECA_TRUSTED_PROXIES", "1")
     settings = Settings.from_env()
-    assert Limits.from_settings(settings) == Limits(writes=120, reads=240, create=6, failures=3)
+    assert Limits.from_settings(settings) == Limits(writes=120, reads=240, create=6, failures=3, extras=24)
     assert settings.trusted_proxies == 1
 
 
@@ -226,7 +268,7 @@ def test_an_abusive_client_is_limited_and_never_starves_another(
     try:
         svc, door = free_port(), free_port()
         sup.start("ludix", gunicorn_argv("ludoteca.entrypoints.wsgi:make_app()", svc, ROOT),
-                  env={"LUDOTECA_GAME": "ludix", "REDIS_URL": rl_url, "LUDOTECA_TRUSTED_PROXIES": "1", **limits},
+                  env={"LUDOTECA_GAME": "ludix", "REDIS_URL": rl_url, **BEHIND_DOOR, **limits},
                   cwd=ROOT, log=tmp_path / "ludix.log")
         assert wait_http(f"http://127.0.0.1:{svc}/readyz", 60), (tmp_path / "ludix.log").read_text()
         start_front_door(sup, door, {"ludix": f"http://127.0.0.1:{svc}"}, ROOT, tmp_path / "front-door.log")
@@ -256,3 +298,46 @@ def test_an_abusive_client_is_limited_and_never_starves_another(
     assert len([k for k in found if "/fail/127.0.0.1/" in k]) == 1
     for token in abuser.bogus_tokens:
         assert token not in joined and hashlib.sha256(token.encode()).hexdigest()[:16] not in joined
+
+
+def create_from(port: int, source: str | None = None, forwarded_for: str | None = None,
+                path: str = "/games") -> int:
+    """``POST {path}`` on 127.0.0.1:``port`` from the loopback address ``source`` (Linux routes
+    all of 127.0.0.0/8 to loopback: each is a client address of its own)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30,
+                                      source_address=(source, 0) if source else None)
+    try:
+        headers = {"Content-Type": "application/json", **({"X-Forwarded-For": forwarded_for} if forwarded_for else {})}
+        conn.request("POST", path, body=json.dumps({"seats": ["human", "human"]}), headers=headers)
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+def test_only_the_front_door_names_the_client(rl_url: str, rl_redis: redis.Redis, tmp_path: Path) -> None:
+    """Issue 20, finding 7, as ``make run`` stacks it: the front door dials the service from its own
+    loopback address (LUDOTECA_PROXY_ADDRESSES), so a client calling the service's port directly
+    from 127.0.0.1 gets no fresh bucket from a forged ``X-Forwarded-For`` (was: a new bucket per
+    value), while two clients of the front door (127.0.1.1, 127.0.1.2) keep separate buckets,
+    whatever they forge."""
+    sup = Supervisor()
+    try:
+        svc, door = free_port(), free_port()
+        sup.start("ludix", gunicorn_argv("ludoteca.entrypoints.wsgi:make_app()", svc, ROOT),
+                  env={"LUDOTECA_GAME": "ludix", "REDIS_URL": rl_url, **BEHIND_DOOR,
+                       "LUDOTECA_RATE_LIMIT": "100", "LUDOTECA_RATE_LIMIT_CREATE": "3"},
+                  cwd=ROOT, log=tmp_path / "ludix.log")
+        assert wait_http(f"http://127.0.0.1:{svc}/readyz", 60), (tmp_path / "ludix.log").read_text()
+        start_front_door(sup, door, {"ludix": f"http://127.0.0.1:{svc}"}, ROOT, tmp_path / "front-door.log")
+        forged = [create_from(svc, forwarded_for=f"198.51.100.{i}") for i in range(1, 7)]
+        assert forged == [201] * 3 + [429] * 3, forged
+        one = [create_from(door, "127.0.1.1", f"203.0.113.{i}", "/ludix/games") for i in range(1, 6)]
+        two = [create_from(door, "127.0.1.2", None, "/ludix/games") for _ in range(5)]
+    finally:
+        sup.stop()
+    assert one == [201] * 3 + [429] * 2 and two == [201] * 3 + [429] * 2, (one, two)
+    found = " ".join(keys(rl_redis, "LIMITER/new/*"))
+    assert "/new/127.0.1.1/" in found and "/new/127.0.1.2/" in found and "/new/127.0.0.1/" in found
+    assert "198.51.100." not in found and "203.0.113." not in found

@@ -21,6 +21,7 @@ import pytest
 import requests
 from conftest import served_games
 from longpolls import LongPollCrowd
+from ludoteca.entrypoints.devstack import BEHIND_DOOR
 from ludoteca.service_layer import registry
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
@@ -39,9 +40,12 @@ class Stack:
 
 @pytest.fixture(scope="module")
 def stack(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    # every request here comes from one address: no rate limit
-    with served_games(GAMES, redis_url, tmp_path_factory.mktemp("starvation"), {"LUDOTECA_RATE_LIMIT": "0"}) \
-            as (front_door, services):
+    # every request here comes from one address: no rate limit, and that address may hold the
+    # 200 long-polls (LUDOTECA_MAX_HOLDS_PER_ADDRESS and _CONNECTIONS_: tests/integration/test_hostile_load.py
+    # tries the caps); the front door's connections count for the clients it names (BEHIND_DOOR)
+    env = {"LUDOTECA_RATE_LIMIT": "0", "LUDOTECA_MAX_HOLDS_PER_ADDRESS": "1000",
+           "LUDOTECA_MAX_CONNECTIONS_PER_ADDRESS": "1000", **BEHIND_DOOR}
+    with served_games(GAMES, redis_url, tmp_path_factory.mktemp("starvation"), env) as (front_door, services):
         yield Stack(front_door, services)
 
 

@@ -44,7 +44,8 @@ class Stack:
 
 @pytest.fixture(scope="module")
 def stack(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    env = {"LUDOTECA_RATE_LIMIT": "0",  # every request here comes from one address
+    env = {"LUDOTECA_RATE_LIMIT": "0",  # every request here comes from one address, allowed its 200 streams
+           "LUDOTECA_MAX_HOLDS_PER_ADDRESS": "1000", "LUDOTECA_MAX_CONNECTIONS_PER_ADDRESS": "1000",
            "LUDOTECA_MAX_STREAM": str(LIFETIME), "LUDOTECA_STREAM_HEARTBEAT": "1", "GUNICORN_WORKER_CLASS": "gevent"}
     with served_games(GAMES, redis_url, tmp_path_factory.mktemp("streams"), env) as (front_door, services):
         yield Stack(front_door, services)

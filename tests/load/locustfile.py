@@ -1,42 +1,17 @@
-"""Load scenario: players creating Ludix games and playing them through the front door (Caddy, `make run` on :8000).
+"""The load kit's scenarios, where docs/development.md's command looks for them:
 
     locust -f tests/load/locustfile.py --host http://127.0.0.1:8000
 
-Every simulated player comes from one address: run the stack with ``LUDOTECA_RATE_LIMIT=0``
-(``LUDOTECA_RATE_LIMIT=0 make run``), or the per-address limits on creating games answer 429.
+They live in ``loadtest/`` (:mod:`loadtest.locustfile`: every installed game, tables, bots,
+spectators, the lobby, the shapes); ``python -m loadtest`` (``make load``) runs them and writes
+the report and the summary. docs/load-testing.md.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from pathlib import Path
 
-from locust import HttpUser, between, task
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-
-class LudixPlayer(HttpUser):
-    wait_time = between(0.05, 0.2)
-
-    def on_start(self) -> None:
-        self.new_game()
-
-    def new_game(self) -> None:
-        r = self.client.post("/ludix/games", json={"seats": ["human", "human"]}, name="create")
-        data: Any = r.json()
-        self.gid = data["game"]["id"]
-        t1 = self.client.post(f"/ludix/games/{self.gid}/players", json={}, name="join").json()["token"]
-        self.tokens = [data["token"], t1]
-        self.client.post(f"/ludix/games/{self.gid}/actions", json={"type": "alea_jacta_est"},
-                         headers=self.auth(0), name="play")
-
-    def auth(self, seat: int) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.tokens[seat]}"}
-
-    @task
-    def play(self) -> None:
-        view = self.client.get(f"/ludix/games/{self.gid}", name="view").json()
-        if view["status"] == "finished":
-            self.new_game()
-            return
-        seat = view["to_act"][0]
-        action = {"type": "hold"} if view["state"]["throw"] else {"type": "roll"}
-        self.client.post(f"/ludix/games/{self.gid}/actions", json=action, headers=self.auth(seat), name="play")
+from loadtest.locustfile import *  # noqa: F403 - locust finds the user classes and the shape here

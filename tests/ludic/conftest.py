@@ -84,7 +84,7 @@ def start(engine: LudicEngine) -> Start:
                hands: dict[int, Sequence[str]] | None = None, deck: Sequence[str] | None = None,
                options: dict[str, Any] | None = None) -> LudicState:
         state = engine.new_game(["human"] * seats, options or {}, Rng(SEED))
-        state = engine._start_round(replace(state, vexer=vexer, token=(vexer + 1) % seats, cut_pending=()), [])
+        state, _ = engine._start_round(replace(state, vexer=vexer, token=(vexer + 1) % seats, cut_pending=()))
         state = arrange(state, obey, broken, hands, deck)
         if rule is not None:
             state, _ = engine.apply(state, vexer, {"type": "write_rule", "rule": rule})

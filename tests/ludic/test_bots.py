@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import statistics
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,22 @@ class TestVexer:
         bands = [[r.actions for r in rules if r.difficulty == d] for d in DIFFICULTIES]
         for easier, harder in itertools.pairwise(bands):
             assert max(easier) < min(harder)
+
+    def test_a_spectator_reading_the_catalogue_cannot_look_the_rule_up(self) -> None:
+        """Issue 26, item 4: with the initial sets and 4 more sets labelled in public (random sets
+        here; tests/bench/bench_ludic_bots.py --spectator measures real rounds), a spectator who
+        knows the easy band still has dozens of rules to choose from (its 45 easy rules before
+        left 1.5 after 6 public sets of real rounds)."""
+        easy = [r.obey for r in vexer_rules() if r.difficulty == "easy"]
+        assert len(easy) >= 1000
+        rng = random.Random(26)
+        left = []
+        for _ in range(30):
+            rule = rng.choice(easy)
+            public = [next(s for s in rng.sample(range(576), 576) if rule >> s & 1),
+                      next(s for s in rng.sample(range(576), 576) if not rule >> s & 1), *rng.sample(range(576), 4)]
+            left.append(sum(all((r >> s & 1) == (rule >> s & 1) for s in public) for r in easy))
+        assert statistics.mean(left) >= 20, left
 
     def test_a_table_of_hard_bots_ends_as_the_text_ends_a_game(self, engine: LudicEngine) -> None:
         """Hard rules are found in real rounds (RULES.md, appendix B; they once never were, and such

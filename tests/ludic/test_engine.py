@@ -113,6 +113,7 @@ class TestRule:
 
     @pytest.mark.parametrize(("rule", "reason"), [
         ("the high card is red", "ambiguous"),
+        ("the top card is a red king, queen or jack", "ambiguous"),
         ("the bottom card is red", "illegal"),
         ("the top card is purple", "syntax"),
     ])
@@ -122,6 +123,7 @@ class TestRule:
         with pytest.raises(FieldValidationError) as caught:
             engine.apply(state, 0, {"type": "write_rule", "rule": rule})
         assert caught.value.extra["rule_error"]["reason"] == reason
+        assert (caught.value.slug == "ambiguous-rule") == (reason == "ambiguous")
         assert state.phase == "rule"
 
     def test_a_refused_rule_comes_with_the_nearest_wording(self, engine: LudicEngine, start: Start) -> None:
@@ -309,13 +311,15 @@ class TestGuesses:
         assert engine.to_act(state) == {2}
 
     @pytest.mark.parametrize(("guess", "reason"), [
-        ("the high card is red", "ambiguous"), ("the top card is", "syntax")])
+        ("the high card is red", "ambiguous"), ("the top card is a black 7 or 8", "ambiguous"),
+        ("the top card is", "syntax")])
     def test_an_unclear_guess_is_sent_back(self, engine: LudicEngine, start: Start, guess: str,
                                           reason: str) -> None:
         state = self._after_correct_play(engine, start)
         with pytest.raises(FieldValidationError) as caught:
             engine.apply(state, 1, {"type": "guess", "rule": guess})
         assert caught.value.extra["rule_error"]["reason"] == reason
+        assert (caught.value.slug == "ambiguous-rule") == (reason == "ambiguous")
         assert state.phase == "guess"
 
     def test_no_guess_outside_the_guessing_moments(self, engine: LudicEngine, start: Start) -> None:

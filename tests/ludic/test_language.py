@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ludic import suggest
 from ludic.language import RuleError, parse, render
 from ludic.rules import InitialSets, accept_guess, accept_rule, check
 from ludic.suggest import keeps_meaning
@@ -326,6 +327,11 @@ class TestExactArithmetic:
     @given(EXPRESSIONS, st.sampled_from(["=", ">", "<="]), st.integers(0, 60))
     def test_random_expressions_match_exact_python_integers(self, expr: Any, op: str, k: int) -> None:
         text = f"{_expr_text(expr)} {op} {k}"
+        if expr[0] == "card" and op == "=" and not 2 <= k <= 13:  # a rank not in play, refused like an ace
+            with pytest.raises(RuleError) as caught:
+                table_of(text)
+            assert caught.value.reason == "type" and "not a card's rank" in caught.value.message
+            return
         table = table_of(text)
         compare = {"=": lambda v: v == k, ">": lambda v: v > k, "<=": lambda v: v <= k}[op]
         obey = undefined = 0
@@ -577,7 +583,10 @@ class TestNaturalEnglish:
         "one crad is even", "the cards are 2 aparts", "the cards sums to 14", "the cards adds up to 14",
         "the cards add up 14",
     ])
-    def test_every_refusal_suggests_a_wording_that_reads(self, text: str) -> None:
+    def test_every_refusal_suggests_a_wording_that_reads(self, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        # what is suggested, not how fast: the search's CPU guard (0.1 s, a bound against hostile
+        # texts) is near what "the top card is greater then 5" needs on a loaded machine (90-127 ms)
+        monkeypatch.setattr(suggest, "CPU_SECONDS", 2.0)
         with pytest.raises(RuleError) as caught:
             parse(text)
         suggestion = caught.value.suggestion
@@ -654,3 +663,45 @@ class TestNaturalEnglish:
         with pytest.raises(RuleError) as caught:
             parse(TEXT_COUNTEREXAMPLES[3][0])
         assert caught.value.suggestion is None
+
+
+
+class TestSuggestionWork:
+    """A refused rule's suggestion search is bounded by its length as well as by counts: a
+    parse and a meaning check cost about the text's length, so a client sending long garbage
+    within its rate limit cannot buy ~0.1 s of CPU a request (issue 20, finding 7; the figures:
+    ``tests/bench/bench_rule_check.py``)."""
+
+    LONG = ("card same card the face the or color rank greater queen queen king than color and card "
+            "card as or king odd even bottom black color red and the cards are as not sum prime 7 top "
+            "card is the top card is the bottom black or odd color black as cards king rank same than "
+            "face red or and card queen odd prime the card sum greater black as the and even 7 king is")
+
+    @pytest.mark.parametrize("length", [60, 150, 299])
+    def test_a_refusal_parses_and_screens_a_bounded_number_of_characters(
+            self, length: int, monkeypatch: pytest.MonkeyPatch) -> None:
+        import ludic.language as language
+        import ludic.suggest as suggest
+
+        text = self.LONG[:length].strip()
+        with pytest.raises(RuleError) as caught:
+            language._parse(text)
+        at = suggest.offset(text, caught.value.line, caught.value.column)
+        parsed, screened = [0], [0]
+        real_keeps = suggest.keeps_meaning
+
+        def attempt(candidate: str) -> tuple[int, list[str]] | None:
+            parsed[0] += 1
+            return language._attempt(candidate)
+
+        def keeps(original: str, candidate: str, *, adds: bool = True) -> bool:
+            if not adds:
+                screened[0] += 1
+            return real_keeps(original, candidate, adds=adds)
+
+        monkeypatch.setattr(suggest, "keeps_meaning", keeps)
+        suggest.nearest(text, at, sorted(caught.value.terminals), attempt)
+        # about the text's length in characters at most, parsed and screened (was: 80 parses
+        # and 300 edits screened whatever the length)
+        assert parsed[0] <= min(suggest.MAX_TRIES, suggest.PARSED_CHARACTERS // len(text)), parsed
+        assert screened[0] <= min(suggest.MAX_CANDIDATES, suggest.SCREENED_CHARACTERS // len(text)), screened

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from ludor.greedy import AUTOPLIM_MOVE, PASS, Choice
 from ludor.greedy import PLAY as PLAY_MOVE
 from ludor.hierarchy import POWER_OF, counts_of
 from ludor.knowledge import Knowledge
-from ludor.simulation import PASS_LIKELIHOOD
+from ludor.simulation import PASS_LIKELIHOOD, TODAY, _survivors
 from ludoteca.core.rng import Rng
 
 Table = Callable[..., LudorState]
@@ -343,3 +344,49 @@ class TestOutOfTurn:
         assert state.trick is not None and state.trick.turn == 2  # in turn: the ordinary decision
         assert ask(engine.view(state, 2), engine.legal_actions(state, 2), random.Random(0)) is None
         assert ask(engine.view(state, 0), engine.legal_actions(state, 0), random.Random(0)) is None  # no Autoplim
+
+
+class TestPruning:
+    """The expert stops simulating a candidate clearly worse than the best (``Style.prune``,
+    :func:`ludor.simulation._survivors`), on the deals they were both played on."""
+
+    def test_a_candidate_worse_on_every_deal_goes(self) -> None:
+        rng = np.random.default_rng(0)
+        best = rng.uniform(0.4, 1.0, 64)
+        rewards = np.zeros((64, 8))  # candidates 1-3 and 5-6 left the running before (their columns unread)
+        rewards[:, 0], rewards[:, 4], rewards[:, 7] = best, best - 0.3, best
+        assert list(_survivors(rewards, np.ones(64), np.array([0, 4, 7]))) == [0, 7]
+
+    def test_a_gap_within_the_noise_stays(self) -> None:
+        rng = np.random.default_rng(1)
+        rewards = rng.choice([0.0, 1 / 3, 2 / 3, 2.0], size=(32, 4))
+        rewards[:, 3] = rewards[:, 2]
+        rewards[0, 3] = 0.0 if rewards[0, 2] else 1 / 3  # one deal apart
+        assert list(_survivors(rewards, np.ones(32), np.array([2, 3]))) == [2, 3]
+
+    def test_deals_that_cannot_explain_the_passes_count_for_nothing(self) -> None:
+        rewards = np.array([[1.0, 0.0]] * 40 + [[0.0, 1.0]] * 40)
+        weights = np.array([1.0] * 40 + [0.0] * 40)
+        assert list(_survivors(rewards, weights, np.array([0, 1]))) == [0]
+        assert list(_survivors(rewards, np.ones(80), np.array([0, 1]))) == [0, 1]
+
+    @settings(max_examples=50, deadline=None)
+    @given(data=st.lists(st.lists(st.sampled_from([0.0, 1 / 3, 2 / 3, 2.0]), min_size=3, max_size=3),
+                         min_size=2, max_size=60),
+           weights=st.lists(st.floats(0.0, 1.0), min_size=60, max_size=60))
+    def test_the_best_so_far_always_stays(self, data: list[list[float]], weights: list[float]) -> None:
+        rewards, w = np.array(data), np.array(weights[:len(data)])
+        kept = _survivors(rewards, w, np.arange(3))
+        assert len(kept) >= 1
+        if w.sum() > 0:
+            assert int(np.argmax(w @ rewards)) in kept
+
+    def test_the_pruned_search_finds_what_the_full_one_finds(self, engine: LudorEngine, table: Table) -> None:
+        state = table([["5O", "2O"], ["6O"], ["6C", "7C", "8C"]])
+        view, legal = engine.view(state, 0), engine.legal_actions(state, 0)
+        assert TODAY.prune
+        pruned = make_expert(seconds=60.0)  # the simulations, not the clock, end both searches
+        full = make_expert(seconds=60.0, style=replace(TODAY, prune=False))
+        for seed in range(3):
+            assert pruned(view, legal, random.Random(seed)) == full(view, legal, random.Random(seed)) == {
+                "type": "play", "cards": ["2O"]}

@@ -17,6 +17,7 @@ from ludoteca.entrypoints.frontdoor import (
     compose_routes,
     ingress_manifest,
     local_routes,
+    platform_services,
     prepare,
     procfile_services,
     read_procfile,
@@ -40,7 +41,7 @@ def adapted(text: str, tmp_path: Path) -> dict:
 
 def test_every_installed_game_is_mounted_at_its_procfile_port() -> None:
     routes = local_routes(ROOT)
-    assert sorted(routes) == registry.names()
+    assert sorted(routes) == sorted([*registry.names(), *platform_services()])
     procfile = read_procfile(ROOT / "deploy" / "Procfile")
     for game, upstream in routes.items():
         assert f"-b {upstream} " in procfile[game]
@@ -92,16 +93,15 @@ def test_what_is_not_a_route_or_an_address_is_refused(routes: dict[str, str], li
 
 
 def test_the_committed_copies_are_what_the_module_writes(tmp_path: Path) -> None:
-    """deploy/Caddyfile and deploy/k8s/ingress.yaml: run `python -m ludoteca.entrypoints.frontdoor --compose`
-    (`--ingress`) again when this fails."""
+    """deploy/Caddyfile and deploy/k8s/ingress.yaml: run `make generate` again when this fails."""
     committed = (ROOT / "deploy" / "Caddyfile").read_text()
     assert committed == compose_caddyfile(ROOT)
     adapted(committed, tmp_path)
     ingress = (ROOT / "deploy" / "k8s" / "ingress.yaml").read_text()
-    assert ingress == ingress_manifest(registry.names())
+    assert ingress == ingress_manifest([*registry.names(), *platform_services()])
     doc = yaml.safe_load(ingress)
     paths = {p["path"] for p in doc["spec"]["rules"][0]["http"]["paths"]}
-    assert paths == {"/", "/playground"} | {f"/{g}" for g in registry.names()}
+    assert paths == {"/", "/playground"} | {f"/{g}" for g in [*registry.names(), *platform_services()]}
 
 
 def test_the_kubernetes_manifests_name_the_front_door() -> None:

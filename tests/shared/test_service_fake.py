@@ -38,16 +38,18 @@ class Recorder:
 
 
 @pytest.fixture(params=["memory", "redis"])
-def make_store(request: pytest.FixtureRequest) -> Iterator[Callable[[], GameRepository]]:
+def make_store(request: pytest.FixtureRequest) -> Iterator[Callable[..., GameRepository]]:
+    """A repository of ``game`` (Ludix by default): its own keys, so a game of another type
+    never shows in Ludix's lobby (the api tests list it, on the same Redis)."""
     if request.param == "memory":
-        yield lambda: MemoryStore("ludix")
+        yield lambda game="ludix": MemoryStore(game)
     else:
         client: redis.Redis = request.getfixturevalue("redis_client")
-        yield lambda: GameStore(client, "ludix", 600, 600)
+        yield lambda game="ludix": GameStore(client, game, 600, 600)
 
 
 @pytest.fixture()
-def service(make_store: Callable[[], GameRepository]) -> GameService:
+def service(make_store: Callable[..., GameRepository]) -> GameService:
     return GameService(registry.game("ludix"), make_store(), Recorder())
 
 
@@ -186,7 +188,8 @@ def test_a_document_written_by_the_old_encoder_still_loads() -> None:
     assert record.status is Status.ACTIVE and record.open_seats == [] and record.to_doc() == doc
 
 
-def test_a_move_from_a_remembered_game_that_moved_on_is_checked_again(make_store: Callable[[], GameRepository]) -> None:
+def test_a_move_from_a_remembered_game_that_moved_on_is_checked_again(
+        make_store: Callable[..., GameRepository]) -> None:
     """Two processes over one store: each remembers the games it last wrote; a move that starts
     from an outdated memory is re-checked on the current game (the commit hands it back)."""
     store = make_store()
@@ -212,7 +215,7 @@ def test_a_move_from_a_remembered_game_that_moved_on_is_checked_again(make_store
         here.play(gid, follower, dict(legal[0]), current.version, None, loaded=here.load(gid, recent=True))
 
 
-def test_a_remembered_game_that_expired_is_a_404(make_store: Callable[[], GameRepository]) -> None:
+def test_a_remembered_game_that_expired_is_a_404(make_store: Callable[..., GameRepository]) -> None:
     store = make_store()
     service = GameService(registry.game("ludix"), store, Recorder())
     gid, _ = started(service)
@@ -227,10 +230,10 @@ def test_a_remembered_game_that_expired_is_a_404(make_store: Callable[[], GameRe
     assert service.recent.get(gid) is None
 
 
-def test_a_new_games_opening_events_follow_game_created(make_store: Callable[[], GameRepository]) -> None:
+def test_a_new_games_opening_events_follow_game_created(make_store: Callable[..., GameRepository]) -> None:
     """Ludor's first deal (RoundStarted, each hand's CardsDealt to its holder) is recorded at
     creation, after GameCreated, and each seat reads only its own hand."""
-    service = GameService(registry.game("ludor"), make_store(), Recorder())
+    service = GameService(registry.game("ludor"), make_store("ludor"), Recorder())
     envelope, _, _ = service.create(["human"] * 3, {}, 0, "ana")
     gid = envelope["id"]
     state = service.engine.load(service.load(gid).record.state)

@@ -11,6 +11,8 @@ import redis
 from ludoteca.adapters.connect import blocking_client
 from ludoteca.adapters.connect import redis_client as make_client
 from ludoteca.adapters.store import LONG_BLOCK_MS, LONG_BLOCK_SECONDS, GameStore
+from ludoteca.service_layer.events import EventRecord
+from ludoteca.service_layer.repository import IdempotencyEntry, UnitOfWork
 
 
 def make_store(client: redis.Redis) -> GameStore:
@@ -19,8 +21,13 @@ def make_store(client: redis.Redis) -> GameStore:
 
 def new_game(store: GameStore) -> str:
     gid = secrets.token_hex(8)
-    assert store.create(gid, {"n": 0, "event_count": 1}, [{"seq": 1, "type": "GameCreated"}])
+    assert store.create(UnitOfWork(gid, {"n": 0, "event_count": 1}, [EventRecord(1, 1, "GameCreated", {})]))
     return gid
+
+
+def move(gid: str, version: int, doc: dict[str, Any], *events: EventRecord, **more: Any) -> UnitOfWork:
+    """The next version's write, from ``version``."""
+    return UnitOfWork(gid, doc, events, expected_version=version, **more)
 
 
 def test_keys_share_one_hash_tag(redis_client: redis.Redis) -> None:
@@ -39,8 +46,8 @@ def test_concurrent_commits_exactly_one_wins(redis_client: redis.Redis) -> None:
 
     def attempt(i: int) -> None:
         barrier.wait()
-        results.append(store.commit(gid, 1, {"n": i, "event_count": 2}, [{"seq": 2, "type": "X", "i": i}], 2,
-                                    log_entry={"i": i}))
+        results.append(store.commit(move(gid, 1, {"n": i, "event_count": 2}, EventRecord(2, 2, "X", {"i": i}),
+                                         log_entry={"i": i})))
 
     threads = [threading.Thread(target=attempt, args=(i,)) for i in range(8)]
     for t in threads:
@@ -59,8 +66,8 @@ def test_idempotency_record_written_with_the_commit(redis_client: redis.Redis) -
     store = make_store(redis_client)
     gid = new_game(store)
     rec = {"hash": "h", "body": {"ok": 1}, "version": 2}
-    assert store.commit(gid, 1, {"event_count": 1}, [], 2, idempotency=(0, "k1", rec)).status == "ok"
-    again = store.commit(gid, 2, {"event_count": 1}, [], 2, idempotency=(0, "k1", rec))
+    assert store.commit(move(gid, 1, {"event_count": 1}, idempotency=IdempotencyEntry(0, "k1", rec))).status == "ok"
+    again = store.commit(move(gid, 2, {"event_count": 1}, idempotency=IdempotencyEntry(0, "k1", rec)))
     assert again.status == "idempotent" and again.replay == rec
     assert store.idempotency_record(gid, 0, "k1") == rec
     assert store.idempotency_record(gid, 1, "k1") is None  # scoped to the seat
@@ -73,7 +80,7 @@ def test_blocking_read_returns_as_soon_as_an_event_lands(redis_client: redis.Red
 
     def later() -> None:
         time.sleep(0.3)
-        store.commit(gid, 1, {"event_count": 2}, [{"seq": 2, "type": "Late"}], 2)
+        store.commit(move(gid, 1, {"event_count": 2}, EventRecord(2, 2, "Late", {})))
 
     threading.Thread(target=later).start()
     t0 = time.monotonic()
@@ -110,7 +117,7 @@ def test_a_long_wait_blocks_in_long_slices_on_the_blocking_client(redis_url: str
 
     def later() -> None:
         time.sleep(0.3)
-        store.commit(gid, 1, {"event_count": 2}, [{"seq": 2, "type": "Late"}], 2)
+        store.commit(move(gid, 1, {"event_count": 2}, EventRecord(2, 2, "Late", {})))
 
     threading.Thread(target=later).start()
     t0 = time.monotonic()

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import replace
+from itertools import product
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from ludoteca.core.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
 from speculation.board import FACES, TIER_SIZE, VALUE_CARDS, Board, Tier, value_of
-from speculation.engine import MAX_ITEMS, Phase, SpeculationEngine, State
+from speculation.engine import MAX_ITEMS, GuessJoker, Phase, SpeculationEngine, State
 from speculation.joker import ALL_GUESSES, HANDS, score
 
 if TYPE_CHECKING:
@@ -359,3 +360,71 @@ class TestCodec:
         assert [value_of(c) for face in board.cards for c in face] == list(table.STANDARD)
         with pytest.raises(ValueError):
             Board.from_values((1, 1, 1, *table.STANDARD[3:]))
+
+
+class TestTypedActions:
+    """A body is parsed once into a typed action (:data:`speculation.engine.ACTIONS`) and judged
+    against the one statement of what a seat may post (``legal``); a refusal says why."""
+
+    @pytest.mark.parametrize(("state_of", "body", "message"), [
+        ("playing", {"type": "report_clothing", "items": 3},
+         "'report_clothing' is not an action of the guessing phase."),
+        ("playing", {"type": "fly"}, "'fly' is not an action of the guessing phase."),
+        ("playing", {"value": 3}, "None is not an action of the guessing phase."),
+        ("playing", [], "None is not an action of the guessing phase."),
+        ("playing", {"type": ["guess"]}, "['guess'] is not an action of the guessing phase."),
+        ("playing", {"type": "guess", "value": 11}, "'value' must be a card value from 1 to 10."),
+        ("playing", {"type": "guess", "value": True}, "'value' must be a card value from 1 to 10."),
+        ("playing", {"type": "guess", "value": 3, "card": "3C"}, "'guess' has no member 'card'."),
+        ("playing", {"type": "guess_joker", "values": [1, 2, 3, 4]},
+         "The joker can be guessed only once both kings are down."),
+        ("joker", {"type": "guess", "value": 3},
+         "The kings are down: guess the joker's four values (guess_joker)."),
+        ("joker", {"type": "guess_joker", "values": [1, 2, 3]}, "'values' must be 4 card values from 1 to 10."),
+        ("joker", {"type": "guess_joker", "values": [0, 2, 3, 4]}, "'values' must be 4 card values from 1 to 10."),
+        ("joker", {"type": "guess_joker", "values": "1234"}, "'values' must be 4 card values from 1 to 10."),
+        ("hands", {"type": "guess_joker", "values": [5, 2, 5, 5]},
+         "No board holds a value more than twice (joker_guesses: hands)."),
+        ("clothing", {"type": "report_clothing", "items": MAX_ITEMS + 1},
+         "'items' must be a whole number from 0 to 30."),
+        ("clothing", {"type": "put_on_item"}, "'put_on_item' is not an action of the clothing phase."),
+    ])
+    def test_a_refusal_says_why(self, table: Table, engine: SpeculationEngine, state_of: str, body: Any,
+                                message: str) -> None:
+        state = {"playing": lambda: table.playing(), "clothing": lambda: table.new(),
+                 "joker": lambda: table.clear_tiers(table.playing(), 0),
+                 "hands": lambda: table.clear_tiers(table.playing(options={"joker_guesses": "hands"}), 0)}[state_of]()
+        with pytest.raises(IllegalActionError) as err:
+            engine.apply(state, 0, body)
+        assert err.value.detail.startswith(message)
+
+    def test_the_listing_is_the_legal_statement_and_parses_back(self, table: Table, engine: SpeculationEngine) -> None:
+        for state in (table.new(), table.playing(), table.clear_tiers(table.playing(), 0),
+                      table.clear_tiers(table.playing(options={"joker_guesses": "hands"}), 0)):
+            legal = engine.legal(state, 0)
+            bodies = engine.legal_actions(state, 0)
+            assert [a.to_json() for a in legal.listed] == bodies
+            assert [engine.actions.parse(b) for b in bodies] == list(legal.listed)
+            assert engine.action_templates(state, 0) == []
+            compact = engine.compact_listing(state, 0)
+            assert compact == (([], [t.body for t in legal.templates]) if legal.templates else None)
+
+    @pytest.mark.parametrize(("options", "repeats"), [({}, 4), ({"joker_guesses": "hands"}, 2)])
+    def test_the_joker_template_admits_its_domain_in_any_order(
+            self, table: Table, engine: SpeculationEngine, options: dict[str, Any], repeats: int) -> None:
+        legal = engine.legal(table.clear_tiers(table.playing(options=options), 0), 0)
+        (template,) = legal.templates
+        listed = set(legal.listed)
+        for values in product(range(0, 12), repeat=4):  # every order, and values out of range
+            in_domain = all(1 <= v <= 10 for v in values) and max(Counter(values).values()) <= repeats
+            assert template.admits(GuessJoker(values)) == in_domain == (GuessJoker(tuple(sorted(values))) in listed)
+            assert (GuessJoker(values) in legal) == in_domain
+        for size in (0, 3, 5):
+            assert GuessJoker((1,) * size) not in legal
+
+    def test_a_joker_guess_in_any_order_is_played_sorted(self, table: Table, engine: SpeculationEngine) -> None:
+        state = table.clear_tiers(table.playing(board1=table.PAIRED_JOKER), 0)
+        sorted_state, sorted_events = engine.apply(state, 0, table.joker(2, 5, 9, 9))
+        state, events = engine.apply(state, 0, table.joker(9, 2, 9, 5))
+        assert events == sorted_events and dumped(engine, state) == dumped(engine, sorted_state)
+        assert events[0].data == {"seat": 0, "values": [2, 5, 9, 9], "right": 3}

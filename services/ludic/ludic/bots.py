@@ -31,11 +31,10 @@ from ludic.universe import BREAK, OBEY, set_of_codes
 RULE_PLACEHOLDER = "<rule>"
 EXPERT_VEXER_BAND = "easy"
 """The band the expert writes its rules from as Vexer: the one that scores most. Points a round
-in real 3-seat rounds (RULES.md appendix B, ``tests/bench/bench_ludic_bots.py --games 60``):
-against two expert Seekers easy 5.17 ± 0.43 (found in every round), medium 5.05 ± 0.47 (75%),
-hard 3.67 ± 0.49 (53%); against an expert and a random Seeker easy 5.98 ± 0.39, medium 3.58 ±
-0.49, hard 2.55 ± 0.48. Easy is never measurably below medium and well above it beside a weaker
-Seeker (so ``expert`` plays as ``easy`` does)."""
+in real 3-seat rounds (RULES.md appendix B, ``tests/bench/bench_ludic_bots.py --games 60``, the
+catalogue of issue 26): against two expert Seekers easy 7.00 ± 0.38 (found in 90% of rounds),
+medium 5.67 ± 0.50 (78%), hard 3.95 ± 0.49 (57%); against an expert and a random Seeker easy
+5.23 ± 0.48, medium 3.02 ± 0.50, hard 2.32 ± 0.47 (so ``expert`` plays as ``easy`` does)."""
 
 
 # ---- the Vexer --------------------------------------------------------------------------------------

@@ -1,13 +1,14 @@
 """The Vexer's rule catalogue: playable rules from the hypothesis space, each with a *measured*
-difficulty (read at run time from ``ludic/data/vexer_rules.json``).
+difficulty (read at run time from ``ludic/data/vexer_rules.json``, as rows of the space).
 
 A rule's difficulty is how many actions (queries, plays and guesses) the expert Seeker needs to
-find it in the drill (:mod:`ludic.drill`), averaged over several deals. Three distinct bands:
-easy (the easiest atoms of the space), medium (pairs of atoms around the middle) and hard (the
-hardest pairs), with gaps between them (:mod:`ludic.catalogue_build`). Rules are *playable* when
-between 1/8 and 7/8 of the 576 sets obey them (the Vexer's interest is a rule "challenging,
-feasible, and satisfying to discover": a rule almost nothing obeys is neither).
-``python -m ludic.build catalogue`` measures it again (a few minutes).
+find it in the drill (:mod:`ludic.drill`). Three distinct bands: easy, medium and hard, quantiles
+of the measured difficulty of the space's atoms and a sample of its pairs, with gaps between them
+(:mod:`ludic.catalogue_build`); each band holds about 1,900 rules, so that the secret rule cannot
+be looked up in this file (issue 26). Rules are *playable* when between 1/8 and 7/8 of the 576 sets
+obey them (the Vexer's interest is a rule "challenging, feasible, and satisfying to discover": a
+rule almost nothing obeys is neither). ``python -m ludic.build catalogue`` measures it again (a few
+minutes).
 """
 
 from __future__ import annotations
@@ -34,6 +35,13 @@ class VexerRule:
 
 @functools.lru_cache(maxsize=1)
 def vexer_rules() -> tuple[VexerRule, ...]:
+    """The catalogue: each band's rules, by their rows in the hypothesis space (its text and table
+    are the space's; the file names the space it was measured on)."""
+    from ludic.space import fingerprint, space  # the space imports nothing of this module
+
     data = json.loads(DATA.read_text(encoding="utf-8"))
-    return tuple(VexerRule(r["rule"], int(r["obey"], 16), r["difficulty"], float(r["actions"]))
-                 for r in data["rules"])
+    sp = space()
+    if data["space"] != fingerprint(sp.atoms):
+        raise RuntimeError(f"{DATA} was measured on another hypothesis space: python -m ludic.build catalogue")
+    return tuple(VexerRule(sp.text(row), sp.mask(row), level, float(actions))
+                 for level in DIFFICULTIES for row, actions in data["rows"][level])

@@ -16,15 +16,23 @@ type :class:`~ludic.state.LudicOptions`, the bound), :data:`SECRETS` (the rule, 
 Seeker's hints, the Vexer's pending choices, face-down sets) and :data:`VIEW` (every part of a
 view, in order, each private one read through those secrets). The state is frozen, changed with
 ``replace``, and stored by the shared codec (:mod:`ludoteca.core.codec`) in the shape of before it.
+
+Written in the shape of :mod:`ludoteca.core.actions` (Pig's): the actions are typed values
+(:class:`Cut`, :class:`WriteRule` ... :class:`ChooseHint`), what a seat may post is stated once
+(:meth:`LudicEngine.legal`: the listed actions, and the templates of the free-text ones, a rule
+and a guess), and every handler and step returns the new state and its events.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from ludoteca.core import codec
+from ludoteca.core.actions import NOTHING, Action, ActionEngine, ActionTypes, Legal, Outcome, Template
 from ludoteca.core.engine import (
     JSON,
     Chance,
@@ -34,18 +42,12 @@ from ludoteca.core.engine import (
     Information,
     Part,
     Secret,
-    StateEngine,
     Viewer,
     evolve,
     owner_only,
     view_of,
 )
-from ludoteca.core.errors import (
-    FieldValidationError,
-    GameOverError,
-    IllegalActionError,
-    NotYourTurnError,
-)
+from ludoteca.core.errors import FieldValidationError
 from ludoteca.core.rng import Rng
 
 from ludic.hints import HintOption, hint_options
@@ -77,11 +79,24 @@ from ludic.universe import (
     set_of_codes,
 )
 
+
+class AmbiguousRuleError(FieldValidationError):
+    """A rule or guess that can be read more than one way (or is undefined on some sets): the Vexer
+    asks for clarification; ``rule_error.readings`` lists the readings to choose from."""
+
+    slug = "ambiguous-rule"
+    title = "The rule can be read more than one way: resubmit the reading you mean"
+
+
+def refused(error: RuleError) -> FieldValidationError:
+    """The 422 problem of a refused rule or guess (its ``rule_error`` as ``/rules/check`` reports it)."""
+    kind = AmbiguousRuleError if error.reason == "ambiguous" else FieldValidationError
+    return kind(str(error), errors={"rule": [str(error)]}, rule_error=error.as_json())
+
 T = TypeVar("T")
 
 HAND = 4
 MAX_FACE_UP = 5
-RULE_TEMPLATE = "<rule>"
 ACTIONS_PER_ROUND = 200
 MAX_ACTIONS = MAX_ROUNDS * ACTIONS_PER_ROUND
 """No game accepts more actions. A round has at most a few dozen actions (every query, play and
@@ -101,6 +116,90 @@ class ActionType(StrEnum):
     PASS = "pass"
     CHOOSE_FLIP = "choose_flip"
     CHOOSE_HINT = "choose_hint"
+
+
+# -- the actions: typed values, parsed once from the posted body ---------------------------------
+@dataclass(frozen=True)
+class Cut(Action, type=ActionType.CUT):
+    """Cut a card from the cut deck: the lowest cut becomes the first Vexer."""
+
+
+@dataclass(frozen=True)
+class WriteRule(Action, type=ActionType.WRITE_RULE, free_text=True):
+    """The Vexer writes the round's secret rule (turning an initial set around, when the game allows)."""
+
+    rule: str
+    turn_obey: bool = False
+    turn_break: bool = False
+
+
+@dataclass(frozen=True)
+class Query(Action, type=ActionType.QUERY):
+    """Ask where the set of two cards of your hand belongs."""
+
+    top: str
+    bottom: str
+
+
+@dataclass(frozen=True)
+class Play(Action, type=ActionType.PLAY):
+    """Play the set of two cards of your hand to a column."""
+
+    top: str
+    bottom: str
+    column: str
+
+
+@dataclass(frozen=True)
+class Draw(Action, type=ActionType.DRAW):
+    """Pass and draw (with fewer than four cards, while the deck lasts)."""
+
+
+@dataclass(frozen=True)
+class Guess(Action, type=ActionType.GUESS, free_text=True):
+    """Guess the rule."""
+
+    rule: str
+
+
+@dataclass(frozen=True)
+class Pass(Action, type=ActionType.PASS):
+    """Do not guess."""
+
+
+@dataclass(frozen=True)
+class ChooseFlip(Action, type=ActionType.CHOOSE_FLIP):
+    """The Vexer picks the set to flip."""
+
+    column: str
+    top: str
+    bottom: str
+
+
+@dataclass(frozen=True)
+class ChooseHint(Action, type=ActionType.CHOOSE_HINT):
+    """The Vexer picks the hint to give."""
+
+    top: str
+    bottom: str
+
+
+LudicAction = Cut | WriteRule | Query | Play | Draw | Guess | Pass | ChooseFlip | ChooseHint
+ACTIONS: ActionTypes[LudicAction] = ActionTypes(Cut, WriteRule, Query, Play, Draw, Guess, Pass, ChooseFlip,
+                                                ChooseHint)
+"""Ludic's action types: the one parser of a posted body."""
+
+RULE_TEMPLATE = "<rule>"
+WRITE_RULE: Template[LudicAction] = Template(
+    {"type": ActionType.WRITE_RULE, "rule": RULE_TEMPLATE},
+    lambda action: isinstance(action, WriteRule) and not (action.turn_obey or action.turn_break))
+WRITE_RULE_TURNING: Template[LudicAction] = Template(
+    {"type": ActionType.WRITE_RULE, "rule": RULE_TEMPLATE, "turn_obey": False, "turn_break": False},
+    lambda action: isinstance(action, WriteRule))
+GUESS: Template[LudicAction] = Template({"type": ActionType.GUESS, "rule": RULE_TEMPLATE},
+                                        lambda action: isinstance(action, Guess))
+CUT_ONLY: Legal[LudicAction] = Legal((Cut(),))
+PASS_OR_GUESS: Legal[LudicAction] = Legal((Pass(),), (GUESS,))
 
 
 class EventType(StrEnum):
@@ -187,9 +286,39 @@ def _without(items: tuple[T, ...], *gone: T) -> tuple[T, ...]:
     return tuple(kept)
 
 
-Handler = Callable[[LudicState, int, Mapping[str, Any], list[Event]], LudicState]
-"""An action's handler: the state (with its own RNG), the seat, the body, the events so far ->
-the new state."""
+REFUSALS: dict[str, str] = {
+    ActionType.CUT: "the cut is over",
+    ActionType.WRITE_RULE: "this game does not let the Vexer turn the initial sets",
+    ActionType.QUERY: "a set is built from two different cards of your hand",
+    ActionType.PLAY: "a set is built from two different cards of your hand, played to the 'obey' or the 'break' "
+                     "column",
+    ActionType.DRAW: "you may pass and draw only with fewer than 4 cards, while the deck lasts",
+    ActionType.CHOOSE_FLIP: "choose one of the listed options",
+    ActionType.CHOOSE_HINT: "choose one of the listed options",
+}
+"""What a 409 says of an action of a known type refused in a phase that has it (the refusal's
+message only: :meth:`LudicEngine.legal` decides)."""
+
+PHASES: dict[str, tuple[Phase, ...]] = {
+    ActionType.CUT: (Phase.CUT,), ActionType.WRITE_RULE: (Phase.RULE,), ActionType.QUERY: (Phase.TURN,),
+    ActionType.PLAY: (Phase.TURN,), ActionType.DRAW: (Phase.TURN,), ActionType.GUESS: (Phase.GUESS, Phase.FINAL),
+    ActionType.PASS: (Phase.GUESS, Phase.FINAL), ActionType.CHOOSE_FLIP: (Phase.CHOOSE,),
+    ActionType.CHOOSE_HINT: (Phase.CHOOSE,),
+}
+"""The phases each action type belongs to (for a refusal's message)."""
+
+
+@lru_cache(maxsize=4096)
+def turn_actions(hand: tuple[str, ...], deck: bool) -> Legal[LudicAction]:
+    """A Seeker's turn with ``hand`` (``deck``: cards left in the deck): a query of every ordered
+    pair of its cards while the deck lasts, a play of every pair to either column, a draw with
+    fewer than :data:`HAND` cards while the deck lasts."""
+    pairs = [(a, b) for a in hand for b in hand if a != b]
+    listed: list[LudicAction] = [Query(a, b) for a, b in pairs] if deck else []
+    listed += [Play(a, b, c) for a, b in pairs for c in COLUMNS]
+    if deck and len(hand) < HAND:
+        listed.append(Draw())
+    return Legal(tuple(listed))
 
 
 def _max_actions(options: LudicOptions, seats: int) -> int:
@@ -205,7 +334,7 @@ RNG; the rule is the Vexer's, each hand and hint its Seeker's, the deck nobody's
 :data:`MAX_ACTIONS` actions (and :data:`MAX_ROUNDS` rounds)."""
 
 
-class LudicEngine(StateEngine[LudicState]):
+class LudicEngine(ActionEngine[LudicState, LudicAction]):
     """The Engine of 2-card Ludic for 3 to 5 seats (:data:`DECLARATION`).
 
     Every handler takes the state and returns a new one (``replace``); none changes what it is
@@ -213,6 +342,7 @@ class LudicEngine(StateEngine[LudicState]):
 
     declaration = DECLARATION
     state_type = LudicState
+    actions = ACTIONS
     min_seats = DECLARATION.min_seats
     max_seats = DECLARATION.max_seats
 
@@ -246,104 +376,92 @@ class LudicEngine(StateEngine[LudicState]):
             return frozenset({state.round.vexer})
         return frozenset({state.round.turn}) if state.round.turn is not None else frozenset()
 
-    def legal_actions(self, state: LudicState, seat: int) -> list[JSON]:
-        if seat not in self.to_act(state):
-            return []
-        if state.phase is Phase.CUT:
-            return [{"type": ActionType.CUT}]
+    def legal(self, state: LudicState, seat: int) -> Legal[LudicAction]:
+        """What ``seat`` may post now, the one statement of it: the cut; the rule (a template);
+        a Seeker's queries, plays and draw (:func:`turn_actions`); pass or guess (a template);
+        the Vexer's choices."""
+        phase = state.phase
+        if phase is Phase.OVER:
+            return NOTHING
+        if phase is Phase.CUT:
+            return CUT_ONLY if seat in state.cut_pending else NOTHING
         round_ = state.round
         assert round_ is not None
-        if state.phase is Phase.CHOOSE:
-            return [self._choice_body(option) for option in self._step_options(round_, round_.steps[0])]
-        if state.phase in (Phase.GUESS, Phase.FINAL):
-            return [{"type": ActionType.PASS}]
-        if state.phase is not Phase.TURN:
-            return []
-        hand = round_.hands[seat]
-        actions: list[JSON] = []
-        pairs = [(a, b) for a in hand for b in hand if a != b]
-        query, play = ActionType.QUERY, ActionType.PLAY  # an enum member read once, not once an action
-        if round_.deck:
-            actions += [{"type": query, "top": a, "bottom": b} for a, b in pairs]
-        actions += [{"type": play, "top": a, "bottom": b, "column": c} for a, b in pairs for c in COLUMNS]
-        if round_.deck and len(hand) < HAND:
-            actions.append({"type": ActionType.DRAW})
-        return actions
-
-    def action_templates(self, state: LudicState, seat: int) -> list[JSON]:
-        if seat not in self.to_act(state):
-            return []
+        if seat != (round_.vexer if phase in (Phase.RULE, Phase.CHOOSE) else round_.turn):  # to_act's seat
+            return NOTHING
         if state.phase is Phase.RULE:
-            template: JSON = {"type": ActionType.WRITE_RULE, "rule": RULE_TEMPLATE}
-            if state.options.turn_initial_sets:
-                template |= {"turn_obey": False, "turn_break": False}
-            return [template]
+            return Legal((), (WRITE_RULE_TURNING if state.options.turn_initial_sets else WRITE_RULE,))
+        if state.phase is Phase.CHOOSE:
+            return Legal(tuple(self._choice(option) for option in self._step_options(round_, round_.steps[0])))
         if state.phase in (Phase.GUESS, Phase.FINAL):
-            return [{"type": ActionType.GUESS, "rule": RULE_TEMPLATE}]
-        return []
+            return PASS_OR_GUESS
+        if state.phase is not Phase.TURN:
+            return NOTHING
+        return turn_actions(round_.hands[seat], bool(round_.deck))
 
-    # ---- apply -----------------------------------------------------------------------------------------
-    def apply(self, state: LudicState, seat: int, action: Mapping[str, Any]) -> tuple[LudicState, list[Event]]:
-        if state.phase is Phase.OVER:
-            raise GameOverError("the game is over")
-        if seat not in self.to_act(state):
-            raise NotYourTurnError("it is not this seat's turn", to_act=sorted(self.to_act(state)))
-        kind = action.get("type") if isinstance(action, Mapping) else None
-        handler = self._handlers().get(kind) if isinstance(kind, str) else None
-        if handler is None:
-            raise self._illegal(state, seat, f"unknown action type {kind!r}")
-        events: list[Event] = []
+    def refusal(self, state: LudicState, seat: int, body: object, action: LudicAction | None) -> str:
+        kind = body.get("type") if isinstance(body, Mapping) else None
+        if not isinstance(kind, str) or kind not in PHASES:
+            return f"unknown action type {kind!r}"
+        if state.phase not in PHASES[kind]:
+            return REFUSALS[kind] if kind == ActionType.CUT else f"not allowed in the {state.phase.value!r} phase"
+        if action is None:
+            return f"not a {kind} action: see the listed actions and templates for its members"
+        if isinstance(action, Query) and state.round is not None and not state.round.deck:
+            return "no queries once the deck has run out: play to a column"
+        return REFUSALS.get(kind, "that action is not legal now")
+
+    # ---- apply: the shared ActionEngine has refused what is not legal; each handler returns its events ----
+    def play(self, state: LudicState, seat: int, action: LudicAction) -> Outcome[LudicState]:
         counted = evolve(state, rng=Rng(state.rng.seed, state.rng.counter), actions=state.actions + 1)
-        new = handler(counted, seat, action, events)
+        match action:
+            case Cut():
+                new, events = self._cut(counted, seat)
+            case WriteRule():
+                new, events = self._write_rule(counted, seat, action)
+            case Query():
+                new, events = self._query(counted, seat, action)
+            case Play():
+                new, events = self._play(counted, seat, action)
+            case Draw():
+                new, events = self._draw(counted, seat)
+            case Guess():
+                new, events = self._guess(counted, seat, action)
+            case Pass():
+                new, events = self._pass(counted, seat)
+            case ChooseFlip() | ChooseHint():
+                new, events = self._choose(counted, action)
         if new.phase is not Phase.OVER and new.actions >= self.bound(new):
-            events.append(Event(EventType.ACTION_BOUND_REACHED, {"actions": new.actions}))
             best = max(new.scores)
-            new = self._finish(new, [s for s in range(new.seats) if new.scores[s] == best], events)
+            new, won = self._finish(new, [s for s in range(new.seats) if new.scores[s] == best])
+            events = [*events, Event(EventType.ACTION_BOUND_REACHED, {"actions": new.actions}), *won]
         return new, events
 
-    def _handlers(self) -> dict[str, Handler]:
-        return {
-            ActionType.CUT: self._cut, ActionType.WRITE_RULE: self._write_rule, ActionType.QUERY: self._query,
-            ActionType.PLAY: self._play, ActionType.DRAW: self._draw, ActionType.GUESS: self._guess,
-            ActionType.PASS: self._pass, ActionType.CHOOSE_FLIP: self._choose, ActionType.CHOOSE_HINT: self._choose,
-        }
-
-    def _illegal(self, state: LudicState, seat: int, message: str) -> IllegalActionError:
-        return IllegalActionError(message, legal=self.legal_actions(state, seat),
-                                  templates=self.action_templates(state, seat))
-
-    def _require_phase(self, state: LudicState, seat: int, *phases: Phase) -> Round:
-        if state.phase not in phases:
-            raise self._illegal(state, seat, f"not allowed in the {state.phase.value!r} phase")
-        assert state.round is not None
-        return state.round
-
     # ---- the cut -----------------------------------------------------------------------------------------
-    def _cut(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
-        if state.phase is not Phase.CUT:
-            raise self._illegal(state, seat, "the cut is over")
+    def _cut(self, state: LudicState, seat: int) -> Outcome[LudicState]:
         deck = list(state.cut_deck)
         card = deck.pop(state.rng.randbelow(len(deck)))
         attempt = state.cut_attempt
         pending = _without(state.cut_pending, seat)
         state = evolve(state, cut_deck=tuple(deck), cut_pending=pending,
-                        cuts=(*state.cuts, {"seat": seat, "card": card, "attempt": attempt}))
-        events.append(Event(EventType.CARD_CUT, {"seat": seat, "card": card}))
+                       cuts=(*state.cuts, {"seat": seat, "card": card, "attempt": attempt}))
+        events = [Event(EventType.CARD_CUT, {"seat": seat, "card": card})]
         if pending:
-            return state
+            return state, events
         current = [c for c in state.cuts if c["attempt"] == attempt]
         low = min(card_type(c["card"]).rank for c in current)
         lowest = sorted(c["seat"] for c in current if card_type(c["card"]).rank == low)
         if len(lowest) > 1:
             events.append(Event(EventType.CUT_TIED, {"seats": lowest}))
             return evolve(state, cut_pending=tuple(lowest), cut_attempt=attempt + 1,
-                           cut_deck=tuple(state.rng.shuffled(deck_pile())))
+                          cut_deck=tuple(state.rng.shuffled(deck_pile()))), events
         vexer, token = lowest[0], (lowest[0] + 1) % state.seats
         events.append(Event(EventType.VEXER_CHOSEN, {"vexer": vexer, "token": token}))
-        return self._start_round(evolve(state, vexer=vexer, token=token, cut_deck=()), events)
+        state, started = self._start_round(evolve(state, vexer=vexer, token=token, cut_deck=()))
+        return state, events + started
 
     # ---- a round ---------------------------------------------------------------------------------------
-    def _start_round(self, state: LudicState, events: list[Event]) -> LudicState:
+    def _start_round(self, state: LudicState) -> Outcome[LudicState]:
         assert state.vexer is not None
         deck = state.rng.shuffled(deck_pile())
         seekers = state.seekers()
@@ -357,133 +475,121 @@ class LudicEngine(StateEngine[LudicState]):
         round_ = Round(number=len(state.rounds) + 1, vexer=state.vexer, deck=tuple(deck),
                        hintbook=tuple(hintbook_pile()), hands=hands, columns={OBEY: (obey,), BREAK: (broken,)},
                        hints={s: () for s in seekers})
-        events.append(Event(EventType.ROUND_STARTED, {
+        events = [Event(EventType.ROUND_STARTED, {
             "round": round_.number, "vexer": state.vexer, "token": state.token,
             "initial_sets": {OBEY: {"top": obey.top, "bottom": obey.bottom},
                              BREAK: {"top": broken.top, "bottom": broken.bottom}},
-            "hand_counts": {str(s): len(h) for s, h in hands.items()}, "deck_count": len(deck)}))
-        for s, hand in hands.items():
-            events.append(Event(EventType.HAND_DEALT, {"seat": s, "cards": list(hand)}, _audience(s)))
-        return evolve(state, round=round_, phase=Phase.RULE)
+            "hand_counts": {str(s): len(h) for s, h in hands.items()}, "deck_count": len(deck)})]
+        events += [Event(EventType.HAND_DEALT, {"seat": s, "cards": list(hand)}, _audience(s))
+                   for s, hand in hands.items()]
+        return evolve(state, round=round_, phase=Phase.RULE), events
 
-    def _write_rule(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
-        round_ = self._require_phase(state, seat, Phase.RULE)
-        text = action.get("rule")
-        turns = {OBEY: action.get("turn_obey", False), BREAK: action.get("turn_break", False)}
-        if not isinstance(text, str) or not all(isinstance(v, bool) for v in turns.values()):
-            raise self._illegal(state, seat, "write_rule needs a rule text (and booleans turn_obey, turn_break)")
-        if any(turns.values()) and not state.options.turn_initial_sets:
-            raise self._illegal(state, seat, "this game does not let the Vexer turn the initial sets")
+    def _write_rule(self, state: LudicState, seat: int, action: WriteRule) -> Outcome[LudicState]:
+        round_ = state.round
+        assert round_ is not None
+        turns = {OBEY: action.turn_obey, BREAK: action.turn_break}
         initial = {c: round_.initial(c) for c in COLUMNS}
         oriented = {c: (s.bottom, s.top) if turns[c] else (s.top, s.bottom) for c, s in initial.items()}
         sets = InitialSets(set_of_codes(*oriented[OBEY]), set_of_codes(*oriented[BREAK]))
         try:
-            table = accept_rule(text, sets)
+            table = accept_rule(action.rule, sets)
         except RuleError as error:
-            raise FieldValidationError(str(error), errors={"rule": [str(error)]}, rule_error=error.as_json()) from None
+            raise refused(error) from None
         columns = {c: (evolve(initial[c], top=top, bottom=bottom), *round_.columns[c][1:])
                    for c, (top, bottom) in oriented.items()}
-        events.append(Event(EventType.RULE_WRITTEN, {"turned": [c for c in COLUMNS if turns[c]],
-                                                     "initial_sets": {c: {"top": t, "bottom": b}
-                                                                      for c, (t, b) in oriented.items()}}))
-        events.append(Event(EventType.RULE_RECORDED, {"rule": text}, _audience(seat)))
-        round_ = evolve(round_, columns=columns, rule=text, rule_obey=format(table.obey, "x"),
-                         turn=state.seekers()[0])
-        return evolve(state, round=round_, phase=Phase.TURN)
+        events = [Event(EventType.RULE_WRITTEN, {"turned": [c for c in COLUMNS if turns[c]],
+                                                 "initial_sets": {c: {"top": t, "bottom": b}
+                                                                  for c, (t, b) in oriented.items()}}),
+                  Event(EventType.RULE_RECORDED, {"rule": action.rule}, _audience(seat))]
+        round_ = evolve(round_, columns=columns, rule=action.rule, rule_obey=format(table.obey, "x"),
+                        turn=state.seekers()[0])
+        return evolve(state, round=round_, phase=Phase.TURN), events
 
     # ---- a Seeker's turn -------------------------------------------------------------------------------
-    def _take_pair(self, state: LudicState, seat: int, action: Mapping[str, Any]) -> tuple[str, str, Round]:
-        """The set ``seat`` builds, and the round with its two cards out of the hand."""
-        round_ = self._require_phase(state, seat, Phase.TURN)
-        top, bottom = action.get("top"), action.get("bottom")
-        hand = round_.hands[seat]
-        if not (isinstance(top, str) and isinstance(bottom, str) and top in hand and bottom in hand
-                and top != bottom):
-            raise self._illegal(state, seat, "a set is built from two different cards of your hand")
-        return top, bottom, evolve(round_, hands={**round_.hands, seat: _without(hand, top, bottom)})
+    @staticmethod
+    def _take_pair(round_: Round, seat: int, top: str, bottom: str) -> Round:
+        """The round with the two cards of the set ``seat`` builds out of its hand."""
+        return evolve(round_, hands={**round_.hands, seat: _without(round_.hands[seat], top, bottom)})
 
-    def _query(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
-        round_ = self._require_phase(state, seat, Phase.TURN)
-        if not round_.deck:
-            raise self._illegal(state, seat, "no queries once the deck has run out: play to a column")
-        top, bottom, round_ = self._take_pair(state, seat, action)
+    def _query(self, state: LudicState, seat: int, action: Query) -> Outcome[LudicState]:
+        assert state.round is not None
+        top, bottom = action.top, action.bottom
+        round_ = self._take_pair(state.round, seat, top, bottom)
         column = column_of(bool(round_.obey_mask >> set_of_codes(top, bottom) & 1))
         entry = {"event": Logged.QUERY.value, "seat": seat, "top": top, "bottom": bottom, "column": column}
-        events.append(Event(EventType.SET_QUERIED, {"seat": seat, "top": top, "bottom": bottom, "column": column}))
+        queried = Event(EventType.SET_QUERIED, {"seat": seat, "top": top, "bottom": bottom, "column": column})
         steps = (Step(StepKind.PLACE, seat, column, top, bottom, SetKind.QUERY), Step(StepKind.DEAL, seat),
                  Step(StepKind.END_TURN))
-        return self._run(evolve(state, round=evolve(round_, log=(*round_.log, entry), steps=steps)), events)
+        state, done = self._run(evolve(state, round=evolve(round_, log=(*round_.log, entry), steps=steps)))
+        return state, [queried, *done]
 
-    def _play(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
-        round_ = self._require_phase(state, seat, Phase.TURN)
-        chosen = action.get("column")
-        if chosen not in COLUMNS:
-            raise self._illegal(state, seat, "play to the 'obey' or the 'break' column")
-        top, bottom, round_ = self._take_pair(state, seat, action)
+    def _play(self, state: LudicState, seat: int, action: Play) -> Outcome[LudicState]:
+        assert state.round is not None
+        top, bottom, chosen = action.top, action.bottom, action.column
+        round_ = self._take_pair(state.round, seat, top, bottom)
         column = column_of(bool(round_.obey_mask >> set_of_codes(top, bottom) & 1))
         correct = chosen == column
         entry = {"event": Logged.PLAY.value, "seat": seat, "top": top, "bottom": bottom, "column": column,
                  "correct": correct}
-        events.append(Event(EventType.SET_PLAYED, {"seat": seat, "top": top, "bottom": bottom, "chosen": chosen,
-                                                   "column": column, "correct": correct}))
+        played = Event(EventType.SET_PLAYED, {"seat": seat, "top": top, "bottom": bottom, "chosen": chosen,
+                                              "column": column, "correct": correct})
         steps: tuple[Step, ...]
         if correct:
             steps = (Step(StepKind.PLACE, seat, column, top, bottom, SetKind.PLAY), Step(StepKind.DEAL, seat),
                      Step(StepKind.MAY_GUESS, seat))
         else:
             steps = (Step(StepKind.PLACE, seat, column, top, bottom, SetKind.MISPLAY), Step(StepKind.END_TURN))
-        return self._run(evolve(state, round=evolve(round_, log=(*round_.log, entry), steps=steps)), events)
+        state, done = self._run(evolve(state, round=evolve(round_, log=(*round_.log, entry), steps=steps)))
+        return state, [played, *done]
 
-    def _draw(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
-        round_ = self._require_phase(state, seat, Phase.TURN)
-        if not round_.deck or len(round_.hands[seat]) >= HAND:
-            raise self._illegal(state, seat, "you may pass and draw only with fewer than 4 cards, while the "
-                                "deck lasts")
+    def _draw(self, state: LudicState, seat: int) -> Outcome[LudicState]:
+        round_ = state.round
+        assert round_ is not None
         round_ = evolve(round_, log=(*round_.log, {"event": Logged.DRAW.value, "seat": seat}),
-                         steps=(Step(StepKind.DEAL, seat), Step(StepKind.END_TURN)))
-        return self._run(evolve(state, round=round_), events)
+                        steps=(Step(StepKind.DEAL, seat), Step(StepKind.END_TURN)))
+        return self._run(evolve(state, round=round_))
 
-    def _guess(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
-        round_ = self._require_phase(state, seat, Phase.GUESS, Phase.FINAL)
-        text = action.get("rule")
-        if not isinstance(text, str):
-            raise self._illegal(state, seat, "a guess is a rule text")
+    def _guess(self, state: LudicState, seat: int, action: Guess) -> Outcome[LudicState]:
+        round_ = state.round
+        assert round_ is not None
+        text = action.rule
         try:
             guess = accept_guess(text)
         except RuleError as error:
-            raise FieldValidationError(str(error), errors={"rule": [str(error)]}, rule_error=error.as_json()) from None
+            raise refused(error) from None
         correct = guess.obey == round_.obey_mask
         round_ = evolve(round_, log=(*round_.log, {"event": Logged.GUESS.value, "seat": seat, "rule": text,
-                                                    "correct": correct}))
-        events.append(Event(EventType.GUESS_MADE, {"seat": seat, "rule": text, "correct": correct}))
+                                                   "correct": correct}))
+        made = Event(EventType.GUESS_MADE, {"seat": seat, "rule": text, "correct": correct})
         if correct:
-            return self._end_round(evolve(state, round=round_), events, guesser=seat, guess=text)
+            state, ended = self._end_round(evolve(state, round=round_), guesser=seat, guess=text)
+            return state, [made, *ended]
         hint = Step(StepKind.HINT, seat, guess=text, guess_obey=format(guess.obey, "x"))
         round_ = evolve(round_, steps=(*self._last_phase_flips(state), hint, Step(StepKind.END_TURN)))
-        return self._run(evolve(state, round=round_), events)
+        state, done = self._run(evolve(state, round=round_))
+        return state, [made, *done]
 
-    def _pass(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
-        round_ = self._require_phase(state, seat, Phase.GUESS, Phase.FINAL)
-        events.append(Event(EventType.GUESS_PASSED, {"seat": seat}))
+    def _pass(self, state: LudicState, seat: int) -> Outcome[LudicState]:
+        round_ = state.round
+        assert round_ is not None
+        passed = Event(EventType.GUESS_PASSED, {"seat": seat})
         if state.phase is Phase.FINAL:
             steps = (*self._last_phase_flips(state), Step(StepKind.HINT, seat), Step(StepKind.END_TURN))
         else:
             steps = (Step(StepKind.END_TURN),)
         round_ = evolve(round_, log=(*round_.log, {"event": Logged.PASS.value, "seat": seat}), steps=steps)
-        return self._run(evolve(state, round=round_), events)
+        state, done = self._run(evolve(state, round=round_))
+        return state, [passed, *done]
 
     @staticmethod
     def _last_phase_flips(state: LudicState) -> tuple[Step, ...]:
         return tuple(Step(StepKind.FLIP, column=c) for c in COLUMNS) if state.phase is Phase.FINAL else ()
 
-    def _choose(self, state: LudicState, seat: int, action: Mapping[str, Any], events: list[Event]) -> LudicState:
-        round_ = self._require_phase(state, seat, Phase.CHOOSE)
-        options = self._step_options(round_, round_.steps[0])
-        body = {k: action.get(k) for k in ("type", "column", "top", "bottom") if k in action}
-        picked = next((o for o in options if self._choice_body(o) == body), None)
-        if picked is None:
-            raise self._illegal(state, seat, "choose one of the listed options")
-        return self._run(state, events, picked)
+    def _choose(self, state: LudicState, action: ChooseFlip | ChooseHint) -> Outcome[LudicState]:
+        round_ = state.round
+        assert round_ is not None
+        picked = next(o for o in self._step_options(round_, round_.steps[0]) if self._choice(o) == action)
+        return self._run(state, picked)
 
     # ---- the Vexer's work queue ----------------------------------------------------------------------
     @staticmethod
@@ -500,11 +606,12 @@ class LudicEngine(StateEngine[LudicState]):
         return []
 
     @staticmethod
-    def _choice_body(option: Any) -> JSON:
+    def _choice(option: Any) -> ChooseFlip | ChooseHint:
+        """The Vexer's action that picks ``option`` (a hint, or a column's set to flip)."""
         if isinstance(option, HintOption):
-            return {"type": ActionType.CHOOSE_HINT, "top": option.top, "bottom": option.bottom}
+            return ChooseHint(option.top, option.bottom)
         column, placed = option
-        return {"type": ActionType.CHOOSE_FLIP, "column": column, "top": placed.top, "bottom": placed.bottom}
+        return ChooseFlip(column, placed.top, placed.bottom)
 
     @staticmethod
     def _bot_hints(state: LudicState, step: Step) -> bool:
@@ -514,11 +621,12 @@ class LudicEngine(StateEngine[LudicState]):
         assert state.round is not None
         return step.do is StepKind.HINT and state.players[state.round.vexer].startswith("bot:")
 
-    def _run(self, state: LudicState, events: list[Event], chosen: Any = None) -> LudicState:
+    def _run(self, state: LudicState, chosen: Any = None) -> Outcome[LudicState]:
         """Do the queued steps of this round in order, pausing for the Vexer when the option asks
         for it (a step that ends the round leaves the rest undone)."""
         assert state.round is not None
         number = state.round.number
+        events: list[Event] = []
         while state.round is not None and state.round.number == number and state.round.steps:
             round_ = state.round
             step = round_.steps[0]
@@ -527,59 +635,63 @@ class LudicEngine(StateEngine[LudicState]):
             chosen = None
             if choice is None and len(options) > 1 and (state.options.vexer_choices or self._bot_hints(state, step)):
                 events.append(Event(EventType.VEXER_CHOOSING, {"kind": _choice_kind(step).value}))
-                return evolve(state, phase=Phase.CHOOSE)
+                return evolve(state, phase=Phase.CHOOSE), events
             if choice is None and options:
                 choice = state.rng.choice(options) if step.do is StepKind.HINT else options[0]
-            state = self._do(state, evolve(round_, steps=round_.steps[1:]), step, choice, events)
-        return state
+            state, done = self._do(state, evolve(round_, steps=round_.steps[1:]), step, choice)
+            events += done
+        return state, events
 
-    def _do(self, state: LudicState, round_: Round, step: Step, choice: Any, events: list[Event]) -> LudicState:
+    def _do(self, state: LudicState, round_: Round, step: Step, choice: Any) -> Outcome[LudicState]:
         """``step`` done in ``round_`` (the state's round, the step taken off its queue)."""
         if step.do is StepKind.PLACE:
             assert step.column and step.top and step.bottom and step.kind
+            events: list[Event] = []
             if choice is not None:
-                round_ = self._flip(round_, choice, events)
+                round_, events = self._flip(round_, choice)
             placed = PlacedSet(step.top, step.bottom, step.kind, step.seat)
             columns = {**round_.columns, step.column: (*round_.columns[step.column], placed)}
-            return evolve(state, round=evolve(round_, columns=columns))
+            return evolve(state, round=evolve(round_, columns=columns)), events
         if step.do is StepKind.FLIP:
             assert step.column is not None
             if choice is None:
-                round_ = self._flip(round_, (step.column, round_.initial(step.column)), events)
-                return self._end_round(evolve(state, round=round_), events)
-            return evolve(state, round=self._flip(round_, choice, events))
+                round_, flipped = self._flip(round_, (step.column, round_.initial(step.column)))
+                state, ended = self._end_round(evolve(state, round=round_))
+                return state, flipped + ended
+            round_, flipped = self._flip(round_, choice)
+            return evolve(state, round=round_), flipped
         if step.do is StepKind.DEAL:
             assert step.seat is not None
             count = min(2, len(round_.deck))
             cards = list(round_.deck[:count])
             hands = {**round_.hands, step.seat: (*round_.hands[step.seat], *cards)}
             round_ = evolve(round_, deck=round_.deck[count:], hands=hands)
-            if cards:
-                events.append(Event(EventType.CARDS_DEALT, {"seat": step.seat, "count": len(cards),
-                                                            "deck_count": len(round_.deck)}))
-                events.append(Event(EventType.CARDS_RECEIVED, {"seat": step.seat, "cards": cards},
-                                    _audience(step.seat)))
-            return evolve(state, round=round_)
+            if not cards:
+                return evolve(state, round=round_), []
+            return evolve(state, round=round_), [
+                Event(EventType.CARDS_DEALT, {"seat": step.seat, "count": len(cards), "deck_count": len(round_.deck)}),
+                Event(EventType.CARDS_RECEIVED, {"seat": step.seat, "cards": cards}, _audience(step.seat))]
         if step.do is StepKind.HINT:
-            return evolve(state, round=self._hint(round_, step, choice, events))
+            round_, hinted = self._hint(round_, step, choice)
+            return evolve(state, round=round_), hinted
         if step.do is StepKind.MAY_GUESS:
-            return evolve(state, round=round_, phase=Phase.GUESS)
-        return self._end_turn(state, round_)
+            return evolve(state, round=round_, phase=Phase.GUESS), []
+        return self._end_turn(state, round_), []
 
     @staticmethod
-    def _flip(round_: Round, choice: tuple[str, PlacedSet], events: list[Event]) -> Round:
+    def _flip(round_: Round, choice: tuple[str, PlacedSet]) -> tuple[Round, list[Event]]:
         column, placed = choice
         sets = round_.columns[column]
         at = next(i for i, s in enumerate(sets) if s.face_up and s.top == placed.top and s.bottom == placed.bottom)
         target = sets[at]
         columns = {**round_.columns, column: (*sets[:at], evolve(target, face_up=False), *sets[at + 1:])}
         entry = {"event": Logged.FLIP.value, "column": column, "top": target.top, "bottom": target.bottom}
-        events.append(Event(EventType.SET_FLIPPED, {"column": column, "top": target.top, "bottom": target.bottom,
-                                                    "initial": target.is_initial}))
-        return evolve(round_, columns=columns, log=(*round_.log, entry))
+        flipped = Event(EventType.SET_FLIPPED, {"column": column, "top": target.top, "bottom": target.bottom,
+                                                "initial": target.is_initial})
+        return evolve(round_, columns=columns, log=(*round_.log, entry)), [flipped]
 
     @staticmethod
-    def _hint(round_: Round, step: Step, option: HintOption, events: list[Event]) -> Round:
+    def _hint(round_: Round, step: Step, option: HintOption) -> tuple[Round, list[Event]]:
         assert step.seat is not None
         seat = step.seat
         hint = Hint(option.source, option.top, option.bottom, option.obeys, step.guess)
@@ -587,18 +699,17 @@ class LudicEngine(StateEngine[LudicState]):
         if option.source is HintSource.COLUMN:
             entry: JSON = {"event": Logged.HINT.value, "seat": seat, "source": option.source.value,
                            "column": option.column, "top": option.top, "bottom": option.bottom}
-            events.append(Event(EventType.HINT_POINTED, {"seat": seat, "column": option.column, "top": option.top,
-                                                         "bottom": option.bottom}))
-            return evolve(round_, hints=hints, log=(*round_.log, entry))
+            pointed = Event(EventType.HINT_POINTED, {"seat": seat, "column": option.column, "top": option.top,
+                                                     "bottom": option.bottom})
+            return evolve(round_, hints=hints, log=(*round_.log, entry)), [pointed]
         hintbook = round_.hintbook
         if option.source is HintSource.HINTBOOK:
             hintbook = _without(hintbook, option.top, option.bottom)
         entry = {"event": Logged.HINT.value, "seat": seat, "source": option.source.value}
-        events.append(Event(EventType.HINT_GIVEN, {"seat": seat, "source": option.source.value}))
-        events.append(Event(EventType.HINT_RECEIVED, {"seat": seat, "source": option.source.value, "top": option.top,
-                                                      "bottom": option.bottom, "obeys": option.obeys},
-                            _audience(seat)))
-        return evolve(round_, hints=hints, hintbook=hintbook, log=(*round_.log, entry))
+        events = [Event(EventType.HINT_GIVEN, {"seat": seat, "source": option.source.value}),
+                  Event(EventType.HINT_RECEIVED, {"seat": seat, "source": option.source.value, "top": option.top,
+                                                  "bottom": option.bottom, "obeys": option.obeys}, _audience(seat))]
+        return evolve(round_, hints=hints, hintbook=hintbook, log=(*round_.log, entry)), events
 
     @staticmethod
     def _end_turn(state: LudicState, round_: Round) -> LudicState:
@@ -614,8 +725,8 @@ class LudicEngine(StateEngine[LudicState]):
         return evolve(state, phase=Phase.TURN, round=evolve(round_, turn=order[0]))
 
     # ---- end of a round ----------------------------------------------------------------------------------
-    def _end_round(self, state: LudicState, events: list[Event], guesser: int | None = None,
-                   guess: str | None = None) -> LudicState:
+    def _end_round(self, state: LudicState, guesser: int | None = None,
+                   guess: str | None = None) -> Outcome[LudicState]:
         round_ = state.round
         assert round_ is not None and state.vexer is not None
         vexer = state.vexer
@@ -645,23 +756,25 @@ class LudicEngine(StateEngine[LudicState]):
                             for s in round_.columns[c]] for c in COLUMNS},
             "next_vexer": new_vexer,
         }
-        events.append(Event(EventType.ROUND_ENDED, summary))
+        events = [Event(EventType.ROUND_ENDED, summary)]
         if became_ludic:
             events.append(Event(EventType.PLAYER_BECAME_LUDIC, {"seat": vexer, "score": scores[vexer]}))
         state = evolve(state, scores=scores, ludic=ludic, token=token, vexer=new_vexer,
                         rounds=(*state.rounds, summary), round=evolve(round_, steps=()))
         limit = state.options.round_limit
         if new_vexer in state.ludic:
-            return self._finish(state, [new_vexer], events)
-        if (limit and len(state.rounds) >= limit) or len(state.rounds) >= MAX_ROUNDS:
+            state, won = self._finish(state, [new_vexer])
+        elif (limit and len(state.rounds) >= limit) or len(state.rounds) >= MAX_ROUNDS:
             best = max(state.scores)
-            return self._finish(state, [s for s in range(state.seats) if state.scores[s] == best], events)
-        return self._start_round(state, events)
+            state, won = self._finish(state, [s for s in range(state.seats) if state.scores[s] == best])
+        else:
+            state, won = self._start_round(state)
+        return state, events + won
 
     @staticmethod
-    def _finish(state: LudicState, winners: list[int], events: list[Event]) -> LudicState:
-        events.append(Event(EventType.GAME_WON, {"winners": winners, "scores": list(state.scores)}))
-        return evolve(state, phase=Phase.OVER, winners=tuple(winners), round=None)
+    def _finish(state: LudicState, winners: list[int]) -> Outcome[LudicState]:
+        won = Event(EventType.GAME_WON, {"winners": winners, "scores": list(state.scores)})
+        return evolve(state, phase=Phase.OVER, winners=tuple(winners), round=None), [won]
 
     # ---- views -------------------------------------------------------------------------------------------
     def view(self, state: LudicState, seat: int | None) -> JSON:
@@ -780,7 +893,7 @@ def _pending(state: LudicState, viewer: Viewer) -> JSON | None:
     step = rnd.steps[0]
     options = None
     if CHOICES.may_see(state, viewer, rnd.vexer):
-        options = [LudicEngine._choice_body(o) for o in LudicEngine._step_options(rnd, step)]
+        options = [LudicEngine._choice(o).to_json() for o in LudicEngine._step_options(rnd, step)]
     return {"kind": _choice_kind(step).value, "seat": step.seat, "options": options}
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ludoteca.core.engine import GameDefinition
+from ludoteca.core.engine import GameDefinition, Hosting, TestFacts
 
 from ludic.bots import BOTS
 from ludic.engine import LudicEngine
@@ -30,6 +30,15 @@ a short game) a player is ludic, and a ludic player who becomes Vexer again wins
 Bots: `random`; `easy`, `medium`, `hard` (the Vexer's rule difficulty, the expert as Seeker);
 `expert`. `POST /rules/check` checks a rule (errors with line and column, ambiguity, legality)."""
 
+def warm_up() -> int:
+    """The bots' hypothesis space, loaded from the disk cache or built (about a second) and kept
+    in memory, so that no first bot turn of a worker builds it (imported here: the game service
+    never runs a bot)."""
+    from ludic.space import space
+
+    return len(space())
+
+
 definition = GameDefinition(
     name="ludic",
     title="Ludic",
@@ -40,5 +49,16 @@ definition = GameDefinition(
     bots=BOTS,
     extras=extras,
     description=DESCRIPTION,
+    warm_up=warm_up,
     basic_bot="easy",
+    hosting=Hosting(port=8001),
+    tests=TestFacts(
+        playing_bot="expert",  # the Seekers must be able to find rules
+        quick_options={"short_game": True},
+        option_samples=({"vexer_choices": True, "short_game": True}, {"turn_initial_sets": False}),
+        random_play_options={"round_limit": 1},
+        capped_options={"round_limit": 4},
+        uncapped_levels=("easy",),
+        private_events=frozenset({"HandDealt", "CardsReceived", "HintReceived", "RuleRecorded"}),
+    ),
 )

@@ -20,7 +20,9 @@ The tree is made of frozen dataclasses:
 
 from __future__ import annotations
 
+import contextvars
 import functools
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -34,6 +36,8 @@ from ludic.suggest import nearest, offset
 from ludic.universe import RANK_WORDS
 
 MAX_TEXT = 2000
+MIN_RANK, MAX_RANK = 2, 13
+"""A card's rank: 2 to king (aces are not in play)."""
 MAX_NUMBER = 1000
 MAX_PARENTHESES = 16
 """How deep parentheses may nest (no rule about two cards needs more than a few)."""
@@ -190,6 +194,9 @@ class RuleError(ValueError):
         self.expected = expected or []
         self.terminals = terminals
         self.suggestion: str | None = None
+        self.suggestible = True
+        self.readings: list[dict[str, Any]] | None = None
+        """For a rule read more than one way: each reading (canonical, obeying_sets, sets)."""
 
     def suggest(self, text: str) -> None:
         """Name the nearest wording the language accepts (in the message too)."""
@@ -200,7 +207,8 @@ class RuleError(ValueError):
 
     def as_json(self) -> dict[str, Any]:
         return {"message": str(self), "reason": self.reason, "line": self.line,
-                "column": self.column, "expected": self.expected, "suggestion": self.suggestion}
+                "column": self.column, "expected": self.expected, "suggestion": self.suggestion,
+                "readings": self.readings}
 
 
 TERMINAL_WORDS: dict[str, str] = {
@@ -234,6 +242,10 @@ TERMINAL_WORDS: dict[str, str] = {
     "NOT_BOTH": "'but not both'", "OTHERWISE": "'otherwise'", "IT": "'it'", "FORM": "'forms'",
     "PAIR": "'pair'", "ONE_WORD": "'one'", "DIFFERENCE_WORD": "'more than'", "ADD_UP_TO": "'add up to'",
     "APART": "'apart'", "COUNT": "'one card', 'two cards'",
+    "THERE_BE": "'there is'", "THERE_BE_NO": "'there is no'", "THERE_BE_COUNT": "'there is at least one'",
+    "CONTAIN": "'contains'", "CONTAIN_NO": "'contains no'", "HIGHER_RANK": "'a higher rank than'",
+    "LOWER_RANK": "'a lower rank than'", "MULTIPLE_WORD": "'twice', 'double', 'half'", "ALL_WORD": "'all'",
+    "THAT_IS": "'that is'",
 }
 
 EXTERNAL_WORDS = (
@@ -272,6 +284,26 @@ def _explain_outside(text: str) -> RuleError | None:
     return None
 
 
+_ACCEPTED: dict[tuple[int, ...], frozenset[str]] = {}
+"""The terminals the parser accepts, by its state stack (what they depend on): lark finds them by
+feeding each terminal to a copy of the parser, ~1 ms a refusal, most of a suggestion search's
+CPU (:mod:`ludic.suggest` parses dozens of edits, which fail at few distinct states)."""
+
+
+def _accepted(error: UnexpectedToken) -> frozenset[str]:
+    parser = error.interactive_parser
+    if parser is None:
+        return frozenset(error.accepts or error.expected)
+    key = tuple(parser.parser_state.state_stack)
+    found = _ACCEPTED.get(key)
+    if found is None:
+        found = frozenset(error.accepts or error.expected)
+        if len(_ACCEPTED) >= 4096:
+            _ACCEPTED.clear()
+        _ACCEPTED[key] = found
+    return found
+
+
 def _syntax_error(text: str, error: UnexpectedInput) -> RuleError:
     line, column = error.line, error.column
     names: set[str] = set()
@@ -282,7 +314,7 @@ def _syntax_error(text: str, error: UnexpectedInput) -> RuleError:
         what = f"'{found.group()}'" if found else "this"
         message = f"unexpected {what}"
     elif isinstance(error, UnexpectedToken) and error.token.type != "$END":
-        names = set(error.accepts or error.expected)
+        names = set(_accepted(error))
         expected = _describe_expected(names)
         message = f"unexpected '{error.token}'"
     else:
@@ -353,10 +385,21 @@ def _is_card(term: Any) -> bool:
     return isinstance(term, (Card, Quantified))
 
 
+def _check_rank(value: int, meta: Any) -> None:
+    """Refuse a card said to be of a rank that is not in play (like an ace)."""
+    if not MIN_RANK <= value <= MAX_RANK:
+        ace = "; aces are not in play" if value in (1, 14) else ""
+        raise _TypeError(f"{value} is not a card's rank: ranks go from 2 to king (13){ace}", meta, suggest=False)
+
+
 class _TypeError(Exception):
-    def __init__(self, message: str, meta: Any) -> None:
+    """Words that do not fit together; ``suggest``: whether a nearby wording may fix it (not for a
+    rank that is not in play: no wording of it means anything)."""
+
+    def __init__(self, message: str, meta: Any, suggest: bool = True) -> None:
         super().__init__(message)
         self.message = message
+        self.suggest = suggest
         self.line = getattr(meta, "line", 1) or 1
         self.column = getattr(meta, "column", 1) or 1
 
@@ -406,6 +449,14 @@ class _Pred:
     ellipsis: bool = False
     amount: Any = None
     offset: Callable[[Any], Builder] | None = None
+    color: bool | None = None
+    """A card of a color and rank (``a red king``): True for red; its color may reach bare ranks after it."""
+    rank: int | None = None
+    """A bare rank without its article (``queen`` in ``a red king, queen or jack``)."""
+    existential: bool = False
+    """Said after ``there is`` / ``contains``: of some card of the set."""
+    after_comma: bool = False
+    """A fragment after a comma and its connective (``..., or a king``): grouped by the speaker."""
 
 
 def _no_build(subject: Any, negated: bool) -> Rule:  # pragma: no cover - an ellipsis is never built
@@ -460,17 +511,40 @@ def _resolve_commas(kinds: list[str]) -> list[str]:
     return out
 
 
-def _and_or(rules: list[Rule], kinds: list[str]) -> Rule:
-    """``and`` before ``or``: the rules joined by the connectives between them (commas resolved)."""
+def _grouping(tokens: list[Token]) -> bool:
+    """A comma with its connective (``A and B, or C``): the speaker's grouping, this joint the loosest."""
+    types = {t.type for t in tokens}
+    return "COMMA" in types and bool(types & {"AND", "OR", "BUT", "NOR"})
+
+
+def _bindings(kinds: list[str], commas: list[bool]) -> tuple[str, ...]:
+    """Which connective binds tighter in a chain (commas resolved): ``("and",)`` when it does not mix
+    them, or when commas group it (``A and B, or C``); ``("or",)`` for ``A or B, and C``; both
+    (``and`` first, the default reading) when ``A and B or C`` can be read either way."""
+    if not ("and" in kinds and "or" in kinds):
+        return ("and",)
+    ors = [c for k, c in zip(kinds, commas, strict=True) if k == "or"]
+    ands = [c for k, c in zip(kinds, commas, strict=True) if k == "and"]
+    if all(ors) and not any(ands):
+        return ("and",)
+    if all(ands) and not any(ors):
+        return ("or",)
+    return ("and", "or")
+
+
+def _and_or(rules: list[Rule], kinds: list[str], tight: str = "and") -> Rule:
+    """The rules joined by the connectives between them (commas resolved), ``tight`` binding tighter."""
     kinds = _resolve_commas(kinds)
-    disjuncts: list[list[Rule]] = [[rules[0]]]
+    loose = "or" if tight == "and" else "and"
+    groups: list[list[Rule]] = [[rules[0]]]
     for kind, rule in zip(kinds, rules[1:], strict=True):
-        if kind == "or":
-            disjuncts.append([rule])
+        if kind == loose:
+            groups.append([rule])
         else:
-            disjuncts[-1].append(rule)
-    terms = [d[0] if len(d) == 1 else And(tuple(d)) for d in disjuncts]
-    return terms[0] if len(terms) == 1 else Or(tuple(terms))
+            groups[-1].append(rule)
+    inner, outer = (And, Or) if tight == "and" else (Or, And)
+    terms: list[Rule] = [g[0] if len(g) == 1 else inner(tuple(g)) for g in groups]
+    return terms[0] if len(terms) == 1 else outer(tuple(terms))
 
 
 def _over_positions(q: Quantified, body: Callable[[Card], Rule]) -> Rule:
@@ -525,17 +599,142 @@ def _group(head: _Said, members: list[tuple[str, _Pred]]) -> Rule:
             j -= 1
     wrap = head.pred.negated and not any(p.explicit for _, p in members)
     subject = head.subject
+    if head.pred.existential and "and" in _resolve_commas(kinds):
+        # 'the set contains a red card and a black card': two cards, one each
+        if not (len(preds) == 2 and isinstance(subject, Quantified) and subject.kind == "some"):
+            raise _TypeError("say of each card what it is: 'one card is red and the other is black', or 'there "
+                             "is a red card and there is a black card'", None)
+        first, second = preds
+        top, bottom = Card("top"), Card("bottom")
+        return Or((And((first.build(top, first.negated), second.build(bottom, second.negated))),
+                   And((first.build(bottom, first.negated), second.build(top, second.negated)))))
 
-    def body(card: Any) -> Rule:
-        parts = [p.build(card if p.subject is None else p.subject(card), False if (wrap and i == 0) else p.negated)
-                 for i, p in enumerate(preds)]
-        joined = _and_or(parts, kinds)
-        return Not(joined) if wrap else joined
+    resolved = _resolve_commas(kinds)
+    bindings = _bindings(resolved, [p.after_comma for _, p in members])
 
-    if isinstance(subject, Quantified) and subject.kind != "other" and not any(
-            p.set_level or p.subject is not None for p in preds):
-        return _over_positions(subject, body)
-    return body(subject)
+    def said(preds: list[_Pred], tight: str = bindings[0]) -> Rule:
+        def body(card: Any) -> Rule:
+            parts = [p.build(card if p.subject is None else p.subject(card), False if (wrap and i == 0) else p.negated)
+                     for i, p in enumerate(preds)]
+            joined = _and_or(parts, kinds, tight)
+            return Not(joined) if wrap else joined
+
+        if isinstance(subject, Quantified) and subject.kind != "other" and not any(
+                p.set_level or p.subject is not None for p in preds):
+            return _over_positions(subject, body)
+        return body(subject)
+
+    rule = said(preds)
+    points = _POINTS.get()
+    if points is not None:
+        runs = _color_runs(preds, resolved)
+        distributed = _distributed(subject, preds, resolved, wrap)
+        if runs or len(bindings) > 1 or distributed is not None:
+            alternatives = [] if distributed is None else [distributed]
+            for tight, chosen in itertools.product(bindings, itertools.product((False, True), repeat=len(runs))):
+                if tight != bindings[0] or any(chosen):
+                    alternative = list(preds)
+                    for (red, at), take in zip(runs, chosen, strict=True):
+                        for j in at if take else ():
+                            alternative[j] = _colored(preds[j], red)
+                    alternatives.append(said(alternative, tight))
+            points.append(_Point(tuple(id(p) for _, p in members), rule, tuple(alternatives)))
+    return rule
+
+
+def _distributed(subject: Any, preds: list[_Pred], kinds: list[str], wrap: bool) -> Rule | None:
+    """``both cards are odd or red`` read the other way: both odd, or both red (the quantifier
+    over each alternative, not each card doing one of them); None when the words do not allow it
+    (``every card`` and ``each card`` speak of one card at a time: one reading)."""
+    if not (isinstance(subject, Quantified) and subject.kind == "every" and subject.word not in ("every", "each")
+            and len(preds) > 1 and not wrap
+            and all(k == "or" for k in kinds) and not any(p.set_level or p.subject is not None for p in preds)):
+        return None
+    def each(pred: _Pred) -> Callable[[Card], Rule]:
+        return lambda card: pred.build(card, pred.negated)
+
+    return Or(tuple(_over_positions(subject, each(p)) for p in preds))
+
+
+def _color_runs(preds: list[_Pred], kinds: list[str]) -> list[tuple[bool, list[int]]]:
+    """Where a color may reach bare ranks after it: ``a red king, queen or jack`` (each run: the
+    color, and the places of the ranks joined to it by 'or' without an article or a verb)."""
+    runs = []
+    for i, pred in enumerate(preds):
+        if pred.color is None:
+            continue
+        at = []
+        for j in range(i + 1, len(preds)):
+            if kinds[j - 1] != "or" or preds[j].rank is None or preds[j].explicit:
+                break
+            at.append(j)
+        if at:
+            runs.append((pred.color, at))
+    return runs
+
+
+def _colored(pred: _Pred, red: bool) -> _Pred:
+    """A bare rank read as a card of the color before it (``queen`` as ``a red queen``)."""
+    rank = pred.rank
+    assert rank is not None
+    return replace(pred, build=lambda s, n: CardIs(s, red, rank, n), rank=None)
+
+
+@dataclass(frozen=True)
+class _Point:
+    """A place where a rule can be read more than one way: the rule built there as read by
+    default, and the other readings of that place. ``key`` names the words read (a statement
+    repeated by ``... and the bottom card is not`` is read the same way both times)."""
+
+    key: tuple[int, ...]
+    rule: Rule
+    alternatives: tuple[Rule, ...]
+
+
+_POINTS: contextvars.ContextVar[list[_Point] | None] = contextvars.ContextVar("ludic_points", default=None)
+"""While :func:`readings` parses: the places read more than one way (None otherwise)."""
+MAX_READINGS = 16
+
+
+def readings(text: str) -> list[Rule]:
+    """Every way a rule's text can be read (the first is the default, :func:`parse`'s), when its
+    scope can be read more than one way (``the top card is a red king, queen or jack``: the color
+    of the king only, or of all three). Readings may still have the same meaning: comparing their
+    tables is the caller's business (:func:`ludic.rules.scope_readings`). Raises like :func:`parse`."""
+    parse(text)
+    token = _POINTS.set([])
+    try:
+        rule = _parse(text)
+        points = _POINTS.get() or []
+    finally:
+        _POINTS.reset(token)
+    by_key: dict[tuple[int, ...], list[_Point]] = {}
+    for point in points:
+        by_key.setdefault(point.key, []).append(point)
+    groups = list(by_key.values())
+    out: list[Rule] = []
+    for choice in itertools.product(*(range(len(g[0].alternatives) + 1) for g in groups)):
+        swap = {id(p.rule): p.alternatives[k - 1] for g, k in zip(groups, choice, strict=True) if k for p in g}
+        out.append(_substitute(rule, swap))
+        if len(out) >= MAX_READINGS:
+            break
+    return out
+
+
+def _substitute(rule: Rule, swap: dict[int, Rule]) -> Rule:
+    """The rule with the parts named (by identity) in ``swap`` replaced."""
+    if not swap:
+        return rule
+    rule = swap.get(id(rule), rule)  # and the places read another way inside it
+    if isinstance(rule, Not):
+        return Not(_substitute(rule.operand, swap))
+    if isinstance(rule, And):
+        return And(tuple(_substitute(r, swap) for r in rule.operands))
+    if isinstance(rule, Or):
+        return Or(tuple(_substitute(r, swap) for r in rule.operands))
+    if isinstance(rule, Implies):
+        return Implies(_substitute(rule.condition, swap), _substitute(rule.consequence, swap))
+    return rule
 
 
 def _repeat(pred: _Pred, members: list[tuple[str, _Pred]]) -> Callable[[Any, bool], Rule]:
@@ -606,7 +805,7 @@ class _Build(Transformer[Token, Rule]):
                     raise _TypeError("this part has no subject: say which card or number it is about "
                                      "(e.g. 'the top card is a king or a queen', not 'or a queen' alone)",
                                      item.meta)
-                members.append((kind, item.pred))
+                members.append((kind, replace(item.pred, after_comma=_grouping(joint))))
                 continue
             flush()
             if parts:
@@ -666,6 +865,26 @@ class _Build(Transformer[Token, Rule]):
         return _Said(Or((And((first.build(top, first.negated), second.build(bottom, second.negated))),
                          And((first.build(bottom, first.negated), second.build(top, second.negated))))))
 
+    def there_is(self, meta: Any, c: list[Any], restrictors: tuple[str, ...] = ()) -> _Said:
+        """``there is a face card`` (some card is), ``there are no face cards`` (no card is), ``there
+        is a pair`` (the cards form a pair)."""
+        kind: QuantifierKind = "no" if c[0].type == "THERE_BE_NO" else "some"
+        if c[0].type == "THERE_BE_COUNT":
+            kind = QUANTIFIER_WORDS[" ".join(_words(c[0]).split()[2:])]
+        pred = replace(c[-1], explicit=True, existential=True)
+        if pred.set_level and not restrictors and kind in ("some", "no"):
+            cards = Quantified("every", (), "the cards")
+            return _Said(pred.build(cards, kind == "no"), cards, replace(pred, negated=kind == "no"))
+        subject = Quantified(kind, restrictors, kind)
+        return _Said(pred.build(subject, False), subject, pred)
+
+    def there_is_card(self, meta: Any, c: list[Any]) -> _Said:
+        """``there is no card greater than 9``, ``there is a red card that is odd``."""
+        restrictors = next((x for x in c if isinstance(x, tuple)), ())
+        if any(isinstance(t, Token) and t.type == "NUMBER_CARD" for t in c):
+            restrictors = (*restrictors, "pip")
+        return self.there_is(meta, [c[0], c[-1]], restrictors)
+
     def other_statement(self, meta: Any, c: list[Any]) -> _Fragment:
         return _Fragment(c[-1], meta, kind="other")
 
@@ -721,7 +940,10 @@ class _Build(Transformer[Token, Rule]):
 
     def _both_cards(self, meta: Any, subject: Any, what: str) -> Aggregate:
         if not (isinstance(subject, Quantified) and subject.kind == "every" and not subject.restrictors):
-            raise _TypeError(f"'{what}' compares the two cards of the set: say 'the cards {what} ...'", meta)
+            example = {"contain": "the set contains a face card", "a pair": "the cards are a pair",
+                       "consecutive": "the cards are consecutive", "are ... apart": "the cards are 2 apart",
+                       "differ by": "the cards differ by 2", "add up to": "the cards add up to 14"}[what]
+            raise _TypeError(f"'{what}' speaks of the two cards of the set together: say '{example}'", meta)
         return Aggregate("difference")
 
     def differ_by(self, meta: Any, c: list[Any]) -> _Pred:
@@ -742,6 +964,33 @@ class _Build(Transformer[Token, Rule]):
 
     def add_up_to_not(self, meta: Any, c: list[Any]) -> _Pred:
         return replace(self.add_up_to(meta, c), negated=True)
+
+    def _contain(self, meta: Any, comp: _Pred, kind: QuantifierKind) -> _Pred:
+        def some_card(subject: Any) -> Quantified:
+            self._both_cards(meta, subject, "contain")
+            return Quantified(kind, (), kind)
+
+        return replace(comp, explicit=True, existential=True, subject=some_card)
+
+    def contain(self, meta: Any, c: list[Any]) -> _Pred:
+        """``the set contains a face card`` (some card is), ``contains no face card`` (no card is)."""
+        return self._contain(meta, c[-1], "no" if c[0].type == "CONTAIN_NO" else "some")
+
+    def contain_not(self, meta: Any, c: list[Any]) -> _Pred:
+        return self._contain(meta, c[-1], "no")
+
+    def _have_rank(self, meta: Any, c: list[Any], negated: bool) -> _Pred:
+        higher = any(isinstance(t, Token) and t.type == "HIGHER_RANK" for t in c)
+        target = c[-1]
+        op: CompareOp = "gt" if higher else "lt"
+        return self._pred(lambda s, n: self._compare(meta, s, op, target, n), negated=negated)
+
+    def have_rank(self, meta: Any, c: list[Any]) -> _Pred:
+        """``the top card has a higher rank than the bottom card`` (outranks)."""
+        return self._have_rank(meta, c, False)
+
+    def have_rank_not(self, meta: Any, c: list[Any]) -> _Pred:
+        return self._have_rank(meta, c, True)
 
     def form_pair(self, meta: Any, c: list[Any]) -> _Pred:
         return self.pair(meta, c)
@@ -782,12 +1031,14 @@ class _Build(Transformer[Token, Rule]):
         red = any(isinstance(t, Token) and t.type == "RED" for t in c)
         value = c[-1].value
 
+        _check_rank(value, meta)
+
         def build(subject: Any, negated: bool) -> CardIs:
             if not _is_card(subject):
                 raise _TypeError("only a card can be a red or black card of some rank", meta)
             return CardIs(subject, red, value, negated)
 
-        return self._comp(build)
+        return replace(self._comp(build), color=red)
 
     def comparative(self, meta: Any, c: list[Token]) -> CompareOp:
         return COMPARATIVES[c[-1].type]
@@ -799,6 +1050,9 @@ class _Build(Transformer[Token, Rule]):
     def equals(self, meta: Any, c: list[Any]) -> _Pred:
         comp = self._comp(lambda s, n: self._compare(meta, s, "eq", c[-1], n))
         written = self.text[getattr(meta, "start_pos", 0):getattr(meta, "end_pos", 0)]
+        if isinstance(c[-1], Const) and MIN_RANK <= c[-1].value <= MAX_RANK and not re.match(r"an?\b", written.strip(),
+                                                                                           flags=re.I):
+            comp = replace(comp, rank=c[-1].value)  # a bare rank ('queen' in 'a red king, queen or jack')
         if re.fullmatch(r"\d+|" + NUMBER_NAME_PATTERN, written.strip(), flags=re.I):
             return replace(comp, amount=c[-1])  # a bare number ('2 or 3 more than ...'), not 'a king'
         return comp
@@ -829,6 +1083,23 @@ class _Build(Transformer[Token, Rule]):
         op, amount = c[0], c[1]
         comp = self._comp(lambda s, n: self._compare(meta, s, op, amount, n))
         return replace(comp, subject=lambda s: self._both_cards(meta, s, "are ... apart"))
+
+    def times(self, meta: Any, c: list[Any]) -> _Pred:
+        """``twice the bottom card`` (= bottom * 2), ``half the bottom card`` (the subject * 2 = bottom)."""
+        word = _words(c[0]).split()[0]
+        target = c[-1]
+        if isinstance(target, Quantified):
+            raise _TypeError(f"say which card: 'the top card is {word} the bottom card'", meta)
+
+        def build(subject: Any, negated: bool) -> Compare:
+            if isinstance(subject, Quantified):
+                raise _TypeError(f"say which card is {word} another: 'the top card is {word} the bottom card'", meta)
+            if word == "half":
+                return self._compare(meta, Arith("*", subject, Const(2)), "eq", target, negated)
+            factor = 2 if word in ("twice", "double") else 3
+            return self._compare(meta, subject, "eq", Arith("*", target, Const(factor)), negated)
+
+        return self._comp(build)
 
     def between(self, meta: Any, c: list[Any]) -> _Pred:
         low, high = (x for x in c if not isinstance(x, Token))
@@ -878,6 +1149,10 @@ class _Build(Transformer[Token, Rule]):
             raise _TypeError("'the other card' needs a card before it", meta)
         if attribute == "color" and not (_is_card(left) and _is_card(right)):
             raise _TypeError("only cards have a color", meta)
+        if op in ("eq", "ne") and attribute is None:
+            for card, number in ((left, right), (right, left)):
+                if isinstance(card, (Card, Quantified, ValueOf)) and isinstance(number, Const):
+                    _check_rank(number.value, meta)
         return Compare(left, op, right, negated, attribute)
 
     # ---- cards ----
@@ -985,10 +1260,17 @@ def _structure(leading: list[Token], parts: list[Any], meta: Any) -> Rule:
     kinds = [_joint_kind(j) for j in parts[1::2]]
     lead = _joint_kind(leading)
     where = leading[0] if leading else meta
+
+    def before(at: int) -> list[Any]:  # the rules up to the at-th and the joints between them
+        return parts[: 2 * at + 1]
+
+    def after(at: int) -> list[Any]:  # the rules after the at-th joint
+        return parts[2 * at + 2:]
+
     if lead == "if" and "otherwise" in kinds:
         at = kinds.index("otherwise")
-        condition_and_then = _structure(leading, _interleave(rules[: at + 1], kinds[:at]), meta)
-        otherwise = _structure([], _interleave(rules[at + 1:], kinds[at + 1:]), meta)
+        condition_and_then = _structure(leading, before(at), meta)
+        otherwise = _structure([], after(at), meta)
         assert isinstance(condition_and_then, Implies)
         return And((condition_and_then, Implies(Not(condition_and_then.condition), otherwise)))
     if lead in ("if", "unless"):
@@ -997,28 +1279,25 @@ def _structure(leading: list[Token], parts: list[Any], meta: Any) -> Rule:
             split = next((i for i, k in enumerate(kinds) if k == "comma"), None)
         if split is None:
             raise _TypeError(f"'{lead}' needs its consequence: '{lead} A then B' or '{lead} A, B'", where)
-        condition = _structure([], _interleave(rules[: split + 1], kinds[:split]), meta)
-        consequence = _structure([], _interleave(rules[split + 1:], kinds[split + 1:]), meta)
+        condition = _structure([], before(split), meta)
+        consequence = _structure([], after(split), meta)
         return Implies(condition, consequence) if lead == "if" else Or((consequence, condition))
     if lead not in ("", "or"):
         raise _TypeError(f"a rule cannot begin with '{leading[0]}'", where)
     for kind in ("if", "unless"):
         if kind in kinds:
             at = kinds.index(kind)
-            consequence = _structure([], _interleave(rules[: at + 1], kinds[:at]), meta)
-            condition = _structure([], _interleave(rules[at + 1:], kinds[at + 1:]), meta)
+            consequence = _structure([], before(at), meta)
+            condition = _structure([], after(at), meta)
             return Implies(condition, consequence) if kind == "if" else Or((consequence, condition))
     if "then" in kinds:
         raise _TypeError("'then' without 'if': write 'if A then B'", meta)
-    return _and_or(rules, kinds)
-
-
-def _interleave(rules: list[Rule], kinds: list[str]) -> list[Any]:
-    """Rules and joints alternating again (the joints as single tokens of their kind)."""
-    out: list[Any] = [rules[0]]
-    for kind, rule in zip(kinds, rules[1:], strict=True):
-        out += [[Token(kind.upper(), kind)], rule]
-    return out
+    bindings = _bindings(_resolve_commas(kinds), [_grouping(j) for j in parts[1::2]])
+    rule = _and_or(rules, kinds, bindings[0])
+    points = _POINTS.get()
+    if points is not None and len(bindings) > 1:
+        points.append(_Point((id(rule),), rule, (_and_or(rules, kinds, bindings[1]),)))
+    return rule
 
 
 @functools.lru_cache(maxsize=1)
@@ -1036,7 +1315,7 @@ def parse(text: str) -> Rule:
     try:
         return _parse(text)
     except RuleError as error:
-        if error.reason in SUGGESTED:
+        if error.reason in SUGGESTED and error.suggestible:
             found = nearest(text, offset(text, error.line, error.column), sorted(error.terminals), _attempt)
             if found is not None:
                 error.suggest(found)
@@ -1074,7 +1353,9 @@ def _parse(text: str) -> Rule:
     except VisitError as error:
         inner = error.orig_exc
         if isinstance(inner, _TypeError):
-            raise RuleError(inner.message, reason="type", line=inner.line, column=inner.column) from None
+            refused = RuleError(inner.message, reason="type", line=inner.line, column=inner.column)
+            refused.suggestible = inner.suggest
+            raise refused from None
         raise
     except RecursionError:  # pragma: no cover - the depth bound comes first; a last resort
         raise RuleError("the rule nests too deeply", reason="size", line=1, column=1) from None
@@ -1233,8 +1514,25 @@ def render(rule: Rule, parent: str = "") -> str:
     joiner = " and " if isinstance(rule, And) else " or "
     kind = "and" if isinstance(rule, And) else "or"
     text = joiner.join(render(op, kind) for op in rule.operands)
-    needs_parens = parent in ("not", "and", "if") or (parent == "or" and kind == "or")
+    needs_parens = parent in ("not", "and", "if", "or")  # 'A and B or C' can be read two ways: never written
     return f"({text})" if needs_parens else text
+
+
+def statements(rule: Rule) -> int:
+    """How many statements a rule joins with and, or, not, if (``A and (B or not C)``: 3)."""
+    stack: list[Rule] = [rule]
+    count = 0
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (And, Or)):
+            stack.extend(node.operands)
+        elif isinstance(node, Not):
+            stack.append(node.operand)
+        elif isinstance(node, Implies):
+            stack += [node.condition, node.consequence]
+        else:
+            count += 1
+    return count
 
 
 def normalise(text: str) -> str:
@@ -1245,5 +1543,5 @@ def normalise(text: str) -> str:
 __all__ = [
     "Aggregate", "And", "Arith", "Between", "Card", "CardIs", "Compare", "Const", "Implies", "Not",
     "Or", "Property", "Quantified", "Rule", "RuleError", "SetLike", "ValueOf", "normalise", "parse",
-    "render",
+    "readings", "render", "statements",
 ]

@@ -9,10 +9,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ludoteca.adapters.hosting.schemas import ActionBoundReachedSchema, ActionRef, BoundSchema, SeatEventSchema
 from ludoteca.service_layer.fields import StrictBoolean, named_enum, strict_integer
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from ludic.engine import ActionType, Choice, EndedBy, Logged, Role
+from ludic.engine import ActionType, Choice, EndedBy, EventType, Logged, Role
 from ludic.language import MAX_TEXT
 from ludic.state import HintSource, LudicOptions, Phase, SetKind
 from ludic.universe import BREAK, OBEY
@@ -191,7 +192,7 @@ class PendingView(Schema):
     kind = fields.String(required=True, validate=validate.OneOf([c.value for c in Choice]),
                          metadata={"description": "What the Vexer must choose: a hint or a flip"})
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "Seeker owed the hint"})
-    options = fields.List(fields.Dict(), required=True, allow_none=True, metadata={
+    options = fields.List(ActionRef("LudicAction"), required=True, allow_none=True, metadata={
         "description": "The Vexer's choices (choose_hint / choose_flip bodies); null for everyone else"})
 
 
@@ -279,6 +280,15 @@ class RuleCheckRequestSchema(_Strict):
             raise ValidationError("give both initial sets, or neither", field_name="break_set")
 
 
+class ReadingSchema(Schema):
+    canonical = fields.String(required=True, metadata={"description": "This reading, written so that it has only "
+                                                                     "this meaning: resubmit it to choose it"})
+    obeying_sets = fields.Integer(required=True, metadata={"description": "Of the 576 sets, how many obey this "
+                                                                          "reading"})
+    sets = fields.List(fields.String(), required=True, allow_none=True, metadata={
+        "description": "The sets obeying it ('red queen over black 4'), when at most 12; else null"})
+
+
 class RuleErrorSchema(Schema):
     message = fields.String(required=True, metadata={"description": "What is wrong, in words"})
     reason = fields.String(required=True, validate=validate.OneOf(
@@ -288,19 +298,155 @@ class RuleErrorSchema(Schema):
     expected = fields.List(fields.String(), required=True, metadata={"description": "What could come there"})
     suggestion = fields.String(required=True, allow_none=True, metadata={
         "description": "The nearest wording the language accepts (null when none is near)"})
+    readings = fields.List(fields.Nested(ReadingSchema), required=True, allow_none=True, metadata={
+        "description": "A rule whose scope can be read more than one way, with readings that differ on some "
+                       "set (reason `ambiguous`): each reading; null otherwise"})
 
 
 class RuleCheckSchema(Schema):
     rule = fields.String(required=True, metadata={"description": "The rule, as sent"})
     valid = fields.Boolean(required=True, metadata={"description": "Readable, unambiguous (and legal if sets given)"})
-    canonical = fields.String(required=True, allow_none=True, metadata={"description": "The rule re-written"})
+    canonical = fields.String(required=True, allow_none=True, metadata={
+        "description": "The rule re-written (null: unreadable, or read more than one way: see the error's readings)"})
     errors = fields.List(fields.Nested(RuleErrorSchema), required=True, metadata={"description": "Why it is not "
                                                                                                 "valid"})
     ambiguous = fields.Boolean(required=True, allow_none=True, metadata={"description": "Undefined on some set "
                                                                                       "(null: unreadable)"})
     undefined_sets = fields.Integer(required=True, allow_none=True, metadata={
         "description": "Sets on which the rule is undefined (high/low of equal ranks, division by zero)"})
-    obeying_sets = fields.Integer(required=True, allow_none=True, metadata={"description": "Of the 576 sets"})
+    obeying_sets = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "Of the 576 sets (null: unreadable, or read more than one way)"})
     legal = fields.Boolean(required=True, allow_none=True, metadata={
         "description": "Fits the given initial sets (null when none given)"})
     total_sets = fields.Integer(required=True, metadata={"description": "576"})
+
+
+# -- events and result (what GET .../events, the replay and the result say) --------------------------
+
+
+class SetCardsSchema(Schema):
+    top = fields.String(required=True, metadata={"description": "Top card"})
+    bottom = fields.String(required=True, metadata={"description": "Bottom card"})
+
+
+class InitialSetsSchema(Schema):
+    obey = fields.Nested(SetCardsSchema, required=True, metadata={"description": "The set under the black Ace"})
+    broken = fields.Nested(SetCardsSchema, required=True, data_key="break",
+                           metadata={"description": "The set under the red Ace"})
+
+
+class CardCutSchema(SeatEventSchema):
+    card = fields.String(required=True, metadata={"description": "The card cut", "example": "3D"})
+
+
+class CutTiedSchema(Schema):
+    seats = fields.List(fields.Integer(), required=True, metadata={"description": "The seats that cut again"})
+
+
+class VexerChosenSchema(Schema):
+    vexer = fields.Integer(required=True, metadata={"description": "The first Vexer"})
+    token = fields.Integer(required=True, metadata={"description": "The seat holding the token"})
+
+
+class RoundStartedSchema(Schema):
+    round = fields.Integer(required=True, metadata={"description": "The round's number, from 1"})
+    vexer = fields.Integer(required=True, metadata={"description": "The round's Vexer"})
+    token = fields.Integer(required=True, metadata={"description": "The seat holding the token"})
+    initial_sets = fields.Nested(InitialSetsSchema, required=True, metadata={"description": "As dealt"})
+    hand_counts = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True,
+                              metadata={"description": "Cards dealt to each Seeker, by seat number"})
+    deck_count = fields.Integer(required=True, metadata={"description": "Cards left in the deck"})
+
+
+class CardsSchema(SeatEventSchema):
+    cards = fields.List(fields.String(), required=True, metadata={"description": "The cards (told to the seat "
+                                                                                 "alone)"})
+
+
+class RuleWrittenSchema(Schema):
+    turned = fields.List(fields.String(validate=COLUMN), required=True,
+                         metadata={"description": "The columns whose initial set the Vexer turned around"})
+    initial_sets = fields.Nested(InitialSetsSchema, required=True, metadata={"description": "As they now lie"})
+
+
+class RuleRecordedSchema(Schema):
+    rule = fields.String(required=True, metadata={"description": "The rule (told to the Vexer alone)"})
+
+
+class SetQueriedSchema(SeatEventSchema):
+    top = fields.String(required=True)
+    bottom = fields.String(required=True)
+    column = fields.String(required=True, validate=COLUMN, metadata={"description": "The column it belongs in"})
+
+
+class SetPlayedSchema(SetQueriedSchema):
+    chosen = fields.String(required=True, validate=COLUMN, metadata={"description": "The column the Seeker chose"})
+    correct = fields.Boolean(required=True, metadata={"description": "The chosen column was right"})
+
+
+class GuessMadeSchema(SeatEventSchema):
+    rule = fields.String(required=True, metadata={"description": "The guess's text (said aloud)"})
+    correct = fields.Boolean(required=True, metadata={"description": "Equivalent to the rule"})
+
+
+class VexerChoosingSchema(Schema):
+    kind = fields.String(required=True, validate=validate.OneOf([c.value for c in Choice]),
+                         metadata={"description": "What the Vexer must choose"})
+
+
+class CardsDealtSchema(SeatEventSchema):
+    count = fields.Integer(required=True, metadata={"description": "Cards dealt"})
+    deck_count = fields.Integer(required=True, metadata={"description": "Cards left in the deck"})
+
+
+class SetFlippedSchema(SetCardsSchema):
+    column = fields.String(required=True, validate=COLUMN)
+    initial = fields.Boolean(required=True, metadata={"description": "An initial set (the round ends)"})
+
+
+class HintPointedSchema(SetCardsSchema, SeatEventSchema):
+    column = fields.String(required=True, validate=COLUMN, metadata={"description": "The column of the set pointed "
+                                                                                   "to"})
+
+
+class HintGivenSchema(SeatEventSchema):
+    source = fields.String(required=True, validate=validate.OneOf(SOURCES), metadata={"description": "Where it came "
+                                                                                                    "from"})
+
+
+class HintReceivedSchema(HintGivenSchema, SetCardsSchema):
+    obeys = fields.Boolean(required=True, metadata={"description": "The set obeys the rule (told to the seat alone)"})
+
+
+class PlayerBecameLudicSchema(SeatEventSchema):
+    score = fields.Integer(required=True, metadata={"description": "Its score"})
+
+
+class GameWonSchema(Schema):
+    winners = fields.List(fields.Integer(), required=True, metadata={"description": "Seats sharing the win"})
+    scores = fields.List(fields.Integer(), required=True, metadata={"description": "Scores per seat"})
+
+
+EVENT_SCHEMAS: dict[str, type[Schema]] = {
+    EventType.CARD_CUT: CardCutSchema, EventType.CUT_TIED: CutTiedSchema, EventType.VEXER_CHOSEN: VexerChosenSchema,
+    EventType.ROUND_STARTED: RoundStartedSchema, EventType.HAND_DEALT: CardsSchema,
+    EventType.RULE_WRITTEN: RuleWrittenSchema, EventType.RULE_RECORDED: RuleRecordedSchema,
+    EventType.SET_QUERIED: SetQueriedSchema, EventType.SET_PLAYED: SetPlayedSchema,
+    EventType.GUESS_MADE: GuessMadeSchema, EventType.GUESS_PASSED: SeatEventSchema,
+    EventType.VEXER_CHOOSING: VexerChoosingSchema, EventType.CARDS_DEALT: CardsDealtSchema,
+    EventType.CARDS_RECEIVED: CardsSchema, EventType.SET_FLIPPED: SetFlippedSchema,
+    EventType.HINT_POINTED: HintPointedSchema, EventType.HINT_GIVEN: HintGivenSchema,
+    EventType.HINT_RECEIVED: HintReceivedSchema, EventType.ROUND_ENDED: RoundSummaryView,
+    EventType.PLAYER_BECAME_LUDIC: PlayerBecameLudicSchema, EventType.GAME_WON: GameWonSchema,
+    EventType.ACTION_BOUND_REACHED: ActionBoundReachedSchema,
+}
+"""Each event's ``data``, by its ``type`` (every :class:`~ludic.engine.EventType`)."""
+
+
+class SummarySchema(Schema):
+    scores = fields.List(fields.Integer(), required=True, metadata={"description": "Scores per seat"})
+    ludic = fields.List(fields.Integer(), required=True, metadata={"description": "The ludic seats"})
+    rounds = fields.Integer(required=True, metadata={"description": "Rounds played"})
+    won_by = fields.String(required=True, metadata={"description": "What ended the game, in words"})
+    bound = fields.Nested(BoundSchema, required=True, allow_none=True,
+                          metadata={"description": "The bound that ended the game (null: the rules did)"})

@@ -37,6 +37,11 @@ GUESS_CANDIDATES = 8
 """How many of the likeliest survivors are considered for a guess."""
 EXTEND_BASE = 96
 """How many of the nearest rules get one more atom when no rule of the space fits."""
+MAX_EXCEPTIONS = 1
+"""A guess names at most this many sets as exceptions to a rule of the space (a set is two
+statements: 'the top card is a red 7 and the bottom card is a black 4'): a guess stays a rule a
+player would write, of at most a few statements. With more exceptions observed, the Seeker keeps
+querying and playing instead of guessing (in the last phase, it guesses the rule unpatched)."""
 LOW_INFORMATION = 0.2
 """Below this many bits for the best set of the hand, drawing new cards is better (if allowed)."""
 
@@ -383,6 +388,8 @@ def guess_text(belief: Belief, i: int) -> str:
     mask = belief.mask(i)
     must_obey = [s for s, obeys in belief.labels if obeys and not mask >> s & 1]
     must_break = [s for s, obeys in belief.labels if not obeys and mask >> s & 1]
+    if len(must_obey) + len(must_break) > MAX_EXCEPTIONS:
+        return L.render(rule)
     if must_obey:
         rule = L.Or((rule, *(_set_literal(s) for s in must_obey)))
     if must_break:
@@ -458,7 +465,8 @@ def decide(space: Space, view: dict[str, Any], legal: Sequence[dict[str, Any]],
     best_info = max(infos, default=0.0)
     plan = plan_guess(belief, rng)
     if any(a["type"] == "guess" for a in legal):
-        if view.get("phase") == "final" or plan.value >= max(best_info, LOW_INFORMATION):
+        if view.get("phase") == "final" or (plan.value >= max(best_info, LOW_INFORMATION)
+                                            and belief.misses <= MAX_EXCEPTIONS):
             return {"type": "guess", "rule": guess_text(belief, plan.index)}
         return {"type": "pass"}
     kinds = {a["type"] for a in plain}

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -149,7 +149,8 @@ def atom_tables(space: Space) -> tuple[tuple[L.Rule, ...], npt.NDArray[np.uint8]
     return rules, packed.reshape(len(rules), BYTES).copy()
 
 
-def _fingerprint(atom_list: list[L.Rule]) -> str:
+def fingerprint(atom_list: Sequence[L.Rule]) -> str:
+    """What names a space: its atoms (the disk cache's file, the catalogue it was measured on)."""
     text = "\n".join(L.render(a) for a in atom_list)
     return hashlib.sha256(f"{VERSION}\n{text}".encode()).hexdigest()[:16]
 
@@ -175,7 +176,7 @@ def cache_dir() -> Path:
 def space() -> Space:
     """The hypothesis space, from the disk cache when it is there (built and saved otherwise)."""
     atom_list = atoms()
-    path = cache_dir() / f"ludic-space-{_fingerprint(atom_list)}.npz"
+    path = cache_dir() / f"ludic-space-{fingerprint(atom_list)}.npz"
     try:
         with np.load(path) as data:
             loaded = Space(data["packed"], data["recipes"], tuple(atom_list))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -24,6 +25,16 @@ MAX_TRIES = 80
 """Parses at most, per refused rule."""
 MAX_CANDIDATES = 300
 """Edits looked at, at most, per refused rule (most are not parsed: they lose a word that says something)."""
+PARSED_CHARACTERS = 2_400
+SCREENED_CHARACTERS = 9_000
+"""The same bounds in characters, for long texts: a parse and a meaning check cost about their
+length, so a 300-character refusal gets 8 parses of 30 edits (was 80 of 300: 75-105 ms of CPU
+for a refused text of random rule words), while a rule of 30 characters keeps all 80 of 300."""
+CPU_SECONDS = 0.1
+"""And at most this much CPU (the thread's) per search, whatever the text: a guard for the
+pathological, not the usual bound (the suggestion of 'the top card is greater then 5' takes
+~60 ms with cold caches). The usual cost is set by the counts above and by the parser's cache of
+accepted terminals (:func:`ludic.language._accepted`): ``tests/bench/bench_rule_check.py``."""
 MAX_SUGGESTED = 300
 """Longer texts get no suggestion (each try parses the whole text again)."""
 
@@ -59,6 +70,14 @@ REWRITES: tuple[tuple[str, str], ...] = (
     (r"\b(cards\s+)(adds?\s+up|sums?)\s+(?!to\b)", r"\1\2 to "),
 )
 SUBJECTS = ("the top card is ", "the sum is ")
+QUANTIFIED_START = r"\s*(both|neither|either|every|each|all|some|no|none|one|two|exactly|at|only|any)\b"
+"""A text that begins with a quantifier has a subject: no card is put before it."""
+SOME_CARD = re.compile(r"(^|\b(and|or|but|if|then|unless)\b|,)\s*an?\s+((red|black|even|odd|prime|face|court|"
+                       r"picture|pip|spot|number|numbered|non-face)\s+)*cards?\s+(is|are|has|have|does|do|isn't|aren't|"
+                       r"outranks?|beats?|divides?|equals?|exceeds?)\b", re.I)
+"""``a card`` as a subject: 'some card', a quantifier (a suggestion may add 'a' as an article, not this)."""
+ONE_OF_CARDS = re.compile(r"\b(top|bottom|high|higher|highest|low|lower|lowest)\s+cards\b", re.I)
+"""``top cards``: one card, where ``cards`` said both."""
 DEFAULT_WORDS = ("even", "odd", "7", "the bottom card", "red")
 """Tried where the parser expected nothing in particular (a type error: the words do not fit)."""
 
@@ -76,8 +95,24 @@ def vocabulary() -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=4096)
 def _spellings(word: str) -> tuple[str, ...]:
-    """The words of the language nearest a word it does not know."""
-    return tuple(difflib.get_close_matches(word, vocabulary(), n=3, cutoff=0.7))
+    """The words of the language nearest a word it does not know, fewest typing slips first
+    (``eevn`` is ``even``, one transposition, before ``eleven``, which difflib rates higher), and
+    of as many slips, a word that says nothing by itself before a number or a property."""
+    close = difflib.get_close_matches(word, vocabulary(), n=5, cutoff=0.7)
+    return tuple(sorted(close, key=lambda w: (_slips(word, w), _guarded(w)))[:3])  # 'thre': 'there', then 'three'
+
+
+def _slips(a: str, b: str) -> int:
+    """Typing slips between two words: letters inserted, deleted, replaced or swapped with the next
+    (the optimal string alignment distance)."""
+    rows = [[max(i, j) if i == 0 or j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            rows[i][j] = min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                rows[i][j] = min(rows[i][j], rows[i - 2][j - 2] + 1)
+    return rows[-1][-1]
 
 
 def _words(text: str) -> list[re.Match[str]]:
@@ -115,9 +150,10 @@ def _single_edits(text: str, at: int, expected: list[str]) -> Iterator[str]:
             for word in inserts:
                 yield text[: token.start()] + word + text[token.end():]
             yield text[: token.start()] + text[token.end():]
-    stripped = re.sub(r"^\s*(or|and|but|,)\s+", "", text, flags=re.I)
-    for subject in SUBJECTS:
-        yield subject + stripped
+    if not re.match(QUANTIFIED_START, text, flags=re.I):  # 'both red' has its subject: 'both'
+        stripped = re.sub(r"^\s*(or|and|but|,)\s+", "", text, flags=re.I)
+        for subject in SUBJECTS:
+            yield subject + stripped
 
 
 FILLER = frozenset({"a", "an", "the", "is", "are", "has", "have", "do", "does", "it", "its", "be"})
@@ -196,11 +232,14 @@ def keeps_meaning(text: str, candidate: str, *, adds: bool = True) -> bool:
             unknown.append(raw)
     guarded = sorted(NEGATIONS | CONNECTIVES | NUMBER_WORDS | FIXED)
     for raw in unknown:  # a misspelt word: the word it resembles most must be kept
-        close = difflib.get_close_matches(raw, [after[i][0] for i in left] + guarded, n=1, cutoff=0.6)
+        close = sorted(difflib.get_close_matches(raw, [after[i][0] for i in left] + guarded, n=4, cutoff=0.6),
+                       key=lambda w: (_slips(raw, w), _guarded(w)))[:1]
         match = next((i for i in left if close and after[i][0] == close[0]), None)
         if match is None:
             return False
         left.remove(match)
+    if adds and any(len(p.findall(candidate)) > len(p.findall(text)) for p in (SOME_CARD, ONE_OF_CARDS)):
+        return False  # 'cards are red' -> 'a cards are red' (some card) or 'top cards are red' (one card)
     return not adds or all(after[i][1] in ADDABLE for i in left)
 
 
@@ -236,12 +275,16 @@ def nearest(text: str, at: int, expected: list[str], attempt: Attempt) -> str | 
             yield from ((c, False) for c in _fresh(_single_edits(candidate, where, again), seen))
 
     tries = 0
+    max_tries = min(MAX_TRIES, PARSED_CHARACTERS // max(1, len(text)))
+    max_looked = min(MAX_CANDIDATES, SCREENED_CHARACTERS // max(1, len(text)))
+    vocabulary()  # built once per process: not this search's cost
+    deadline = time.thread_time() + CPU_SECONDS
     for looked, (candidate, is_first) in enumerate(rounds()):
-        if looked >= MAX_CANDIDATES:
+        if looked >= max_looked or time.thread_time() > deadline:
             return None
         if not keeps_meaning(text, candidate, adds=False):
             continue  # not worth a parse: it lost a word that says something
-        if tries >= MAX_TRIES:
+        if tries >= max_tries:
             return None
         tries += 1
         result = attempt(candidate)

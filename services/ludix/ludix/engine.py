@@ -20,19 +20,37 @@ Phases:
 
 Nothing in Ludix is secret: every seat's view is the spectator's view plus its own seat number
 (:data:`VIEW` declares each part and who may see it).
+
+Written in the shape of :mod:`ludoteca.core.actions` (Pig's): the actions are typed values
+(:class:`Call`, :class:`Roll`, :class:`Hold`), what is legal is stated once
+(:meth:`LudixEngine.legal`), and the handlers called by :meth:`LudixEngine.play` return the new
+state and their events.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
+from functools import cache
+from types import MappingProxyType
 from typing import Any
 
 from ludoteca.core import codec
+from ludoteca.core.actions import NOTHING, Action, ActionEngine, ActionTypes, Legal, Outcome
 from ludoteca.core.dice import roll_all
-from ludoteca.core.engine import JSON, Chance, Declaration, Event, GameResult, Information, Part, StateEngine, view_of
-from ludoteca.core.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
+from ludoteca.core.engine import (
+    JSON,
+    Chance,
+    Declaration,
+    Event,
+    GameResult,
+    Information,
+    Part,
+    evolve,
+    view_of,
+)
+from ludoteca.core.errors import FieldValidationError
 from ludoteca.core.rng import Rng
 
 from ludix.numerals import DICE, Numeral, canonical, numerals_of
@@ -82,6 +100,43 @@ class EventType(StrEnum):
 
 CALL, ROLL, HOLD = ActionType.CALL, ActionType.ROLL, ActionType.HOLD
 """The action types by their short names (the schemas and the bots use these)."""
+
+
+# -- the actions: typed values, parsed once from the posted body ---------------------------------
+@dataclass(frozen=True)
+class Call(Action, type=CALL):
+    """Alea jacta est: the first seat to call plays first."""
+
+
+@dataclass(frozen=True)
+class Roll(Action, type=ROLL):
+    """Throw the four dice (after a valid throw, counting its ``numeral``: omitted, the best)."""
+
+    numeral: str | None = None
+
+
+@dataclass(frozen=True)
+class Hold(Action, type=HOLD):
+    """Bank the turn total, the pending throw's ``numeral`` counted (omitted: the best)."""
+
+    numeral: str | None = None
+
+
+LudixAction = Call | Roll | Hold
+ACTIONS: ActionTypes[LudixAction] = ActionTypes(Call, Roll, Hold)
+"""Ludix's action types: the one parser of a posted body."""
+
+CALL_ONLY: Legal[LudixAction] = Legal((Call(),))
+ROLL_ONLY: Legal[LudixAction] = Legal((Roll(),))
+
+
+@cache
+def after_throw(dice: str) -> Legal[LudixAction]:
+    """What the thrower may post after the valid throw ``dice``: roll or hold, each counting the
+    best numeral (no ``numeral``) or a named one (best first). Made once per distinct throw: a
+    move builds no listing."""
+    names = [n.text for n in numerals_of(canonical(dice))]
+    return Legal(tuple(kind(numeral) for kind in (Roll, Hold) for numeral in (None, *names)))
 
 
 @dataclass(frozen=True)
@@ -184,11 +239,22 @@ class LudixState:
         return numerals_of(canonical(self.throw)) if self.throw else ()
 
 
-class LudixEngine(StateEngine[LudixState]):
-    """Implements :class:`ludoteca.core.engine.Engine` for Ludix."""
+@cache
+def options_mapping(options: LudixOptions) -> Mapping[str, Any]:
+    """``options`` as the mapping :meth:`LudixEngine.max_actions` takes, made once per distinct
+    options (read-only: shared by every move of every game with them; ``asdict`` was a fifth of
+    an ``apply``)."""
+    return MappingProxyType(asdict(options))
+
+
+class LudixEngine(ActionEngine[LudixState, LudixAction]):
+    """Implements :class:`ludoteca.core.engine.Engine` for Ludix (``apply``, ``legal_actions`` and
+    ``action_templates`` from :class:`~ludoteca.core.actions.ActionEngine`, over :meth:`legal`
+    and :meth:`play`)."""
 
     declaration = DECLARATION
     state_type = LudixState
+    actions = ACTIONS
     min_seats = DECLARATION.min_seats
     max_seats = DECLARATION.max_seats
 
@@ -199,7 +265,7 @@ class LudixEngine(StateEngine[LudixState]):
     def bound(self, state: LudixState) -> int:
         """This game's declared bound (asked of :meth:`max_actions`, which a test may declare
         smaller)."""
-        return self.max_actions(asdict(state.options), state.seats)
+        return self.max_actions(options_mapping(state.options), state.seats)
 
     # -- setup ------------------------------------------------------------------------------
     def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> LudixState:
@@ -227,117 +293,102 @@ class LudixEngine(StateEngine[LudixState]):
     def may_act(self, state: LudixState, seat: int) -> bool:
         return isinstance(seat, int) and seat in self.to_act(state)
 
-    def legal_actions(self, state: LudixState, seat: int) -> list[JSON]:
-        if not self.may_act(state, seat):
-            return []
-        if state.phase is Phase.CALLING:
-            return [{"type": CALL}]
-        if state.throw is None:
-            return [{"type": ROLL}]
-        names = [n.text for n in state.pending_numerals()]
-        return [
-            {"type": kind, **extra} for kind in (ROLL, HOLD) for extra in ({}, *({"numeral": name} for name in names))
-        ]
-
-    def action_templates(self, state: LudixState, seat: int) -> list[JSON]:
-        return []
-
-    # -- playing ----------------------------------------------------------------------------
-    def apply(self, state: LudixState, seat: int, action: Mapping[str, Any]) -> tuple[LudixState, list[Event]]:
+    def legal(self, state: LudixState, seat: int) -> Legal[LudixAction]:
+        """The call while calling; a roll to start a turn; after a valid throw, a roll or a hold,
+        each with the numeral that counts (omitted: the best)."""
         if state.over:
-            raise GameOverError("the game is over")
-        if not self.may_act(state, seat):
-            raise NotYourTurnError(f"seat {seat} may not act now", to_act=sorted(self.to_act(state)))
-        legal = self.legal_actions(state, seat)
-        if not isinstance(action, Mapping) or dict(action) not in legal:
-            raise IllegalActionError("that action is not legal now", legal=legal)
-        kind = action["type"]
-        state = replace(state, actions=state.actions + 1)
-        events: list[Event] = []
-        if kind == CALL:
-            state = self._call(state, seat, events)
-        else:
-            if state.throw is not None:
-                state = self._choose(state, seat, action.get("numeral"), events)
-            state = self._hold(state, seat, events) if kind == HOLD else self._roll(state, seat, events)
+            return NOTHING
+        if state.first_player is None:
+            return CALL_ONLY if self.may_act(state, seat) else NOTHING
+        if seat != state.current:
+            return NOTHING
+        return ROLL_ONLY if state.throw is None else after_throw(state.throw)
+
+    # -- playing: ``apply`` (shared) has refused what is not legal; each handler returns its events --
+    def play(self, state: LudixState, seat: int, action: LudixAction) -> Outcome[LudixState]:
+        state = evolve(state, actions=state.actions + 1)
+        match action:
+            case Call():
+                state, events = self._call(state, seat)
+            case Roll() | Hold():
+                state, chosen = self._choose(state, seat, action.numeral)
+                state, turn = self._hold(state, seat) if isinstance(action, Hold) else self._roll(state, seat)
+                events = chosen + turn
         if not state.over and state.actions >= self.bound(state):
             lost = state.turn_total + sum(n.value for n in state.pending_numerals()[:1])
-            events.append(Event(EventType.ACTION_BOUND_REACHED, {"seat": state.current, "actions": state.actions,
-                                                                 "lost": lost}))
-            state = self._end_game(replace(state, throw=None, turn_total=0), events)
+            reached = Event(EventType.ACTION_BOUND_REACHED, {"seat": state.current, "actions": state.actions,
+                                                             "lost": lost})
+            state, ended = self._end_game(evolve(state, throw=None, turn_total=0))
+            events = [*events, reached, *ended]
         return state, events
 
-    def _call(self, state: LudixState, seat: int, events: list[Event]) -> LudixState:
-        state = replace(state, first_player=seat, current=seat)
-        events += [Event(EventType.CALLED, {"seat": seat}), _turn_started(state)]
-        return state
+    def _call(self, state: LudixState, seat: int) -> Outcome[LudixState]:
+        state = evolve(state, first_player=seat, current=seat)
+        return state, [Event(EventType.CALLED, {"seat": seat}), _turn_started(state)]
 
-    def _choose(self, state: LudixState, seat: int, name: str | None, events: list[Event]) -> LudixState:
+    def _choose(self, state: LudixState, seat: int, name: str | None) -> Outcome[LudixState]:
+        """The pending throw's numeral counted (``name``, else the best); nothing without one."""
+        if state.throw is None:
+            return state, []
         numerals = state.pending_numerals()
         numeral = next((n for n in numerals if n.text == name), numerals[0])
         turn_total = state.turn_total + numeral.value
-        events.append(
-            Event(
-                EventType.NUMERAL_CHOSEN,
-                {"seat": seat, "numeral": numeral.text, "value": numeral.value, "turn_total": turn_total},
-            )
-        )
-        return replace(state, throw=None, turn_total=turn_total)
+        return evolve(state, throw=None, turn_total=turn_total), [Event(
+            EventType.NUMERAL_CHOSEN,
+            {"seat": seat, "numeral": numeral.text, "value": numeral.value, "turn_total": turn_total},
+        )]
 
-    def _roll(self, state: LudixState, seat: int, events: list[Event]) -> LudixState:
+    def _roll(self, state: LudixState, seat: int) -> Outcome[LudixState]:
         rng = Rng(state.rng.seed, state.rng.counter)
         dice = "".join(roll_all(DICE, rng))
         numerals = numerals_of(canonical(dice))
-        events.append(
-            Event(
-                EventType.DICE_THROWN,
-                {
-                    "seat": seat,
-                    "dice": dice,
-                    "multiset": canonical(dice),
-                    "numerals": [n.to_json() for n in numerals],
-                    "turn_total": state.turn_total,
-                },
-            )
+        thrown = Event(
+            EventType.DICE_THROWN,
+            {
+                "seat": seat,
+                "dice": dice,
+                "multiset": canonical(dice),
+                "numerals": [n.to_json() for n in numerals],
+                "turn_total": state.turn_total,
+            },
         )
-        state = replace(state, rng=rng)
         if numerals:
-            return replace(state, throw=dice)
-        events.append(Event(EventType.BUSTED, {"seat": seat, "dice": dice, "lost": state.turn_total}))
-        return self._end_turn(replace(state, turn_total=0), seat, events)
+            return evolve(state, rng=rng, throw=dice), [thrown]
+        busted = Event(EventType.BUSTED, {"seat": seat, "dice": dice, "lost": state.turn_total})
+        state, ended = self._end_turn(evolve(state, rng=rng, turn_total=0), seat)
+        return state, [thrown, busted, *ended]
 
-    def _hold(self, state: LudixState, seat: int, events: list[Event]) -> LudixState:
+    def _hold(self, state: LudixState, seat: int) -> Outcome[LudixState]:
         reached_before = state.final_round
         points = state.turn_total
         totals = list(state.totals)
         totals[seat] += points
-        state = replace(state, totals=tuple(totals), turn_total=0)
-        events.append(Event(EventType.POINTS_BANKED, {"seat": seat, "points": points, "total": totals[seat]}))
+        state = evolve(state, totals=tuple(totals), turn_total=0)
+        events = [Event(EventType.POINTS_BANKED, {"seat": seat, "points": points, "total": totals[seat]})]
         remaining = state.still_to_play(seat)
         if state.final_round and not reached_before and remaining:
             events.append(Event(EventType.FINAL_ROUND_STARTED,
                                 {"seat": seat, "total": totals[seat], "remaining": remaining}))
-        return self._end_turn(state, seat, events)
+        state, ended = self._end_turn(state, seat)
+        return state, events + ended
 
-    def _end_turn(self, state: LudixState, seat: int, events: list[Event]) -> LudixState:
+    def _end_turn(self, state: LudixState, seat: int) -> Outcome[LudixState]:
         turns = list(state.turns)
         turns[seat] += 1
-        state = replace(state, turns=tuple(turns), throw=None, turn_total=0)
+        state = evolve(state, turns=tuple(turns), throw=None, turn_total=0)
         if (state.final_round or turns[seat] >= MAX_ROUNDS) and not state.still_to_play(seat):
-            return self._end_game(state, events)
-        state = replace(state, current=(seat + 1) % state.seats)
-        events.append(_turn_started(state))
-        return state
+            return self._end_game(state)
+        state = evolve(state, current=(seat + 1) % state.seats)
+        return state, [_turn_started(state)]
 
-    def _end_game(self, state: LudixState, events: list[Event]) -> LudixState:
-        state = replace(state, over=True, current=None)
+    def _end_game(self, state: LudixState) -> Outcome[LudixState]:
+        state = evolve(state, over=True, current=None)
         outcome = self.result(state)
         assert outcome is not None
         data: JSON = {"winners": list(outcome.winners), "totals": list(state.totals), "rounds": max(state.turns)}
         if outcome.summary["bound"] is not None:
             data["bound"] = outcome.summary["bound"]
-        events.append(Event(EventType.GAME_ENDED, data))
-        return state
+        return state, [Event(EventType.GAME_ENDED, data)]
 
     def bound_reached(self, state: LudixState) -> JSON | None:
         """Which declared bound ended the game (``None``: the target did, or not over)."""

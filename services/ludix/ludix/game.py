@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ludoteca.core.engine import GameDefinition
+from ludoteca.core.engine import GameDefinition, Hosting, TestFacts
 
 from ludix.bots import BOTS
 from ludix.engine import LudixEngine
@@ -44,4 +44,11 @@ definition = GameDefinition(
     description=DESCRIPTION,
     warm_up=warm_up,
     basic_bot="steady",
+    hosting=Hosting(port=8004),
+    tests=TestFacts(
+        playing_bot="steady",
+        quick_options={"target": 50},
+        option_samples=({"target": 50}, {"target": 1000}),
+        race_rounds=50,
+    ),
 )

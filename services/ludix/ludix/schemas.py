@@ -6,10 +6,11 @@ are generated from it); the action schemas validate bodies before the engine jud
 
 from __future__ import annotations
 
+from ludoteca.adapters.hosting.schemas import BoundSchema, SeatEventSchema, TurnLostToBoundSchema
 from ludoteca.service_layer.fields import strict_integer
 from marshmallow import RAISE, Schema, fields, validate
 
-from ludix.engine import CALL, DEFAULT_TARGET, HOLD, MAX_SEATS, MAX_TARGET, MIN_TARGET, ROLL
+from ludix.engine import CALL, DEFAULT_TARGET, HOLD, MAX_SEATS, MAX_TARGET, MIN_TARGET, ROLL, EventType
 from ludix.numerals import SYMBOLS
 
 THROW_PATTERN = rf"^[{SYMBOLS}]{{4}}$"
@@ -144,3 +145,65 @@ class OddsSchema(Schema):
         ExactSchema, required=True, metadata={"description": "Of one throw, best numeral, bust = 0"}
     )
     expected_points_given_valid = fields.Nested(ExactSchema, required=True)
+
+
+# -- events and result (what GET .../events, the replay and the result say) --------------------------
+
+
+class TurnStartedSchema(SeatEventSchema):
+    round = fields.Integer(required=True, metadata={"description": "The round (from the first player)"})
+
+
+class NumeralChosenSchema(SeatEventSchema):
+    numeral = fields.String(required=True, metadata={"example": "LXVI"})
+    value = fields.Integer(required=True, metadata={"description": "Its points"})
+    turn_total = fields.Integer(required=True, metadata={"description": "The turn total with it counted"})
+
+
+class DiceThrownSchema(SeatEventSchema):
+    dice = fields.String(required=True, metadata={"description": "The dice as they fell", "example": "IXVL"})
+    multiset = fields.String(required=True, metadata={"description": "The symbols, highest first"})
+    numerals = fields.List(fields.Nested(NumeralSchema), required=True,
+                           metadata={"description": "Its valid numerals, best first (empty: a bust)"})
+    turn_total = fields.Integer(required=True, metadata={"description": "The turn total before it"})
+
+
+class BustedSchema(SeatEventSchema):
+    dice = fields.String(required=True, metadata={"description": "The throw that made no numeral"})
+    lost = fields.Integer(required=True, metadata={"description": "The turn total lost"})
+
+
+class PointsBankedSchema(SeatEventSchema):
+    points = fields.Integer(required=True, metadata={"description": "The turn total banked"})
+    total = fields.Integer(required=True, metadata={"description": "The seat's total now"})
+
+
+class FinalRoundStartedSchema(SeatEventSchema):
+    total = fields.Integer(required=True, metadata={"description": "The total that reached the target"})
+    remaining = fields.List(fields.Integer(), required=True, metadata={"description": "The seats still to play"})
+
+
+class GameEndedSchema(Schema):
+    winners = fields.List(fields.Integer(), required=True, metadata={"description": "Seats sharing the win"})
+    totals = fields.List(fields.Integer(), required=True, metadata={"description": "Banked points per seat"})
+    rounds = fields.Integer(required=True, metadata={"description": "Rounds played"})
+    bound = fields.Nested(BoundSchema, metadata={"description": "The bound that ended it (absent: the target did)"})
+
+
+EVENT_SCHEMAS: dict[str, type[Schema]] = {
+    EventType.CALLED: SeatEventSchema, EventType.TURN_STARTED: TurnStartedSchema,
+    EventType.NUMERAL_CHOSEN: NumeralChosenSchema, EventType.DICE_THROWN: DiceThrownSchema,
+    EventType.BUSTED: BustedSchema, EventType.POINTS_BANKED: PointsBankedSchema,
+    EventType.FINAL_ROUND_STARTED: FinalRoundStartedSchema, EventType.ACTION_BOUND_REACHED: TurnLostToBoundSchema,
+    EventType.GAME_ENDED: GameEndedSchema,
+}
+"""Each event's ``data``, by its ``type`` (every :class:`~ludix.engine.EventType`)."""
+
+
+class SummarySchema(Schema):
+    totals = fields.List(fields.Integer(), required=True, metadata={"description": "Banked points per seat"})
+    target = fields.Integer(required=True, metadata={"description": "The game's target"})
+    first_player = fields.Integer(required=True, allow_none=True, metadata={"description": "Who called first"})
+    rounds = fields.Integer(required=True, metadata={"description": "Rounds played"})
+    bound = fields.Nested(BoundSchema, required=True, allow_none=True,
+                          metadata={"description": "The bound that ended the game (null: the target did)"})

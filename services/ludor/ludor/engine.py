@@ -18,6 +18,14 @@ Actions (bodies):
 - ``{"type": "give_back", "cards": [codes]}``: the exchange's return leg (``choose`` option).
 - ``{"type": "vote", "end": bool}``: after a round, to end the game (true) or play on.
 
+Each body is parsed once into a typed action (:mod:`ludor.actions`: ``Play``, ``Pass``,
+``PlayAutoplim``, ``GiveBack``, ``Vote``) by the shared parser; what a seat may post now is stated
+once, in :meth:`LudorEngine.legal` (its plays judged by their combination and whether they answer
+the table, listed in full only when asked: :class:`~ludor.actions.Judged`), and
+:class:`~ludoteca.core.actions.ActionEngine` plays only what it admits. A refused body's 409 says
+which rule it breaks (:meth:`LudorEngine.refusal`; a member of the wrong type is a 422, as the
+action schemas answer). Every handler returns the new state and its events.
+
 Bounds (declared by :data:`DECLARATION`): the game ends after round
 :data:`MAX_ROUNDS` without a vote (as with the ``round_limit`` option), and at once when its
 :data:`MAX_ACTIONS`-th action is applied (the round in progress is dropped); the most points win
@@ -35,10 +43,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache, partial
 from itertools import chain, combinations, product
+from types import MappingProxyType
 from typing import Any
 
 from ludoteca.core import codec
+from ludoteca.core.actions import NOTHING, ActionEngine, Legal, Outcome
 from ludoteca.core.engine import (
     JSON,
     Chance,
@@ -48,7 +59,6 @@ from ludoteca.core.engine import (
     Information,
     Part,
     Secret,
-    StateEngine,
     Viewer,
     evolve,
     owner_only,
@@ -63,6 +73,21 @@ from ludoteca.core.errors import (
 from ludoteca.core.rng import Rng
 
 from ludor import trick as flow
+from ludor.actions import (
+    ACTIONS,
+    AUTOPLIM,
+    AUTOPLIM_PLIM,
+    PASS,
+    VOTES,
+    GiveBack,
+    Judged,
+    LudorAction,
+    Pass,
+    Play,
+    PlayAutoplim,
+    Vote,
+)
+from ludor.actions import ActionType as ActionType  # re-exported: the bots read it here
 from ludor.combos import (
     AUTOPLIM_COMBO,
     AUTOPLIM_PLAY,
@@ -103,16 +128,6 @@ class Phase(StrEnum):
     PLAY = "play"
     VOTE = "vote"
     OVER = "over"
-
-
-class ActionType(StrEnum):
-    """The ``type`` of an action body (imperative); a recorded move's ``action`` is one of the first three."""
-
-    PLAY = "play"
-    PASS = "pass"
-    PLAY_AUTOPLIM = "play_autoplim"
-    GIVE_BACK = "give_back"
-    VOTE = "vote"
 
 
 class EventType(StrEnum):
@@ -281,7 +296,7 @@ class LudorState:
 
     @property
     def sizes(self) -> list[int]:
-        return [len(h) for h in self.hands]
+        return list(map(len, self.hands))
 
     def seat_titled(self, title: Title) -> int | None:
         return self.titles.index(title) if title in self.titles else None
@@ -296,14 +311,12 @@ def _set(items: tuple[Any, ...], at: int, value: Any) -> tuple[Any, ...]:
     return (*items[:at], value, *items[at + 1:])
 
 
-Handler = Callable[["LudorState", int, Mapping[str, Any], list[Event]], "LudorState"]
-
-
-class LudorEngine(StateEngine[LudorState]):
+class LudorEngine(ActionEngine[LudorState, LudorAction]):
     """The :class:`ludoteca.core.engine.Engine` of Ludor."""
 
     declaration = DECLARATION
     state_type = LudorState
+    actions = ACTIONS
     min_seats = DECLARATION.min_seats
     max_seats = DECLARATION.max_seats
 
@@ -313,7 +326,7 @@ class LudorEngine(StateEngine[LudorState]):
 
     def bound(self, state: LudorState) -> int:
         """This game's bound (asked of :meth:`max_actions`, which a test may declare smaller)."""
-        return self.max_actions(codec.dump(state.options), state.n)
+        return self.max_actions(_options_json(state.options), state.n)
 
     # -- setup ---------------------------------------------------------------------------------
     def new_game(self, players: Sequence[str], options: Mapping[str, Any], rng: Rng) -> LudorState:
@@ -324,9 +337,9 @@ class LudorEngine(StateEngine[LudorState]):
         n = len(players)
         state = LudorState(tuple(players), DECLARATION.load_options(options), Rng(rng.seed, rng.counter),
                            titles=(None,) * n, votes=(None,) * n, points=(0,) * n)
-        state = self._deal(state, [])
+        state, _ = self._deal(state)
         holder = next(s for s, hand in enumerate(state.hands) if THREE_OF_OROS_CODE in hand)
-        return self._start_play(state, holder, [])
+        return self._start_play(state, holder)[0]
 
     def opening_events(self, state: LudorState) -> list[Event]:
         """The events of the first deal, which :meth:`new_game` cannot return: ``RoundStarted``
@@ -352,122 +365,168 @@ class LudorEngine(StateEngine[LudorState]):
         (``ludoteca.core.engine.may_act``)."""
         return state.phase is Phase.PLAY and 0 <= seat < state.n and AUTOPLIM_NAME in state.hands[seat]
 
-    def legal_actions(self, state: LudorState, seat: int) -> list[JSON]:
+    # -- what a seat may post: stated here only ------------------------------------------------
+    def legal(self, state: LudorState, seat: int) -> Legal[LudorAction]:
+        """In turn, a seat's plays are judged by :meth:`_admitted` (and an exchange's give-backs
+        by :meth:`_gives_back`), spelled only for a listing (:class:`~ludor.actions.Judged`); pass,
+        the Autoplim and the votes are listed. The holder of the Autoplim may play it out of turn."""
         if not 0 <= seat < state.n:
-            return []
-        if state.phase is Phase.PLAY:
-            return self._legal_plays(state, seat)
-        if state.phase is Phase.EXCHANGE and seat in state.to_give:
-            k = self._return_count(state, seat)
-            return [{"type": ActionType.GIVE_BACK, "cards": list(c)}
-                    for c in combinations(sorted_cards(state.hands[seat]), k)]
-        if state.phase is Phase.VOTE and state.votes[seat] is None:
-            return [{"type": ActionType.VOTE, "end": True}, {"type": ActionType.VOTE, "end": False}]
-        return []
+            return NOTHING
+        phase = state.phase
+        if phase is Phase.PLAY:
+            trick = state.trick
+            assert trick is not None
+            few: list[LudorAction] = []
+            plays = seat == trick.turn and seat != trick.barred
+            if seat == trick.turn and (trick.top is not None or not plays):
+                few.append(PASS)  # the Autoplim's PLIM bars him from the 2 de Oros: he may only pass
+            if AUTOPLIM_NAME in state.hands[seat]:
+                few.append(AUTOPLIM)
+                if trick.top is not None and state.options.plim_on:
+                    few.append(AUTOPLIM_PLIM)
+            if plays:
+                return Judged.of(partial(self._admits, state, seat), partial(self._plays, state, seat), few)
+            return _legal(few) if few else NOTHING
+        if phase is Phase.EXCHANGE and seat in state.to_give:
+            return Judged.of(partial(self._gives_back, state, seat), partial(self._give_backs, state, seat))
+        if phase is Phase.VOTE and state.votes[seat] is None:
+            return VOTING
+        return NOTHING
 
-    def _legal_plays(self, state: LudorState, seat: int) -> list[JSON]:
+    def _admits(self, state: LudorState, seat: int, action: LudorAction) -> bool:
+        """Is ``action`` a legal play of ``seat``'s? Its combination is kept for :meth:`_play`
+        (the last one admitted, with the state and action it was judged for)."""
+        combo = self._admitted(state, seat, action)
+        if combo is None:
+            return False
+        self._judged = (state, action, combo)
+        return True
+
+    _judged: tuple[LudorState | None, LudorAction | None, Combo | None] = (None, None, None)
+
+    def _admitted(self, state: LudorState, seat: int, action: LudorAction) -> Combo | None:
+        """The combination a :class:`Play` of ``seat``'s (in turn, not barred) makes, when it is
+        legal: its cards (each once, all in hand) make a combination (a ``rank`` named for jokers
+        played alone, or their own rank with other cards) that answers the table."""
+        if type(action) is not Play:
+            return None
+        cards = action.cards
+        hand = state.hands[seat]
+        if not cards or len(set(cards)) != len(cards) or not all(c in hand for c in cards):
+            return None
+        take = counts_of(cards)
+        rules = state.options.rules
+        rank = action.rank
+        named: int | None = None
+        if rank is not None:
+            if rank not in NAMEABLE:
+                return None
+            power = RANK_NAMES.index(rank)
+            if not take[JOKER] or any(take[p] for p in range(JOKER)):
+                own = classify(take, rules)
+                if own is None or own.kind != SET or own.power != power:
+                    return None
+            elif power not in rules.names:
+                return None
+            else:
+                named = power
+        combo = classify(take, rules, named)
+        assert state.trick is not None
+        return combo if combo is not None and answers(state.trick.top, combo) else None
+
+    def _plays(self, state: LudorState, seat: int) -> list[LudorAction]:
+        """Every play ``seat`` may make (the listing's order)."""
         trick = state.trick
         assert trick is not None
         hand = state.hands[seat]
-        out: list[JSON] = []
-        if seat == trick.turn and seat == trick.barred:
-            out.append({"type": ActionType.PASS})  # the Autoplim's PLIM bars him from the 2 de Oros
-        elif seat == trick.turn:
-            for combo, take in plays(counts_of(hand), trick.top, state.options.rules):
-                named = {"rank": RANK_NAMES[combo.power]} if _is_named(combo, take) else {}
-                out.extend({"type": ActionType.PLAY, "cards": cards, **named} for cards in _realize(hand, take))
-            if trick.top is not None:
-                out.append({"type": ActionType.PASS})
-        if AUTOPLIM_NAME in hand:
-            out.append({"type": ActionType.PLAY_AUTOPLIM, "declare_plim": False})
-            if trick.top is not None and state.options.plim_on:
-                out.append({"type": ActionType.PLAY_AUTOPLIM, "declare_plim": True})
+        out: list[LudorAction] = []
+        for combo, take in plays(counts_of(hand), trick.top, state.options.rules):
+            named = RANK_NAMES[combo.power] if _is_named(combo, take) else None
+            out.extend(Play(tuple(cards), named) for cards in _realize(hand, take))
         return out
 
-    def action_templates(self, state: LudorState, seat: int) -> list[JSON]:
-        return []
+    def _gives_back(self, state: LudorState, seat: int, action: LudorAction) -> bool:
+        """Does ``action`` give back as many cards as ``seat`` received, each once, from its hand?"""
+        if type(action) is not GiveBack:
+            return False
+        cards = action.cards
+        hand = state.hands[seat]
+        return (len(cards) == self._return_count(state, seat) and len(set(cards)) == len(cards)
+                and all(c in hand for c in cards))
 
-    # -- apply ---------------------------------------------------------------------------------
-    def apply(self, state: LudorState, seat: int,
-              action: Mapping[str, Any]) -> tuple[LudorState, list[Event]]:
+    def _give_backs(self, state: LudorState, seat: int) -> list[LudorAction]:
+        k = self._return_count(state, seat)
+        return [GiveBack(c) for c in combinations(sorted_cards(state.hands[seat]), k)]
+
+    # -- a refused body: why -------------------------------------------------------------------
+    def check_turn(self, state: LudorState, seat: int) -> None:
+        """A finished game, or no such seat; who may act is the :meth:`refusal`'s to say (the
+        holder of the Autoplim acts out of turn, a vote is cast by any seat yet to vote)."""
         if state.phase is Phase.OVER:
             raise GameOverError("the game is over")
         if not isinstance(seat, int) or not 0 <= seat < state.n:
             raise IllegalActionError(f"there is no seat {seat!r} in this game")
-        kind = action.get("type") if isinstance(action, Mapping) else None
-        handler = self._handlers().get(kind) if isinstance(kind, str) else None
-        if handler is None:
-            raise self._illegal(state, seat, f"unknown action type {kind!r}")
-        events: list[Event] = []
-        new_state = evolve(handler(state, seat, action, events), actions=state.actions + 1)
-        if new_state.phase is not Phase.OVER and new_state.actions >= self.bound(new_state):
-            events.append(_event(EventType.ACTION_BOUND_REACHED, actions=new_state.actions))
-            new_state = self._end_game(evolve(new_state, trick=None, to_give=()), events)
-        return new_state, events
 
-    def _handlers(self) -> dict[str, Handler]:
-        return {
-            ActionType.PLAY: self._play, ActionType.PASS: self._pass, ActionType.PLAY_AUTOPLIM: self._play_autoplim,
-            ActionType.GIVE_BACK: self._give_back, ActionType.VOTE: self._vote,
-        }
+    def refusal(self, state: LudorState, seat: int, body: object, action: LudorAction | None) -> str:
+        """Why ``body`` is not in the seat's :meth:`legal`, as its type's rules say it, in order:
+        the phase, the turn (``NotYourTurnError``), a member of the wrong type (422, as the action
+        schemas answer over HTTP: ``FieldValidationError``), then the rule it breaks."""
+        kind = body.get("type") if isinstance(body, Mapping) else None
+        why = _WHY.get(kind) if isinstance(kind, str) else None
+        if why is None or not isinstance(body, Mapping) or not isinstance(kind, str):
+            return f"unknown action type {kind!r}"
+        try:
+            why(self, state, seat, body)
+        except _Refused as refused:
+            return str(refused)
+        unknown = sorted(set(body) - ACTIONS.shapes[kind].keys)
+        return f"unknown member{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}" if unknown \
+            else "that action is not legal now"
 
-    def _illegal(self, state: LudorState, seat: int, message: str) -> IllegalActionError:
-        return IllegalActionError(message, legal=self.legal_actions(state, seat))
-
-    def _require_phase(self, state: LudorState, seat: int, phase: Phase, what: str) -> None:
+    def _require_phase(self, state: LudorState, phase: Phase, what: str) -> None:
         if state.phase is not phase:
-            raise self._illegal(state, seat, f"no {what} now: the game is in its {state.phase.value} phase")
+            raise _Refused(f"no {what} now: the game is in its {state.phase.value} phase")
 
     def _require_turn(self, state: LudorState, seat: int, what: str) -> Trick:
-        self._require_phase(state, seat, Phase.PLAY, what)
+        self._require_phase(state, Phase.PLAY, what)
         assert state.trick is not None
         if seat != state.trick.turn:
             raise NotYourTurnError(f"it is seat {state.trick.turn}'s turn, not seat {seat}'s",
                                    to_act=[state.trick.turn])
         return state.trick
 
-    def _cards(self, state: LudorState, seat: int, action: Mapping[str, Any]) -> list[str]:
-        cards = action.get("cards")
+    def _cards(self, state: LudorState, seat: int, body: Mapping[str, Any]) -> list[str]:
+        cards = body.get("cards")
         if not isinstance(cards, list) or not cards or not all(isinstance(c, str) for c in cards):
             raise _field_error("cards", "Must be a non-empty list of card codes.")
         if len(set(cards)) != len(cards):
-            raise self._illegal(state, seat, "a card is named twice: name each card once")
+            raise _Refused("a card is named twice: name each card once")
         missing = [c for c in cards if c not in state.hands[seat]]
         if missing:
-            raise self._illegal(state, seat, f"not in your hand: {', '.join(missing)}")
+            raise _Refused(f"not in your hand: {', '.join(missing)}")
         return sorted_cards(cards)
 
-    def _play(self, state: LudorState, seat: int, action: Mapping[str, Any],
-              events: list[Event]) -> LudorState:
+    def _why_not_play(self, state: LudorState, seat: int, body: Mapping[str, Any]) -> None:
         trick = self._require_turn(state, seat, "play")
-        cards = self._cards(state, seat, action)
+        cards = self._cards(state, seat, body)
         if seat == trick.barred:
-            raise self._illegal(state, seat, "the Autoplim's PLIM bars you from answering it: you held cards "
-                                             "matching the play it covered; pass")
+            raise _Refused("the Autoplim's PLIM bars you from answering it: you held cards matching the play it "
+                           "covered; pass")
         take = counts_of(cards)
-        combo = classify(take, state.options.rules, self._named(state, seat, action, take))
+        combo = classify(take, state.options.rules, self._why_not_named(state, body, take))
         if combo is None:
             hint = " (the Autoplim has its own action, play_autoplim)" if AUTOPLIM_NAME in cards else ""
-            raise self._illegal(state, seat, f"{' '.join(cards)} is not a playable combination{hint}")
+            raise _Refused(f"{' '.join(cards)} is not a playable combination{hint}")
         if not answers(trick.top, combo):
             assert trick.top is not None  # a lead answers nothing: every combination may open
-            raise self._illegal(state, seat, _why_not_an_answer(trick.top, combo))
-        plim = is_plim(trick.top, combo)
-        s = self._remove(state, seat, cards)
-        trick, blocked = flow.play(trick, seat, combo, s.sizes)
-        s = evolve(s, trick=trick, moves=(*s.moves, Move(seat, ActionType.PLAY, tuple(cards), NamedCombo.of(combo),
-                                                          plim=plim, blocked=blocked)))
-        events.append(_event(EventType.CARDS_PLAYED, seat=seat, cards=cards, combo=combo_view(combo), plim=plim))
-        if blocked is not None:
-            events.append(_event(EventType.PLAYER_BLOCKED, seat=blocked, by=seat))
-        return self._after_move(s, seat, events)
+            raise _Refused(_why_not_an_answer(trick.top, combo))
 
-    def _named(self, state: LudorState, seat: int, action: Mapping[str, Any], take: Sequence[int]) -> int | None:
+    def _why_not_named(self, state: LudorState, body: Mapping[str, Any], take: Sequence[int]) -> int | None:
         """The rank a play's ``rank`` names for jokers played alone (None: not named, Joker).
         With other cards the jokers take their rank: a ``rank`` is then refused unless it is it."""
-        rank = action.get("rank")
-        if rank is None:
+        if "rank" not in body:
             return None
+        rank = body["rank"]
         if not isinstance(rank, str) or rank not in NAMEABLE:
             raise _field_error("rank", f"Must be one of: {', '.join(NAMEABLE)}.")
         power = RANK_NAMES.index(rank)
@@ -475,25 +534,18 @@ class LudorEngine(StateEngine[LudorState]):
             own = classify(take, state.options.rules)
             if own is not None and own.kind == SET and own.power == power:
                 return None
-            raise self._illegal(state, seat, "only jokers played alone are named a rank; with other cards "
-                                             "they take those cards' rank")
+            raise _Refused("only jokers played alone are named a rank; with other cards they take those cards' rank")
         if power not in state.options.rules.names:
-            raise self._illegal(state, seat, f"there is no {rank} in this game's deck")
+            raise _Refused(f"there is no {rank} in this game's deck")
         return power
 
-    def _pass(self, state: LudorState, seat: int, action: Mapping[str, Any],
-              events: list[Event]) -> LudorState:
+    def _why_not_pass(self, state: LudorState, seat: int, body: Mapping[str, Any]) -> None:
         trick = self._require_turn(state, seat, "pass")
         if trick.top is None:
-            raise self._illegal(state, seat, "the leader of a trick must play, not pass")
-        s = evolve(state, trick=flow.pass_turn(trick, seat, state.sizes),
-                    moves=(*state.moves, Move(seat, ActionType.PASS, (), None)))
-        events.append(_event(EventType.TURN_PASSED, seat=seat))
-        return self._after_move(s, seat, events)
+            raise _Refused("the leader of a trick must play, not pass")
 
-    def _play_autoplim(self, state: LudorState, seat: int, action: Mapping[str, Any],
-                       events: list[Event]) -> LudorState:
-        self._require_phase(state, seat, Phase.PLAY, "Autoplim")
+    def _why_not_autoplim(self, state: LudorState, seat: int, body: Mapping[str, Any]) -> None:
+        self._require_phase(state, Phase.PLAY, "Autoplim")
         trick = state.trick
         assert trick is not None
         if AUTOPLIM_NAME not in state.hands[seat]:
@@ -501,14 +553,81 @@ class LudorEngine(StateEngine[LudorState]):
                 raise NotYourTurnError(f"it is seat {trick.turn}'s turn, not seat {seat}'s, and you do "
                                        "not hold the Autoplim (the only card playable out of turn)",
                                        to_act=[trick.turn])
-            raise self._illegal(state, seat, "you do not hold the Autoplim")
-        declare = action.get("declare_plim", False)
+            raise _Refused("you do not hold the Autoplim")
+        declare = body.get("declare_plim", False)
         if not isinstance(declare, bool):
             raise _field_error("declare_plim", "Not a valid boolean.")
+        if declare and (trick.top is None or not state.options.plim_on):
+            raise _Refused("no PLIM to declare: nothing lies under the Autoplim" if trick.top is None
+                           else "the Autoplim's PLIM is off in this game")
+
+    def _why_not_give_back(self, state: LudorState, seat: int, body: Mapping[str, Any]) -> None:
+        self._require_phase(state, Phase.EXCHANGE, "exchange")
+        if seat not in state.to_give:
+            raise NotYourTurnError(f"seat {seat} has nothing to give back", to_act=sorted(state.to_give))
+        cards = self._cards(state, seat, body)
+        k = self._return_count(state, seat)
+        if len(cards) != k:
+            raise _Refused(f"give back exactly {k} card{'s' if k > 1 else ''}")
+
+    def _why_not_vote(self, state: LudorState, seat: int, body: Mapping[str, Any]) -> None:
+        self._require_phase(state, Phase.VOTE, "vote")
+        if state.votes[seat] is not None:
+            raise _Refused("you have already voted")
+        if not isinstance(body.get("end"), bool):
+            raise _field_error("end", "Not a valid boolean.")
+
+    # -- play: a legal action, its events ------------------------------------------------------
+    def play(self, state: LudorState, seat: int, action: LudorAction) -> Outcome[LudorState]:
+        """Each handler counts its action (``actions``) in the first state it makes; the game
+        ends when the bound is reached."""
+        match action:
+            case Play():
+                s, events = self._play(state, seat, action)
+            case Pass():
+                s, events = self._pass(state, seat)
+            case PlayAutoplim(declare_plim=declare):
+                s, events = self._play_autoplim(state, seat, declare)
+            case GiveBack(cards=cards):
+                s, events = self._give_back(state, seat, sorted_cards(cards))
+            case Vote(end=end):
+                s, events = self._vote(state, seat, end)
+        if s.phase is not Phase.OVER and s.actions >= self.bound(s):
+            s, ended = self._end_game(evolve(s, trick=None, to_give=()))
+            events = [*events, _event(EventType.ACTION_BOUND_REACHED, actions=s.actions), *ended]
+        return s, events
+
+    def _play(self, state: LudorState, seat: int, action: Play) -> Outcome[LudorState]:
+        trick = state.trick
+        judged_state, judged, combo = self._judged
+        if judged_state is not state or judged is not action:
+            combo = self._admitted(state, seat, action)
+        assert trick is not None and combo is not None
+        cards = sorted_cards(action.cards)
+        plim = is_plim(trick.top, combo)
+        hands = _set(state.hands, seat, tuple(c for c in state.hands[seat] if c not in cards))
+        trick, blocked = flow.play(trick, seat, combo, list(map(len, hands)))
+        s = evolve(state, actions=state.actions + 1, hands=hands, pile=(*state.pile, *cards), trick=trick,
+                   moves=(*state.moves, Move(seat, ActionType.PLAY, tuple(cards), NamedCombo.of(combo),
+                                             plim=plim, blocked=blocked)))
+        events = [_event(EventType.CARDS_PLAYED, seat=seat, cards=cards, combo=combo_view(combo), plim=plim)]
+        if blocked is not None:
+            events.append(_event(EventType.PLAYER_BLOCKED, seat=blocked, by=seat))
+        s, after = self._after_move(s, seat)
+        return s, events + after
+
+    def _pass(self, state: LudorState, seat: int) -> Outcome[LudorState]:
+        trick = state.trick
+        assert trick is not None
+        s = evolve(state, actions=state.actions + 1, trick=flow.pass_turn(trick, seat, state.sizes),
+                    moves=(*state.moves, Move(seat, ActionType.PASS, (), None)))
+        s, after = self._after_move(s, seat)
+        return s, [_event(EventType.TURN_PASSED, seat=seat), *after]
+
+    def _play_autoplim(self, state: LudorState, seat: int, declare: bool) -> Outcome[LudorState]:
+        trick = state.trick
+        assert trick is not None
         under = trick.top
-        if declare and (under is None or not state.options.plim_on):
-            raise self._illegal(state, seat, "no PLIM to declare: nothing lies under the Autoplim"
-                                if under is None else "the Autoplim's PLIM is off in this game")
         out_of_turn = seat != trick.turn
         s = self._remove(state, seat, [AUTOPLIM_NAME])
         sizes = s.sizes
@@ -520,49 +639,37 @@ class LudorEngine(StateEngine[LudorState]):
         # not: only the barred seat is told (PlayerBarred, its view's trick.barred).
         move = Move(seat, ActionType.PLAY_AUTOPLIM, (AUTOPLIM_NAME,), NamedCombo.of(AUTOPLIM_COMBO),
                     declared_plim=declare, out_of_turn=out_of_turn)
-        s = evolve(s, trick=flow.autoplim(trick, seat, sizes, barred, TWO_OF_OROS_CODE in s.pile),
-                    moves=(*s.moves, move))
-        events.append(_event(EventType.AUTOPLIM_PLAYED, seat=seat, out_of_turn=out_of_turn,
-                             declared_plim=declare, target=target))
+        s = evolve(s, actions=state.actions + 1, moves=(*s.moves, move),
+                   trick=flow.autoplim(trick, seat, sizes, barred, TWO_OF_OROS_CODE in s.pile))
+        events = [_event(EventType.AUTOPLIM_PLAYED, seat=seat, out_of_turn=out_of_turn,
+                         declared_plim=declare, target=target)]
         if barred is not None:
             events.append(_event(EventType.PLAYER_BARRED, [barred], seat=barred, by=seat))
-        return self._after_move(s, seat, events)
+        s, after = self._after_move(s, seat)
+        return s, events + after
 
-    def _give_back(self, state: LudorState, seat: int, action: Mapping[str, Any],
-                   events: list[Event]) -> LudorState:
-        self._require_phase(state, seat, Phase.EXCHANGE, "exchange")
-        if seat not in state.to_give:
-            raise NotYourTurnError(f"seat {seat} has nothing to give back",
-                                   to_act=sorted(state.to_give))
-        cards = self._cards(state, seat, action)
-        k = self._return_count(state, seat)
-        if len(cards) != k:
-            raise self._illegal(state, seat, f"give back exactly {k} card{'s' if k > 1 else ''}")
-        s = self._transfer(state, seat, self._trade_partner(state, seat), cards, events)
-        s = evolve(s, to_give=tuple(x for x in s.to_give if x != seat))
+    def _give_back(self, state: LudorState, seat: int, cards: list[str]) -> Outcome[LudorState]:
+        s, events = self._transfer(state, seat, self._trade_partner(state, seat), cards)
+        s = evolve(s, actions=state.actions + 1, to_give=tuple(x for x in s.to_give if x != seat))
         if not s.to_give:
-            s = self._start_play(s, self._culo(s), events)
-        return s
+            s, started = self._start_play(s, self._culo(s))
+            events += started
+        return s, events
 
-    def _vote(self, state: LudorState, seat: int, action: Mapping[str, Any],
-              events: list[Event]) -> LudorState:
-        self._require_phase(state, seat, Phase.VOTE, "vote")
-        if state.votes[seat] is not None:
-            raise self._illegal(state, seat, "you have already voted")
-        end = action.get("end")
-        if not isinstance(end, bool):
-            raise _field_error("end", "Not a valid boolean.")
-        s = evolve(state, votes=_set(state.votes, seat, end))
-        events.append(_event(EventType.VOTE_CAST, seat=seat, end=end))
+    def _vote(self, state: LudorState, seat: int, end: bool) -> Outcome[LudorState]:
+        s = evolve(state, actions=state.actions + 1, votes=_set(state.votes, seat, end))
+        events = [_event(EventType.VOTE_CAST, seat=seat, end=end)]
         ends = sum(1 for v in s.votes if v is True)
         stays = sum(1 for v in s.votes if v is False)
         if 2 * ends > s.n:
             events.append(_event(EventType.VOTE_DECIDED, end=True, votes=list(s.votes)))
-            return self._end_game(s, events)
+            s, ended = self._end_game(s)
+            return s, events + ended
         if 2 * (s.n - stays) <= s.n:
             events.append(_event(EventType.VOTE_DECIDED, end=False, votes=list(s.votes)))
-            return self._next_round(s, events)
-        return s
+            s, dealt = self._next_round(s)
+            return s, events + dealt
+        return s, events
 
     # -- the round's course --------------------------------------------------------------------
     def _remove(self, s: LudorState, seat: int, cards: Sequence[str]) -> LudorState:
@@ -570,38 +677,41 @@ class LudorEngine(StateEngine[LudorState]):
         hand = tuple(c for c in s.hands[seat] if c not in cards)
         return evolve(s, hands=_set(s.hands, seat, hand), pile=(*s.pile, *cards))
 
-    def _after_move(self, s: LudorState, seat: int, events: list[Event]) -> LudorState:
+    def _after_move(self, s: LudorState, seat: int) -> Outcome[LudorState]:
         trick = s.trick
         assert trick is not None
+        events: list[Event] = []
         if not s.hands[seat] and seat not in s.finished:
             s = evolve(s, finished=(*s.finished, seat))
             events.append(_event(EventType.PLAYER_FINISHED, seat=seat, position=len(s.finished)))
-        if sum(1 for h in s.hands if h) <= 1:
-            return self._end_round(s, events)
+        if sum(map(bool, s.hands)) <= 1:
+            s, ended = self._end_round(s)
+            return s, events + ended
         if trick.closed:
-            return self._close_trick(s, events)
-        return s
+            s, closed = self._close_trick(s)
+            return s, events + closed
+        return s, events
 
     def _record_trick(self, s: LudorState, trick: Trick) -> LudorState:
         """``trick`` closed: it joins the round's tricks with its moves, and leaves the table."""
         return evolve(s, trick=None, moves=(),
                        tricks=(*s.tricks, ClosedTrick(trick.leader, trick.winner, trick.closed_by, s.moves)))
 
-    def _close_trick(self, s: LudorState, events: list[Event]) -> LudorState:
+    def _close_trick(self, s: LudorState) -> Outcome[LudorState]:
         trick = s.trick
         assert trick is not None and trick.winner is not None and trick.closed_by is not None
         winner = trick.winner
-        events.append(_event(EventType.TRICK_WON, seat=winner, closed_by=trick.closed_by.value))
         s = self._record_trick(s, trick)
         leader = flow.next_with_cards(winner, s.sizes, include_self=True)
         assert leader is not None
-        return self._start_play(s, leader, events)
+        s, started = self._start_play(s, leader)
+        return s, [_event(EventType.TRICK_WON, seat=winner, closed_by=trick.closed_by.value), *started]
 
-    def _start_play(self, s: LudorState, leader: int, events: list[Event]) -> LudorState:
-        events.append(_event(EventType.TRICK_STARTED, leader=leader))
-        return evolve(s, phase=Phase.PLAY, trick=Trick(leader, leader))
+    def _start_play(self, s: LudorState, leader: int) -> Outcome[LudorState]:
+        started = _event(EventType.TRICK_STARTED, leader=leader)
+        return evolve(s, phase=Phase.PLAY, trick=Trick(leader, leader)), [started]
 
-    def _end_round(self, s: LudorState, events: list[Event]) -> LudorState:
+    def _end_round(self, s: LudorState) -> Outcome[LudorState]:
         trick = s.trick
         assert trick is not None
         last = next(seat for seat, hand in enumerate(s.hands) if hand) if any(s.hands) else None
@@ -618,39 +728,42 @@ class LudorEngine(StateEngine[LudorState]):
             points[seat] += s.n - 1 - position
         s = evolve(s, titles=tuple(titles), points=tuple(points),
                     rounds=(*s.rounds, RoundRecord(s.round, s.finished, tuple(titles))))
-        events.append(_event(EventType.ROUND_ENDED, round=s.round, order=list(s.finished), titles=_values(titles),
-                             points=points))
+        events = [_event(EventType.ROUND_ENDED, round=s.round, order=list(s.finished), titles=_values(titles),
+                         points=points)]
         limit = s.options.round_limit
         if (limit is not None and s.round >= limit) or s.round >= MAX_ROUNDS:
-            return self._end_game(s, events)
+            s, ended = self._end_game(s)
+            return s, events + ended
         events.append(_event(EventType.VOTING_STARTED, round=s.round))
-        return evolve(s, phase=Phase.VOTE, votes=(None,) * s.n)
+        return evolve(s, phase=Phase.VOTE, votes=(None,) * s.n), events
 
-    def _end_game(self, s: LudorState, events: list[Event]) -> LudorState:
+    def _end_game(self, s: LudorState) -> Outcome[LudorState]:
         s = evolve(s, phase=Phase.OVER)
         result = self.result(s)
         assert result is not None
-        events.append(_event(EventType.GAME_ENDED, winners=list(result.winners), points=list(s.points)))
-        return s
+        return s, [_event(EventType.GAME_ENDED, winners=list(result.winners), points=list(s.points))]
 
-    def _next_round(self, s: LudorState, events: list[Event]) -> LudorState:
+    def _next_round(self, s: LudorState) -> Outcome[LudorState]:
         culo = self._culo(s)
-        s = self._deal(s, events)
+        s, events = self._deal(s)
         for giver_title, receiver_title, k in TRADES:
             giver, receiver = s.seat_titled(giver_title), s.seat_titled(receiver_title)
             if giver is None or receiver is None:
                 continue
-            s = self._transfer(s, giver, receiver, best(s.hands[giver], k), events)
+            s, given = self._transfer(s, giver, receiver, best(s.hands[giver], k))
+            events += given
             if s.options.exchange is Exchange.CHOOSE:
                 s = evolve(s, to_give=(*s.to_give, receiver))
             else:
-                s = self._transfer(s, receiver, giver, worst(s.hands[receiver], k), events)
+                s, given = self._transfer(s, receiver, giver, worst(s.hands[receiver], k))
+                events += given
         if s.to_give:
             events.append(_event(EventType.EXCHANGE_STARTED, to_give=list(s.to_give)))
-            return evolve(s, phase=Phase.EXCHANGE)
-        return self._start_play(s, culo, events)
+            return evolve(s, phase=Phase.EXCHANGE), events
+        s, started = self._start_play(s, culo)
+        return s, events + started
 
-    def _deal(self, s: LudorState, events: list[Event]) -> LudorState:
+    def _deal(self, s: LudorState) -> Outcome[LudorState]:
         """A new round's deal. Its dealer is drawn with the game's RNG every round, whatever the
         titles: the seats after him get the cards left over (51 does not divide by 4, 5 or 6),
         so every title gets the short (or long) hand equally often, the Culo no more than the
@@ -663,19 +776,15 @@ class LudorEngine(StateEngine[LudorState]):
         hands = tuple(tuple(sorted_cards(deck[(seat - dealer - 1) % n::n])) for seat in range(n))
         s = evolve(s, rng=rng, round=s.round + 1, dealer=dealer, hands=hands, pile=(), leftover=(), finished=(),
                     tricks=(), moves=(), exchange=(), to_give=(), votes=(None,) * n, trick=None)
-        events.extend(_dealt(s))
-        return s
+        return s, _dealt(s)
 
-    def _transfer(self, s: LudorState, giver: int, receiver: int, cards: Sequence[str],
-                  events: list[Event]) -> LudorState:
+    def _transfer(self, s: LudorState, giver: int, receiver: int, cards: Sequence[str]) -> Outcome[LudorState]:
         hands = list(s.hands)
         hands[giver] = tuple(c for c in hands[giver] if c not in cards)
         hands[receiver] = tuple(sorted_cards([*hands[receiver], *cards]))
         s = evolve(s, hands=tuple(hands), exchange=(*s.exchange, Transfer(giver, receiver, tuple(cards))))
-        events.append(_event(EventType.CARDS_GIVEN, [giver, receiver], giver=giver, receiver=receiver,
-                             cards=list(cards)))
-        events.append(_event(EventType.CARDS_EXCHANGED, giver=giver, receiver=receiver, count=len(cards)))
-        return s
+        return s, [_event(EventType.CARDS_GIVEN, [giver, receiver], giver=giver, receiver=receiver, cards=list(cards)),
+                   _event(EventType.CARDS_EXCHANGED, giver=giver, receiver=receiver, count=len(cards))]
 
     def _culo(self, s: LudorState) -> int:
         culo = s.seat_titled(CULO)
@@ -785,6 +894,34 @@ def _dealt(s: LudorState) -> list[Event]:
     events.extend(_event(EventType.CARDS_DEALT, [seat], seat=seat, cards=list(hand))
                   for seat, hand in enumerate(s.hands))
     return events
+
+
+def _legal(listed: list[LudorAction]) -> Legal[LudorAction]:
+    """``Legal(listed)``, made as the shared parser makes an action: without the frozen
+    ``__init__`` (its fields are all it would set), a move out of turn asks for one."""
+    legal: Legal[LudorAction] = object.__new__(Legal)
+    legal.__dict__.update(listed=listed, templates=())
+    return legal
+
+
+@lru_cache(maxsize=256)
+def _options_json(options: LudorOptions) -> Mapping[str, Any]:
+    """``options`` as a body (read only), dumped once per options value: every move asks for its bound."""
+    return MappingProxyType(codec.dump(options))
+
+
+class _Refused(Exception):
+    """A rule a refused body breaks (:meth:`LudorEngine.refusal` words its 409)."""
+
+
+_WHY: dict[str, Callable[[LudorEngine, LudorState, int, Mapping[str, Any]], None]] = {
+    ActionType.PLAY: LudorEngine._why_not_play, ActionType.PASS: LudorEngine._why_not_pass,
+    ActionType.PLAY_AUTOPLIM: LudorEngine._why_not_autoplim, ActionType.GIVE_BACK: LudorEngine._why_not_give_back,
+    ActionType.VOTE: LudorEngine._why_not_vote,
+}
+"""Each action type's rules, in the order a refusal names the first one a body breaks."""
+VOTING: Legal[LudorAction] = Legal(VOTES)
+"""A seat yet to vote: end the game, or play on."""
 
 
 def _field_error(name: str, message: str) -> FieldValidationError:

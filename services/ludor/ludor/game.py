@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ludoteca.core.engine import GameDefinition
+from ludoteca.core.engine import GameDefinition, Hosting, TestFacts
 
 from ludor.bots import BOTS, INTERRUPTS
 from ludor.engine import LudorEngine
@@ -51,4 +51,15 @@ definition = GameDefinition(
     warm_up=warm_up,
     basic_bot="greedy",
     interrupts=INTERRUPTS,
+    hosting=Hosting(port=8003),
+    tests=TestFacts(
+        playing_bot="greedy",
+        quick_options={"round_limit": 1, "deck": "forty"},
+        option_samples=({"straights": True, "deck": "forty", "exchange": "choose", "autoplim_plim": "always"},
+                        {"autoplim_plim": "off", "round_limit": 3}),
+        random_play_options={"round_limit": 2},
+        # the bots play on to a round limit only when no human sits: the second round's exchange needs one
+        bot_table_samples=({"exchange": "choose", "round_limit": 2},),
+        private_events=frozenset({"CardsDealt", "CardsGiven", "PlayerBarred"}),
+    ),
 )

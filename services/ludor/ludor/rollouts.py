@@ -9,7 +9,10 @@ in the same finishing order as the same deal played through the engine by the gr
 Array layouts: a hand is 15 counts (one per power, :mod:`ludor.hierarchy`); the trick and round
 scalars live in one int64 array ``t`` (indices below); ``passed``/``blocked`` are per-seat flags.
 Compiled functions are cached on disk by numba (``cache=True``, in ``__pycache__`` or
-``$NUMBA_CACHE_DIR``), so a process compiles at most once.
+``$NUMBA_CACHE_DIR``), so a process compiles at most once. A constant passed to another compiled
+function goes as ``np.int64(...)`` / ``np.bool_(...)``: a bare one (a module constant, ``-1``,
+``True``) is typed as a literal and numba compiles the callee once more for it (35 compilations of
+the first build became 27, its CPU 0.82 of before).
 """
 
 from __future__ import annotations
@@ -188,7 +191,7 @@ def _answer_list(hand, tk, tp, ts, straights, run, run_index, takes, powers):  #
     elif tk == STRAIGHT and straights:
         take = np.zeros(POWERS, dtype=np.int64)
         for a in range(len(run) - ts + 1):
-            if not _straight_take(hand, run, a, ts, 0, take):
+            if not _straight_take(hand, run, a, ts, np.int64(0), take):
                 continue
             k, p, s = classify(take, straights, run, run_index)
             if k < 0 or not answers(tk, tp, ts, k, p, s):
@@ -207,7 +210,7 @@ def _answer_list(hand, tk, tp, ts, straights, run, run_index, takes, powers):  #
                 takes[m, :] = take
                 powers[m] = p
                 m += 1
-        _sort_answers(takes, powers, m)
+        _sort_answers(takes, powers, np.int64(m))
     return m
 
 
@@ -316,10 +319,10 @@ def _greedy_set(hand, t, seat, sizes, passed, blocked, declare, plain, sure, tak
                 _set_answer(hand, p, ts, take)
                 return M_PLAY, False
         if jokers >= ts:
-            _set_answer(hand, JOKER, ts, take)
+            _set_answer(hand, np.int64(JOKER), ts, take)
             return M_PLAY, False
         if hand[TWO_OF_OROS] > 0:
-            _unit(take, TWO_OF_OROS, 1)
+            _unit(take, np.int64(TWO_OF_OROS), np.int64(1))
             return M_PLAY, False
     return M_PASS, False
 
@@ -348,15 +351,15 @@ def greedy(hand, t, seat, sizes, passed, blocked, straights, run, run_index, pli
                     _unit(take, q, hand[q])
                     return M_PLAY, False
         if hand[TWO_OF_OROS] > 0:
-            _unit(take, TWO_OF_OROS, 1)
+            _unit(take, np.int64(TWO_OF_OROS), np.int64(1))
             return M_PLAY, False
         if sure:
             return M_AUTOPLIM, declare
         if hand[TWO] > 0:
-            _unit(take, TWO, hand[TWO])
+            _unit(take, np.int64(TWO), hand[TWO])
             return M_PLAY, False
         if hand[JOKER] > 0:
-            _unit(take, JOKER, hand[JOKER])
+            _unit(take, np.int64(JOKER), hand[JOKER])
             return M_PLAY, False
         return M_AUTOPLIM, declare
     if tk == SET:
@@ -378,7 +381,7 @@ def greedy(hand, t, seat, sizes, passed, blocked, straights, run, run_index, pli
             take[:] = takes[0]
             return M_PLAY, False
         if hand[TWO_OF_OROS] > 0:
-            _unit(take, TWO_OF_OROS, 1)
+            _unit(take, np.int64(TWO_OF_OROS), np.int64(1))
             return M_PLAY, False
     return M_PASS, False
 
@@ -473,7 +476,7 @@ def random_move(hand, t, straights, run, run_index, plim_on, take, takes, powers
         if hand[TWO_OF_OROS] > 0:
             seen += 1
             if draw == 1 and seen > total:
-                _unit(take, TWO_OF_OROS, 1)
+                _unit(take, np.int64(TWO_OF_OROS), np.int64(1))
                 return M_PLAY, False
         if hand[AUTOPLIM] > 0:
             seen += 1
@@ -506,7 +509,7 @@ def apply(hands, sizes, t, passed, blocked, finished, seat, move, take, declare,
         sizes[seat] -= 1
         target = -1
         if declare:
-            target = t[TURN] if seat != t[TURN] else next_with_cards(seat, sizes, False)
+            target = t[TURN] if seat != t[TURN] else next_with_cards(seat, sizes, np.bool_(False))
         block = -1
         if target >= 0 and tk >= 0 and plim_mode != P_OFF and (
                 plim_mode == P_ALWAYS or can_match(hands[target], tk, tp, ts, straights, run, run_index)):
@@ -552,7 +555,7 @@ def apply(hands, sizes, t, passed, blocked, finished, seat, move, take, declare,
                 t[N_FINISHED] += 1
         t[OVER] = 1
     elif t[CLOSED] != C_OPEN:
-        leader = next_with_cards(t[WINNER], sizes, True)
+        leader = next_with_cards(t[WINNER], sizes, np.bool_(True))
         t[LEADER], t[TURN] = leader, leader
         t[TOP_KIND], t[LAST], t[WINNER], t[CLOSED] = -1, -1, -1, C_OPEN
         passed[:] = False
@@ -598,7 +601,7 @@ def _play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, ru
             move, declare = greedy(hands[s], t, s, sizes, passed, blocked, straights, run, run_index, plim_on,
                                    take, takes, powers, spend)
         apply(hands, sizes, t, passed, blocked, finished, s, move, take, declare, straights, run, run_index,
-              plim_mode, -1)
+              plim_mode, np.int64(-1))
     if me < 0:
         return -1
     for i in range(t[N_FINISHED]):
@@ -667,12 +670,12 @@ def pass_weight(hands, passes, later, likelihood):  # type: ignore[no-untyped-de
 @njit(cache=True)
 def evaluate(me, own, sizes, unseen, known, passes, later, likelihood, t0, passed0,  # type: ignore[no-untyped-def]
              blocked0, finished0, moves, cand_takes, declares, cand_named, deals, seed, straights, run, run_index,
-             plim_mode, policies, first, totals):
-    """Add to ``totals[c]`` the reward (:func:`reward`, ``first``: the first place's bonus) of
-    candidate ``c`` on each of ``deals`` random deals of the ``unseen`` cards among the other
-    seats (after their ``known`` cards: :func:`_deal`), weighted by how likely that deal makes
-    this round's ``passes`` (:func:`pass_weight`; no passes, or a ``likelihood`` of ones: every
-    deal alike). Returns the sum of the weights. A candidate ``M_NONE`` is no move: the round
+             plim_mode, policies, first, rewards, weights):
+    """Set ``rewards[d, c]`` to the reward (:func:`reward`, ``first``: the first place's bonus) of
+    candidate ``c`` on the ``d``-th of ``deals`` random deals of the ``unseen`` cards among the
+    other seats (after their ``known`` cards: :func:`_deal`), and ``weights[d]`` to how likely that
+    deal makes this round's ``passes`` (:func:`pass_weight`; no passes, or a ``likelihood`` of
+    ones: every deal alike, 1). A candidate ``M_NONE`` is no move: the round
     goes on as it stands (the Autoplim's holder waiting instead of putting it down out of
     turn)."""
     np.random.seed(seed)
@@ -694,8 +697,7 @@ def evaluate(me, own, sizes, unseen, known, passes, later, likelihood, t0, passe
     takes = np.zeros((16, POWERS), dtype=np.int64)
     powers = np.zeros(16, dtype=np.int64)
     room = np.zeros(n, dtype=np.int64)
-    weights = 0.0
-    for _ in range(deals):
+    for d in range(deals):
         np.random.shuffle(pool)
         for s in range(n):
             hands0[s, :] = known[s]
@@ -703,8 +705,7 @@ def evaluate(me, own, sizes, unseen, known, passes, later, likelihood, t0, passe
             if s == me:
                 hands0[s, :] = own
         _deal(pool, hands0, room, me)
-        w = pass_weight(hands0, passes, later, likelihood)
-        weights += w
+        weights[d] = pass_weight(hands0, passes, later, likelihood)
         for c in range(len(moves)):
             hands[:, :] = hands0
             sz[:] = sizes
@@ -717,8 +718,7 @@ def evaluate(me, own, sizes, unseen, known, passes, later, likelihood, t0, passe
                       run, run_index, plim_mode, cand_named[c])
             position = _play_out(hands, sz, t, passed, blocked, finished, me, straights, run, run_index, plim_mode,
                                  policies, take, takes, powers)
-            totals[c] += w * reward(position, n, first)
-    return weights
+            rewards[d, c] = reward(position, n, first)
 
 
 @njit(cache=True)

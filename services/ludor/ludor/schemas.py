@@ -10,11 +10,12 @@ import dataclasses
 from enum import StrEnum
 from typing import Any
 
+from ludoteca.adapters.hosting.schemas import ActionBoundReachedSchema, BoundSchema
 from ludoteca.service_layer.fields import StrictBoolean, named_enum, strict_integer
 from marshmallow import RAISE, Schema, fields, validate
 
 from ludor.combos import KIND_NAMES
-from ludor.engine import MAX_SEATS, NAMEABLE, ActionType, Phase, Title
+from ludor.engine import MAX_SEATS, NAMEABLE, ActionType, EventType, Phase, Title
 from ludor.hierarchy import RANK_NAMES, build_deck, sorted_cards
 from ludor.options import LudorOptions
 from ludor.trick import ClosedBy
@@ -202,3 +203,118 @@ class ViewSchema(Schema):
     points = fields.List(fields.Integer(), required=True, metadata={
         "description": "Points per seat: each round gives n-1 to the Presidente down to 0 to the Culo"})
     rounds = fields.List(fields.Nested(RoundSchema), required=True, metadata={"description": "Finished rounds"})
+
+
+# -- events and result (what GET .../events, the replay and the result say) --------------------------
+
+
+class SeatEventSchema(Schema):
+    seat = _seat(required=True, metadata={"description": "The seat it concerns"})
+
+
+class RoundStartedSchema(Schema):
+    round = fields.Integer(required=True, metadata={"description": "Round number, from 1"})
+    dealer = _seat(required=True)
+    hand_counts = fields.List(fields.Integer(), required=True, metadata={"description": "Cards dealt per seat"})
+
+
+class CardsDealtSchema(SeatEventSchema):
+    cards = fields.List(_card(), required=True, metadata={"description": "The seat's hand (told to it alone)"})
+
+
+class CardsGivenSchema(Schema):
+    giver = _seat(required=True)
+    receiver = _seat(required=True)
+    cards = fields.List(_card(), required=True, metadata={"description": "The cards (told to the two seats alone)"})
+
+
+class CardsExchangedSchema(Schema):
+    giver = _seat(required=True)
+    receiver = _seat(required=True)
+    count = fields.Integer(required=True, metadata={"description": "How many cards"})
+
+
+class ExchangeStartedSchema(Schema):
+    to_give = _seats("Seats that must give cards back (exchange=choose)")
+
+
+class TrickStartedSchema(Schema):
+    leader = _seat(required=True, metadata={"description": "The seat that opens the trick"})
+
+
+class CardsPlayedSchema(SeatEventSchema):
+    cards = fields.List(_card(), required=True)
+    combo = fields.Nested(ComboSchema, required=True)
+    plim = fields.Boolean(required=True, metadata={"description": "The play matched the one under it (PLIM)"})
+
+
+class ByEventSchema(SeatEventSchema):
+    by = _seat(required=True, metadata={"description": "The seat whose play did it"})
+
+
+class AutoplimPlayedSchema(SeatEventSchema):
+    out_of_turn = fields.Boolean(required=True)
+    declared_plim = fields.Boolean(required=True, metadata={"description": "Played declaring PLIM"})
+    target = _seat(required=True, allow_none=True, metadata={"description": "The seat its declared PLIM blocks (null: "
+                                                                            "no PLIM declared)"})
+
+
+class PlayerFinishedSchema(SeatEventSchema):
+    position = fields.Integer(required=True, metadata={"description": "Its finishing position, from 1"})
+
+
+class TrickWonSchema(SeatEventSchema):
+    closed_by = fields.String(required=True, validate=validate.OneOf([c.value for c in ClosedBy]))
+
+
+class RoundEndedSchema(Schema):
+    round = fields.Integer(required=True)
+    order = _seats("Finishing order, first to last")
+    titles = fields.List(_title(), required=True, metadata={"description": "Each seat's title for the next round"})
+    points = fields.List(fields.Integer(), required=True, metadata={"description": "Points per seat, this round "
+                                                                                   "counted"})
+
+
+class VotingStartedSchema(Schema):
+    round = fields.Integer(required=True, metadata={"description": "The round just ended"})
+
+
+class VoteCastSchema(SeatEventSchema):
+    end = fields.Boolean(required=True, metadata={"description": "A vote to end the game"})
+
+
+class VoteDecidedSchema(Schema):
+    end = fields.Boolean(required=True, metadata={"description": "The game ends"})
+    votes = fields.List(fields.Boolean(allow_none=True), required=True, metadata={"description": "The votes cast"})
+
+
+class GameEndedSchema(Schema):
+    winners = _seats("Seats sharing the win")
+    points = fields.List(fields.Integer(), required=True, metadata={"description": "Points per seat"})
+
+
+EVENT_SCHEMAS: dict[str, type[Schema]] = {
+    EventType.ROUND_STARTED: RoundStartedSchema, EventType.CARDS_DEALT: CardsDealtSchema,
+    EventType.CARDS_GIVEN: CardsGivenSchema, EventType.CARDS_EXCHANGED: CardsExchangedSchema,
+    EventType.EXCHANGE_STARTED: ExchangeStartedSchema, EventType.TRICK_STARTED: TrickStartedSchema,
+    EventType.CARDS_PLAYED: CardsPlayedSchema, EventType.PLAYER_BLOCKED: ByEventSchema,
+    EventType.PLAYER_BARRED: ByEventSchema, EventType.TURN_PASSED: SeatEventSchema,
+    EventType.AUTOPLIM_PLAYED: AutoplimPlayedSchema, EventType.PLAYER_FINISHED: PlayerFinishedSchema,
+    EventType.TRICK_WON: TrickWonSchema, EventType.ROUND_ENDED: RoundEndedSchema,
+    EventType.VOTING_STARTED: VotingStartedSchema, EventType.VOTE_CAST: VoteCastSchema,
+    EventType.VOTE_DECIDED: VoteDecidedSchema, EventType.ACTION_BOUND_REACHED: ActionBoundReachedSchema,
+    EventType.GAME_ENDED: GameEndedSchema,
+}
+"""Each event's ``data``, by its ``type`` (every :class:`~ludor.engine.EventType`)."""
+
+
+class SummarySchema(Schema):
+    rounds = fields.Integer(required=True, metadata={"description": "Rounds played"})
+    points = fields.List(fields.Integer(), required=True, metadata={"description": "Points per seat"})
+    titles = fields.List(_title(allow_none=True), required=True,
+                         metadata={"description": "Each seat's last title (null: no round ended)"})
+    orders = fields.List(fields.List(_seat()), required=True,
+                         metadata={"description": "Each round's finishing order, first to last"})
+    bound = fields.Nested(BoundSchema, required=True, allow_none=True,
+                          metadata={"description": "The bound that ended the game (null: a vote or the round "
+                                                   "limit did)"})

@@ -9,10 +9,12 @@ round, and scores its finishing position.
 In those rollouts the seats the table lists as ``bot:random`` play at random, the other expert
 bots as the expert of before plays (:data:`ludor.rollouts.SPENDER`, unless ``model`` is off),
 every other seat (humans included, and the expert itself) greedy. Deals are drawn in batches
-until the simulation budget or the time cap is spent, every candidate on every deal (``focus``, the
-budget's second half on the two best so far, measured worse and is off); the candidate with the
-best weighted mean wins
-(ties: the first, i.e. the cheapest). The parts that differ from the expert of before are
+until the simulation budget or the time cap is spent, every candidate still in the running on
+every deal; a candidate clearly worse than the best (its mean shortfall, deal by deal, over
+:data:`PRUNE_Z` standard errors) leaves the running, its share of the budget going to the others,
+and the search stops when one is left (``prune``; ``focus``, the budget's second half on the two
+best so far, measured worse and is off); the candidate with the best weighted mean wins (ties: the
+first, i.e. the cheapest). The parts that differ from the expert of before are
 named in :class:`Style`. Out of turn, holding the Autoplim, it weighs putting it
 down now against waiting the same way (:func:`interrupt`).
 """
@@ -32,6 +34,12 @@ from ludor.knowledge import Knowledge
 
 DEALS_PER_BATCH = 8
 FINALISTS = 2
+PRUNE_Z = 3.0
+"""``Style.prune``: a candidate whose mean shortfall to the best, paired deal by deal, exceeds this
+many standard errors is simulated no more (:func:`_survivors`)."""
+PRUNE_AFTER = 32
+"""... and not before this many deals, then every :data:`PRUNE_EVERY` deals."""
+PRUNE_EVERY = 16
 FIRST_BONUS = 1.0
 """The first place's bonus in the reward (1 for the Presidente down to 0 for the Culo, plus this
 for the first), as before: a bonus of 2 measured no better (RULES.md section 12)."""
@@ -80,10 +88,13 @@ class Style:
     own: bool = False
     """Play its own seat's later moves in the rollouts as the searchers play
     (:data:`ludor.rollouts.SPENDER`), not greedy."""
+    prune: bool = True
+    """Stop simulating a candidate once it is clearly worse than the best (:func:`_survivors`):
+    its share of the budget goes to the others, and the search stops when one is left."""
 
 
 TODAY = Style()
-V1 = Style(infer=False, focus=False, model=False)
+V1 = Style(infer=False, focus=False, model=False, prune=False)
 
 
 def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float, style: Style = TODAY) -> Choice:
@@ -104,9 +115,17 @@ def interrupt(k: Knowledge, rng: random.Random, rollouts: int, seconds: float, s
 
 def _best(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: int, seconds: float,
           style: Style) -> Choice:
-    """The candidate of best weighted mean reward. With ``style.focus``, once half the budget is
-    spent on every candidate alike, the rest goes to the :data:`FINALISTS` best so far (on the
-    same deals, so they stay comparable); otherwise every candidate sees every deal."""
+    """The candidate of best weighted mean reward (:func:`_scores`; ties: the first)."""
+    return options[int(np.argmax(_scores(k, options, rng, rollouts, seconds, style)))]
+
+
+def _scores(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: int, seconds: float,
+            style: Style) -> np.ndarray:
+    """Each candidate's weighted mean reward (-inf: it left the running). Every candidate still
+    in the running sees every deal (so they stay comparable, deal by deal). With ``style.prune``, a candidate clearly
+    worse than the best leaves the running (:func:`_survivors`), and the search stops when one is
+    left; with ``style.focus``, once half the budget is spent on every candidate alike, the rest
+    goes to the :data:`FINALISTS` best so far."""
     n = k.n
     moves, takes, declares, named = _moves(options)
     known = np.zeros((n, POWERS), dtype=np.int64)
@@ -130,26 +149,57 @@ def _best(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: int
     me = model if style.own else fast.GREEDY
     policies = np.array([_policy(kind, style.model, model) if seat != k.seat else me
                          for seat, kind in enumerate(k.players)], dtype=np.int64)
-    totals = np.zeros(len(options), dtype=np.float64)
-    weights = np.zeros(len(options), dtype=np.float64)
-    active = np.arange(len(options))
     batch = max(1, min(DEALS_PER_BATCH, rollouts // len(options)))
+    most = max(1, rollouts // batch) * batch  # no more deals than that, whatever the pruning leaves
+    rewards = np.zeros((most, len(options)), dtype=np.float64)
+    weights = np.zeros(most, dtype=np.float64)
+    active = np.arange(len(options))
     deadline = time.perf_counter() + seconds
-    spent = 0
+    spent = dealt = 0
     while True:
-        part = np.zeros(len(active), dtype=np.float64)
-        w = fast.evaluate(k.seat, own, sizes, unseen, known, passes, later, likelihood, t0, passed, blocked,
-                          finished, moves[active], takes[active], declares[active], named[active], batch,
-                          rng.getrandbits(31), k.rules.straights, run, run_index, fast.PLIM_MODES[k.plim_mode],
-                          policies, style.first, part)
-        totals[active] += part
-        weights[active] += w
+        part = np.zeros((batch, len(active)), dtype=np.float64)
+        fast.evaluate(k.seat, own, sizes, unseen, known, passes, later, likelihood, t0, passed, blocked, finished,
+                      moves[active], takes[active], declares[active], named[active], batch, rng.getrandbits(31),
+                      k.rules.straights, run, run_index, fast.PLIM_MODES[k.plim_mode], policies, style.first, part,
+                      weights[dealt:dealt + batch])
+        rewards[dealt:dealt + batch, active] = part
+        dealt += batch
         spent += batch * len(active)
         if style.focus and len(active) > FINALISTS and 2 * spent >= rollouts:
-            active = np.sort(active[np.argsort(-_means(totals, weights)[active], kind="stable")[:FINALISTS]])
-        if spent + batch * len(active) > rollouts or time.perf_counter() > deadline:
+            means = _means(rewards[:dealt], weights[:dealt])
+            active = np.sort(active[np.argsort(-means[active], kind="stable")[:FINALISTS]])
+        elif style.prune and len(active) > 1 and dealt >= PRUNE_AFTER and dealt % PRUNE_EVERY == 0:
+            active = _survivors(rewards[:dealt], weights[:dealt], active)
+        if (len(active) == 1 or dealt + batch > most or spent + batch * len(active) > rollouts
+                or time.perf_counter() > deadline):
             break
-    return options[int(np.argmax(_means(totals, weights)))]
+    out = np.full(len(options), -np.inf)
+    out[active] = _means(rewards[:dealt], weights[:dealt])[active]
+    return out
+
+
+def scores(k: Knowledge, rng: random.Random, rollouts: int, seconds: float,
+           style: Style = TODAY) -> tuple[list[Choice], np.ndarray]:
+    """The candidates in turn and the weighted mean reward the search gives each (-inf: left
+    the running), as :func:`search` weighs them (the benchmark's ``--regret`` reads them)."""
+    options = candidates(k.counts, k.trick, k.rules, k.plim_on)
+    return options, _scores(k, options, rng, rollouts, seconds, style)
+
+
+def _survivors(rewards: np.ndarray, weights: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """The candidates of ``active`` (all simulated on every deal so far) not clearly worse than
+    the best of them: a candidate goes when its weighted mean shortfall to the best, deal by deal
+    (both played on the same deals), exceeds :data:`PRUNE_Z` standard errors of that shortfall."""
+    total = weights.sum()
+    if total <= 0:
+        return active
+    means = weights @ rewards[:, active] / total
+    best = rewards[:, active[int(np.argmax(means))]]
+    gaps = best[:, None] - rewards[:, active]
+    gap = weights @ gaps / total
+    se = np.sqrt((weights ** 2) @ (gaps - gap) ** 2) / total
+    keep: np.ndarray = active[~(gap > PRUNE_Z * se)]
+    return keep
 
 
 def _policy(kind: str, model: bool, searchers: int = fast.SPENDER) -> int:
@@ -162,12 +212,13 @@ def _policy(kind: str, model: bool, searchers: int = fast.SPENDER) -> int:
     return fast.GREEDY
 
 
-def _means(totals: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Each candidate's weighted mean reward (-1: never simulated, or no deal could explain the
-    passes)."""
-    out = np.full(len(totals), -1.0)
-    np.divide(totals, weights, out=out, where=weights > 0)
-    return out
+def _means(rewards: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Each candidate's weighted mean reward over the deals (rows) (-1: no deal could explain the
+    passes). Only a candidate played on every deal so far (still active) is read from it."""
+    total = weights.sum()
+    if total <= 0:
+        return np.full(rewards.shape[1], -1.0)
+    return np.asarray(weights @ rewards / total, dtype=np.float64)
 
 
 def warm_up() -> float:

@@ -73,6 +73,10 @@ _FACE_TIERS: tuple[Tier, ...] = tuple(f.tier for f in FACES)
 _JOKER = Tier.JOKER
 assert list(dict.fromkeys(_FACE_TIERS)) == list(Tier), "the faces are in the tiers' order"
 
+_TIER_SLOTS: Mapping[Tier, tuple[tuple[int, int], ...]] = {
+    t: tuple((i, p) for i, f in enumerate(FACES) if f.tier is t for p in range(f.size)) for t in Tier}
+"""Each tier's slots (face index, position), in board order: listed once."""
+
 TIER_SIZE: Mapping[Tier, int] = {t: sum(f.size for f in FACES if f.tier is t) for t in Tier}
 """Value cards per tier: jacks 2, queens 4, kings 6, joker 4."""
 DEALT = sum(TIER_SIZE.values())
@@ -135,10 +139,8 @@ class Board:
 
     # -- reading ------------------------------------------------------------------------------
     def slots(self, tier: Tier) -> Iterator[Slot]:
-        for i, face in enumerate(FACES):
-            if face.tier is tier:
-                for p in range(face.size):
-                    yield i, p
+        """The slots of ``tier``, in board order."""
+        return iter(_TIER_SLOTS[tier])
 
     def card_at(self, slot: Slot) -> str:
         return self.cards[slot[0]][slot[1]]
@@ -151,14 +153,16 @@ class Board:
 
     def unfound_slots(self, tier: Tier, value: int) -> list[Slot]:
         """The slots of ``tier`` holding ``value`` that are not found yet (board order)."""
-        return [s for s in self.slots(tier) if not self.is_found(s) and value_of(self.card_at(s)) == value]
+        cards, found = self.cards, self.found
+        return [(i, p) for i, p in _TIER_SLOTS[tier] if not found[i][p] and _VALUE_OF[cards[i][p]] == value]
 
     def is_down(self, face: int) -> bool:
         """A face card is down once every value beneath it has been found."""
         return all(self.found[face])
 
     def is_cleared(self, tier: Tier) -> bool:
-        return all(self.is_found(s) for s in self.slots(tier))
+        found = self.found
+        return all(found[i][p] for i, p in _TIER_SLOTS[tier])
 
     @property
     def target(self) -> Tier:

@@ -25,6 +25,14 @@ value lie in the tier, the game's RNG picks which one is revealed (the defender'
 the text); the draw happens on every "yes", so the RNG counter follows public facts only.
 See ``services/speculation/RULES.md`` for every call made where the text is open.
 
+The engine is written on typed actions (:mod:`ludoteca.core.actions`, Pig's shape): a posted body
+is parsed once into :class:`ReportClothing`, :class:`PutOnItem`, :class:`GuessValue` or
+:class:`GuessJoker` (:data:`ACTIONS`); what a seat may post is stated once, in
+:meth:`SpeculationEngine.legal` (the joker's guesses: listed, and admitted in any order by one
+:class:`~ludoteca.core.actions.Template` that checks their domain: size, range, repeats); a refused
+body's 409 says why (:meth:`SpeculationEngine.refusal`); :meth:`SpeculationEngine.play`
+dispatches by ``match`` and every handler returns the new state and its events.
+
 What each seat may see is declared as data: :data:`SECRETS` (the sealed clothing reports, the
 unfound cards of a board, the cards set aside) and :data:`VIEW` (every part of a view, in order,
 each read through those secrets). The state is stored by the shared codec
@@ -39,6 +47,7 @@ from enum import StrEnum
 from typing import Any
 
 from ludoteca.core import codec
+from ludoteca.core.actions import NOTHING, Action, ActionEngine, ActionTypes, Legal, Outcome, Template
 from ludoteca.core.engine import (
     JSON,
     Chance,
@@ -48,7 +57,6 @@ from ludoteca.core.engine import (
     Information,
     Part,
     Secret,
-    StateEngine,
     Viewer,
     evolve,
     view_of,
@@ -56,8 +64,9 @@ from ludoteca.core.engine import (
 from ludoteca.core.errors import FieldValidationError, GameOverError, IllegalActionError, NotYourTurnError
 from ludoteca.core.rng import Rng
 
-from speculation.board import FACES, RECORD_FACES, VALUES, Board, Tier, value_of
-from speculation.joker import ALL_GUESSES, JOKER_SIZE, is_hand, normalize, score
+from speculation import listing
+from speculation.board import COPIES, FACES, RECORD_FACES, VALUES, Board, Tier, value_of
+from speculation.joker import JOKER_SIZE, normalize, score
 from speculation.record import record_of
 
 SEATS = (0, 1)
@@ -221,18 +230,77 @@ def opponent(seat: int) -> int:
     return 1 - seat
 
 
-# The legal actions of each situation, built once (the joker's are 715 or 615): ``legal_actions``
-# returns a fresh list of these shared bodies, which no caller changes (the service serializes
-# them, the bots copy the one they choose). Their ``type`` is the plain string (the same JSON as
-# the enum member, serialized faster).
-_CLOTHING_ACTIONS: tuple[JSON, ...] = tuple({"type": ActionType.REPORT_CLOTHING.value, "items": n}
-                                            for n in range(MAX_ITEMS + 1))
-_RACE_ACTIONS: tuple[JSON, ...] = ({"type": ActionType.PUT_ON_ITEM.value},)
-_GUESS_ACTIONS: tuple[JSON, ...] = tuple({"type": ActionType.GUESS.value, "value": v} for v in VALUES)
-_JOKER_ACTIONS: Mapping[JokerGuesses, tuple[JSON, ...]] = {
-    kind: tuple({"type": ActionType.GUESS_JOKER.value, "values": list(g)} for g in ALL_GUESSES
-                if kind is JokerGuesses.ANY or is_hand(g))
-    for kind in JokerGuesses}
+# -- the actions: typed values, parsed once from the posted body -----------------------------------
+@dataclass(frozen=True)
+class ReportClothing(Action, type=ActionType.REPORT_CLOTHING.value):
+    """Report how many items of clothing you wear (sealed until both seats have)."""
+
+    items: int
+
+
+@dataclass(frozen=True)
+class PutOnItem(Action, type=ActionType.PUT_ON_ITEM.value):
+    """Declare another item put on (the race of a tie): the first to do so guesses first."""
+
+
+@dataclass(frozen=True)
+class GuessValue(Action, type=ActionType.GUESS.value):
+    """Name one value of the tier you attack."""
+
+    value: int
+
+
+@dataclass(frozen=True)
+class GuessJoker(Action, type=ActionType.GUESS_JOKER.value):
+    """Name the joker's four values (once both kings are down), in any order."""
+
+    values: tuple[int, ...]
+
+
+SpeculationAction = ReportClothing | PutOnItem | GuessValue | GuessJoker
+ACTIONS: ActionTypes[SpeculationAction] = ActionTypes(ReportClothing, PutOnItem, GuessValue, GuessJoker)
+"""Speculation's action types: the one parser of a posted body."""
+
+_PHASE_TYPES: frozenset[tuple[Phase, str]] = frozenset({
+    (Phase.CLOTHING, ActionType.REPORT_CLOTHING), (Phase.RACE, ActionType.PUT_ON_ITEM),
+    (Phase.GUESSING, ActionType.GUESS), (Phase.GUESSING, ActionType.GUESS_JOKER)})
+"""The action types of each phase (a refusal names a type posted in another phase)."""
+
+
+def _joker_template(kind: JokerGuesses) -> Template[SpeculationAction]:
+    """The joker's guesses as one template (the compact listing's, :mod:`speculation.listing`),
+    admitting the guesses of its domain in any order: ``size`` values from ``min`` to ``max``,
+    none more than ``max_repeats`` times."""
+    body = listing.joker_template(max_repeats=JOKER_SIZE if kind is JokerGuesses.ANY else COPIES)
+    domain = body["domain"]
+    size, lo, hi, repeats = domain["size"], domain["min"], domain["max"], domain["max_repeats"]
+
+    def admits(action: SpeculationAction) -> bool:
+        if not isinstance(action, GuessJoker):
+            return False
+        values = action.values
+        return (len(values) == size and all(lo <= v <= hi for v in values)
+                and all(values.count(v) <= repeats for v in values))
+    return Template(body, admits)
+
+
+# What a seat may post in each situation, built once (the joker's guesses are 715 or 615):
+# ``legal`` returns one of these shared values.
+_CLOTHING: Legal[SpeculationAction] = Legal(tuple(ReportClothing(n) for n in range(MAX_ITEMS + 1)))
+_RACE: Legal[SpeculationAction] = Legal((PutOnItem(),))
+_GUESS: Legal[SpeculationAction] = Legal(tuple(GuessValue(v) for v in VALUES))
+_AT_JOKER: Mapping[JokerGuesses, Legal[SpeculationAction]] = {
+    kind: Legal(tuple(GuessJoker(tuple(body[listing.FIELD])) for body in listing.expand(template.body)),
+                (template,))
+    for kind, template in ((k, _joker_template(k)) for k in JokerGuesses)}
+"""At the joker: the guesses listed in the order of :func:`speculation.listing.expand` (sorted
+values), and their template (which also admits them in any other order)."""
+_BODIES: Mapping[int, tuple[JSON, ...]] = {
+    id(legal): tuple(action.to_json() for action in legal.listed)
+    for legal in (NOTHING, _CLOTHING, _RACE, _GUESS, *_AT_JOKER.values())}
+"""Each shared :class:`Legal`'s listed bodies, written once: ``legal_actions`` returns a fresh
+list of them, which no caller changes (the service serializes them, the bots copy the one they
+choose)."""
 
 
 def _humans_first(state: State, seats: Sequence[int]) -> frozenset[int]:
@@ -241,24 +309,26 @@ def _humans_first(state: State, seats: Sequence[int]) -> frozenset[int]:
     return frozenset(humans or seats)
 
 
-def _int(action: Mapping[str, Any], key: str, lo: int, hi: int) -> int | None:
-    value = action.get(key)
-    if isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi:
-        return value
-    return None
-
-
-class SpeculationEngine(StateEngine[State]):
-    """The :class:`ludoteca.core.engine.Engine` of Speculation."""
+class SpeculationEngine(ActionEngine[State, SpeculationAction]):
+    """The :class:`ludoteca.core.engine.Engine` of Speculation: ``apply`` comes from
+    :class:`~ludoteca.core.actions.ActionEngine`, over :meth:`legal` and :meth:`play`."""
 
     declaration = DECLARATION
     state_type = State
+    actions = ACTIONS
     min_seats = DECLARATION.min_seats
     max_seats = DECLARATION.max_seats
 
     def max_actions(self, options: Mapping[str, Any], seats: int) -> int:
         """The declared bound (:data:`DECLARATION`)."""
         return DECLARATION.bound(options, seats)
+
+    def dump(self, state: State) -> JSON:
+        """The codec's document (:meth:`StateEngine.dump`), its history's guesses each dumped once
+        a process (:data:`GUESS_DUMPS`): the same document, the history still its last key."""
+        data = codec.dump(evolve(state, history=()))
+        data["history"] = GUESS_DUMPS(state.history)
+        return data
 
     def bound(self, state: State) -> int:
         """This game's bound (asked of :meth:`max_actions`, which a test may declare smaller)."""
@@ -289,27 +359,47 @@ class SpeculationEngine(StateEngine[State]):
             return frozenset({state.guesser})
         return frozenset()
 
+    def legal(self, state: State, seat: int) -> Legal[SpeculationAction]:
+        """What ``seat`` may post now: a clothing count from 0 to :data:`MAX_ITEMS`; in the race,
+        putting on an item; a value of the tier it attacks; at the joker, four values (any, or
+        only possible hands: :class:`JokerGuesses`)."""
+        phase = state.phase
+        if phase is Phase.GUESSING:
+            if seat != state.guesser:
+                return NOTHING
+            if state.boards[opponent(seat)].target is Tier.JOKER:
+                return _AT_JOKER[state.options.joker_guesses]
+            return _GUESS
+        if phase is Phase.OVER or seat not in self.to_act(state):
+            return NOTHING
+        return _CLOTHING if phase is Phase.CLOTHING else _RACE
+
     def legal_actions(self, state: State, seat: int) -> list[JSON]:
-        if seat not in self.to_act(state):
-            return []
-        if state.phase is Phase.CLOTHING:
-            return list(_CLOTHING_ACTIONS)
-        if state.phase is Phase.RACE:
-            return list(_RACE_ACTIONS)
-        if self.target(state, seat) is Tier.JOKER:
-            return list(_JOKER_ACTIONS[state.options.joker_guesses])
-        return list(_GUESS_ACTIONS)
+        """The listed bodies of :meth:`legal` (written once per situation: :data:`_BODIES`)."""
+        return list(_BODIES[id(self.legal(state, seat))])
 
     def action_templates(self, state: State, seat: int) -> list[JSON]:
+        """None: Speculation has no free text. The joker's template (every guess of which is
+        listed too) is given only by :meth:`compact_listing`."""
         return []
+
+    def compact_listing(self, state: State, seat: int) -> tuple[list[JSON], list[JSON]] | None:
+        """``seat``'s listing where it is large, as (actions, templates): at the joker, no body and
+        one template with its domain (:mod:`speculation.listing`) instead of the 715 (615) bodies
+        :meth:`legal_actions` lists; ``None`` elsewhere (the listing is the one those give).
+        Expanded (:func:`speculation.listing.expanded`), it is exactly :meth:`legal_actions`."""
+        templates = self.legal(state, seat).templates
+        return ([], [template.body for template in templates]) if templates else None
 
     @staticmethod
     def target(state: State, seat: int) -> Tier:
         """The tier ``seat`` attacks now on its opponent's board."""
         return state.boards[opponent(seat)].target
 
-    # -- playing ------------------------------------------------------------------------------
-    def apply(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
+    # -- refusing -----------------------------------------------------------------------------
+    def check_turn(self, state: State, seat: int) -> None:
+        """A finished game, then a seat not to act now (saying so when it is a bot waiting for
+        the humans)."""
         if state.phase is Phase.OVER:
             raise GameOverError("The game is over.")
         waiting = self.to_act(state)
@@ -317,17 +407,59 @@ class SpeculationEngine(StateEngine[State]):
             why = " (bots act once no human can)" if seat in SEATS and state.phase in (
                 Phase.CLOTHING, Phase.RACE) and state.is_bot(seat) else ""
             raise NotYourTurnError(f"Seat {seat} is not to act now{why}.", to_act=sorted(waiting))
-        kind = action.get("type") if isinstance(action, Mapping) else None
-        handler = self._handlers().get((state.phase, kind)) if isinstance(kind, str) else None
-        if handler is None:
-            raise self._illegal(state, seat, f"{kind!r} is not an action of the {state.phase.value} phase.")
-        state, events = handler(state, seat, action)
-        if state.phase is not Phase.OVER and self.actions(state) >= self.bound(state):
-            state = self._end_at_bound(state, events)
+
+    def refusal(self, state: State, seat: int, body: object, action: SpeculationAction | None) -> str:
+        """Why ``body`` is not legal for the seat to act: a type of another phase, a guess of the
+        wrong kind for the tier attacked, or the member its type gets wrong."""
+        kind = body.get("type") if isinstance(body, Mapping) else None
+        if not isinstance(kind, str) or (state.phase, kind) not in _PHASE_TYPES:
+            return f"{kind!r} is not an action of the {state.phase.value} phase."
+        members = self.actions.shapes[kind].keys
+        if isinstance(body, Mapping) and not body.keys() <= members:
+            return f"{kind!r} has no member {next(k for k in body if k not in members)!r}."
+        joker = self.target(state, seat) is Tier.JOKER if state.phase is Phase.GUESSING else False
+        if kind == ActionType.REPORT_CLOTHING:
+            return f"'items' must be a whole number from 0 to {MAX_ITEMS}."
+        if kind == ActionType.GUESS:
+            return ("The kings are down: guess the joker's four values (guess_joker)." if joker
+                    else f"'value' must be a card value from {VALUES[0]} to {VALUES[-1]}.")
+        if not joker:
+            return "The joker can be guessed only once both kings are down."
+        if isinstance(action, GuessJoker) and _AT_JOKER[JokerGuesses.ANY].templates[0].admits(action):
+            return "No board holds a value more than twice (joker_guesses: hands)."
+        return f"'values' must be {JOKER_SIZE} card values from {VALUES[0]} to {VALUES[-1]}."
+
+    def illegal(self, state: State, seat: int, message: str,
+                legal: Legal[SpeculationAction] | None = None) -> IllegalActionError:
+        """The refusal with the seat's legal actions; at the joker, where they are 715 (615), only
+        their count, where to read them (an error body of ~25 KB helps nobody) and the compact
+        listing's template (:meth:`compact_listing`)."""
+        legal = self.legal(state, seat) if legal is None else legal
+        if len(legal.listed) > MAX_LISTED_IN_ERRORS:
+            count = len(legal.listed)
+            return IllegalActionError(f"{message} You have {count} legal actions: "
+                                      "GET /games/{id}/actions lists them.", legal_count=count,
+                                      templates=[template.body for template in legal.templates])
+        return IllegalActionError(message, legal=list(_BODIES[id(legal)]))
+
+    # -- playing: ``apply`` (shared) has refused what is not legal; each handler returns its events --
+    def play(self, state: State, seat: int, action: SpeculationAction) -> Outcome[State]:
+        match action:
+            case GuessValue(value=value):
+                state, events = self._guess(state, seat, value)
+            case GuessJoker(values=values):
+                state, events = self._guess_joker(state, seat, normalize(values))
+            case ReportClothing(items=items):
+                state, events = self._report_clothing(state, seat, items)
+            case PutOnItem():
+                state, events = self._put_on_item(state, seat)
+        if state.phase is not Phase.OVER and self.count_actions(state) >= self.bound(state):
+            state, ended = self._end_at_bound(state)
+            events = [*events, *ended]
         return state, events
 
     @staticmethod
-    def actions(state: State) -> int:
+    def count_actions(state: State) -> int:
         """Actions applied so far: the clothing reports, the item put on in the race, the guesses."""
         if state.decided_by is DecidedBy.RANDOM:
             ritual = 0
@@ -337,17 +469,16 @@ class SpeculationEngine(StateEngine[State]):
             ritual = len(SEATS) + (state.decided_by is DecidedBy.RACE)
         return ritual + len(state.history)
 
-    def _end_at_bound(self, state: State, events: list[Event]) -> State:
+    def _end_at_bound(self, state: State) -> Outcome[State]:
         found = self.found_counts(state)
         best = self.best_joker_answers(state)
         ranked = sorted(SEATS, key=lambda s: (found[s], best[s]), reverse=True)
         first, second = ranked
         winner = first if (found[first], best[first]) != (found[second], best[second]) else None
         state = evolve(state, phase=Phase.OVER, guesser=None, winner=winner)
-        events.append(Event(EventType.ACTION_BOUND_REACHED, {"actions": self.actions(state), "found": found,
-                                                             "best_joker": best, "winner": winner}))
-        events.append(_boards_revealed(state))
-        return state
+        return state, [Event(EventType.ACTION_BOUND_REACHED, {"actions": self.count_actions(state), "found": found,
+                                                              "best_joker": best, "winner": winner}),
+                       _boards_revealed(state)]
 
     @staticmethod
     def found_counts(state: State) -> list[int]:
@@ -360,63 +491,37 @@ class SpeculationEngine(StateEngine[State]):
         return [max((g.right or 0 for g in state.history if g.seat == s and g.tier is Tier.JOKER), default=0)
                 for s in SEATS]
 
-    def _handlers(self) -> dict[tuple[Phase, Any], Callable[[State, int, Mapping[str, Any]],
-                                                           tuple[State, list[Event]]]]:
-        return {
-            (Phase.CLOTHING, ActionType.REPORT_CLOTHING): self._report_clothing,
-            (Phase.RACE, ActionType.PUT_ON_ITEM): self._put_on_item,
-            (Phase.GUESSING, ActionType.GUESS): self._guess,
-            (Phase.GUESSING, ActionType.GUESS_JOKER): self._guess_joker,
-        }
-
-    def _illegal(self, state: State, seat: int, detail: str) -> IllegalActionError:
-        """The refusal with the seat's legal actions; at the joker, where they are 715 (615), only
-        their count and where to read them (an error body of ~25 KB helps nobody)."""
-        legal = self.legal_actions(state, seat)
-        if len(legal) > MAX_LISTED_IN_ERRORS:
-            return IllegalActionError(f"{detail} You have {len(legal)} legal actions: "
-                                      "GET /games/{id}/actions lists them.", legal_count=len(legal))
-        return IllegalActionError(detail, legal=legal)
-
-    def _report_clothing(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
-        n = _int(action, "items", 0, MAX_ITEMS)
-        if n is None:
-            raise self._illegal(state, seat, f"'items' must be a whole number from 0 to {MAX_ITEMS}.")
+    def _report_clothing(self, state: State, seat: int, n: int) -> Outcome[State]:
         items = list(state.items)
         items[seat] = n
         state = evolve(state, items=tuple(items))
-        events = [Event(EventType.CLOTHING_REPORTED, {"seat": seat})]
+        reported = Event(EventType.CLOTHING_REPORTED, {"seat": seat})
         counts = [c for c in items if c is not None]
         if len(counts) < len(SEATS):
-            return state, events
+            return state, [reported]
         most = max(counts)
         leaders = [s for s in SEATS if items[s] == most]
-        events.append(Event(EventType.CLOTHING_COMPARED, {"items": counts, "leaders": leaders}))
+        compared = Event(EventType.CLOTHING_COMPARED, {"items": counts, "leaders": leaders})
         if len(leaders) == 1:
-            return self._start(state, leaders[0], DecidedBy.CLOTHING, events)
+            state, started = self._start(state, leaders[0], DecidedBy.CLOTHING)
+            return state, [reported, compared, *started]
         state = evolve(state, phase=Phase.RACE, tied=tuple(leaders))
-        events.append(Event(EventType.DRESSING_RACE_STARTED, {"seats": leaders}))
-        return state, events
+        return state, [reported, compared, Event(EventType.DRESSING_RACE_STARTED, {"seats": leaders})]
 
-    def _put_on_item(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
+    def _put_on_item(self, state: State, seat: int) -> Outcome[State]:
         items = list(state.items)
         items[seat] = (items[seat] or 0) + 1
         state = evolve(state, items=tuple(items), tied=())
-        return self._start(state, seat, DecidedBy.RACE, [Event(EventType.ITEM_PUT_ON, {"seat": seat})])
+        state, started = self._start(state, seat, DecidedBy.RACE)
+        return state, [Event(EventType.ITEM_PUT_ON, {"seat": seat}), *started]
 
     @staticmethod
-    def _start(state: State, seat: int, by: DecidedBy, events: list[Event]) -> tuple[State, list[Event]]:
+    def _start(state: State, seat: int, by: DecidedBy) -> Outcome[State]:
         state = evolve(state, phase=Phase.GUESSING, first_guesser=seat, guesser=seat, decided_by=by)
-        events.append(Event(EventType.FIRST_GUESSER_CHOSEN, {"seat": seat, "by": by.value}))
-        return state, events
+        return state, [Event(EventType.FIRST_GUESSER_CHOSEN, {"seat": seat, "by": by.value})]
 
-    def _guess(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
+    def _guess(self, state: State, seat: int, value: int) -> Outcome[State]:
         tier = self.target(state, seat)
-        if tier is Tier.JOKER:
-            raise self._illegal(state, seat, "The kings are down: guess the joker's four values (guess_joker).")
-        value = _int(action, "value", VALUES[0], VALUES[-1])
-        if value is None:
-            raise self._illegal(state, seat, f"'value' must be a card value from {VALUES[0]} to {VALUES[-1]}.")
         owner = opponent(seat)
         board = state.boards[owner]
         matches = board.unfound_slots(tier, value)
@@ -442,31 +547,19 @@ class SpeculationEngine(StateEngine[State]):
         boards = tuple(board if s == owner else b for s, b in enumerate(state.boards))
         return evolve(state, boards=boards, rng=rng, history=(*state.history, entry)), events
 
-    def _guess_joker(self, state: State, seat: int, action: Mapping[str, Any]) -> tuple[State, list[Event]]:
-        if self.target(state, seat) is not Tier.JOKER:
-            raise self._illegal(state, seat, "The joker can be guessed only once both kings are down.")
-        raw = action.get("values")
-        if not (isinstance(raw, list | tuple) and len(raw) == JOKER_SIZE
-                and all(isinstance(v, int) and not isinstance(v, bool) and v in VALUES for v in raw)):
-            raise self._illegal(state, seat, f"'values' must be {JOKER_SIZE} card values from 1 to 10.")
-        values = normalize(raw)
-        if state.options.joker_guesses is JokerGuesses.HANDS and not is_hand(values):
-            raise self._illegal(state, seat, "No board holds a value more than twice (joker_guesses: hands).")
+    def _guess_joker(self, state: State, seat: int, values: tuple[int, ...]) -> Outcome[State]:
         owner = opponent(seat)
         board = state.boards[owner]
         right = score(values, board.tier_values(Tier.JOKER))
         entry = Guess(seat, Tier.JOKER, values, right=right)
         state = evolve(state, history=(*state.history, entry))
-        events = [Event(EventType.JOKER_GUESSED, {"seat": seat, "values": list(values), "right": right})]
+        guessed = Event(EventType.JOKER_GUESSED, {"seat": seat, "values": list(values), "right": right})
         if right < JOKER_SIZE:
-            events.append(Event(EventType.TURN_PASSED, {"seat": owner}))
-            return evolve(state, guesser=owner), events
+            return evolve(state, guesser=owner), [guessed, Event(EventType.TURN_PASSED, {"seat": owner})]
         board = board.reveal(list(board.slots(Tier.JOKER)))
         boards = tuple(board if s == owner else b for s, b in enumerate(state.boards))
         state = evolve(state, boards=boards, phase=Phase.OVER, guesser=None, winner=seat)
-        events.append(Event(EventType.GAME_WON, {"seat": seat}))
-        events.append(_boards_revealed(state))
-        return state, events
+        return state, [guessed, Event(EventType.GAME_WON, {"seat": seat}), _boards_revealed(state)]
 
     # -- what a seat sees -----------------------------------------------------------------------
     def view(self, state: State, seat: int | None) -> JSON:
@@ -550,6 +643,39 @@ def _guess_view(guess: Guess) -> JSON:
             "answer": _ANSWER_VALUE[guess.answer], "card": guess.card, "right": guess.right}
 
 
+class PerGuess:
+    """What one guess becomes in a view or a stored document, built once a process and shared by
+    every view or document that lists it (a history holds hundreds of guesses, the same ones from
+    move to move: building them was most of a long game's view and dump). Keyed by the guess's
+    identity (the codec interns guesses, and a history keeps the ones ``apply`` made), holding the
+    guess itself so that its id is never reused while it is here; past :attr:`kept` entries it
+    starts again empty (the distinct guesses number about 6,000, and each ``apply`` adds one
+    object until the next load interns it: a full cache is about 6 MB). The shared values are never
+    changed by anyone: views and documents are read and serialised only."""
+
+    def __init__(self, build: Callable[[Guess], JSON], kept: int = 10_000) -> None:
+        self.build = build
+        self.kept = kept
+        self.built: dict[int, tuple[Guess, JSON]] = {}
+
+    def __call__(self, history: Sequence[Guess]) -> list[JSON]:
+        built, out = self.built, []
+        for guess in history:
+            entry = built.get(id(guess))
+            if entry is None or entry[0] is not guess:
+                if len(built) >= self.kept:
+                    built.clear()
+                entry = built[id(guess)] = (guess, self.build(guess))
+            out.append(entry[1])
+        return out
+
+
+GUESS_VIEWS = PerGuess(_guess_view)
+"""Each guess's entry in the views' ``history``."""
+GUESS_DUMPS = PerGuess(codec.dump)
+"""Each guess as the stored state lists it (the codec's own form of it)."""
+
+
 VIEW: tuple[Part[State], ...] = (
     Part("phase", lambda state, viewer: state.phase.value),
     Part("seat", lambda state, viewer: viewer),
@@ -559,7 +685,7 @@ VIEW: tuple[Part[State], ...] = (
     Part("winner", lambda state, viewer: state.winner),
     Part("boards", lambda state, viewer: [_board_view(state, s, viewer) for s in SEATS]),
     Part("records", lambda state, viewer: [_record_view(state, s) for s in SEATS]),
-    Part("history", lambda state, viewer: [_guess_view(g) for g in state.history]),
+    Part("history", lambda state, viewer: GUESS_VIEWS(state.history)),
 )
 """Every part of a Speculation view, in order; the private ones read through :data:`SECRETS`."""
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from ludoteca.core.engine import GameDefinition
+from ludoteca.core.engine import GameDefinition, Hosting, TestFacts
 
 from speculation.bots import BOTS
 from speculation.engine import SpeculationEngine
+from speculation.listing import taking_templates
 from speculation.schemas import ACTION_SCHEMAS, OptionsSchema, ViewSchema
 
 DESCRIPTION = """\
@@ -28,8 +29,13 @@ definition = GameDefinition(
     options_schema=OptionsSchema,
     action_schemas=ACTION_SCHEMAS,
     view_schema=ViewSchema,
-    bots=BOTS,
+    bots={level: taking_templates(bot) for level, bot in BOTS.items()},  # the compact listing, as clients get it
     extras=None,
     description=DESCRIPTION,
     basic_bot="basic",
+    hosting=Hosting(port=8002),
+    tests=TestFacts(
+        playing_bot="basic",
+        option_samples=({"first_guesser": "random", "joker_guesses": "hands"},),
+    ),
 )

@@ -9,11 +9,12 @@ from __future__ import annotations
 import dataclasses
 from enum import StrEnum
 
+from ludoteca.adapters.hosting.schemas import ActionBoundReachedSchema, BoundSchema, SeatEventSchema
 from ludoteca.service_layer.fields import named_enum
 from marshmallow import RAISE, Schema, fields, validate
 
 from speculation.board import VALUES, Tier
-from speculation.engine import MAX_ITEMS, ActionType, Answer, DecidedBy, Phase, SpeculationOptions
+from speculation.engine import MAX_ITEMS, ActionType, Answer, DecidedBy, EventType, Phase, SpeculationOptions
 from speculation.joker import JOKER_SIZE
 
 TIERS = [t.value for t in Tier]
@@ -69,6 +70,20 @@ class GuessSchema(Schema):
                            metadata={"description": "A card value: Ace = 1 up to 10"})
 
 
+class JokerDomainSchema(Schema):
+    """What a joker template stands for (:mod:`speculation.listing`)."""
+
+    field = fields.String(required=True, validate=validate.Equal("values"),
+                          metadata={"description": "The field to fill: `values`"})
+    size = fields.Integer(required=True, metadata={"description": "How many values: 4"})
+    min = fields.Integer(required=True, metadata={"description": "The lowest value: 1"})
+    max = fields.Integer(required=True, metadata={"description": "The highest value: 10"})
+    max_repeats = fields.Integer(required=True, metadata={
+        "description": "How many times one value may be named: 4, or 2 with the option `joker_guesses: hands`"})
+    count = fields.Integer(required=True, metadata={
+        "description": "How many bodies the template stands for: 715, or 615 with `joker_guesses: hands`"})
+
+
 class GuessJokerSchema(Schema):
     class Meta:
         unknown = RAISE
@@ -77,6 +92,12 @@ class GuessJokerSchema(Schema):
     values = fields.List(fields.Integer(strict=True, validate=VALUE_RANGE), required=True,
                          validate=validate.Length(equal=JOKER_SIZE),
                          metadata={"description": "Four values, a multiset: order does not matter"})
+    domain = fields.Nested(JokerDomainSchema, dump_only=True, metadata={
+        "description": "Only in a listing's `templates` (never posted): the guess as a template, standing for "
+                       "every body whose `values` are `size` values from `min` to `max`, in any order, none more "
+                       "than `max_repeats` times (`count` bodies; `values` shows the first). At the joker "
+                       "`GET .../actions` and a move's `next` list this one template instead of the 715 (615) "
+                       "guesses"})
 
 
 ACTION_SCHEMAS: dict[str, type[Schema]] = {
@@ -163,3 +184,81 @@ class ViewSchema(Schema):
                           metadata={"description": "Per seat: its red record of the opponent's board"})
     history = fields.List(fields.Nested(GuessEntrySchema), required=True,
                           metadata={"description": "Every guess and its answer, oldest first"})
+
+
+# -- events and result (what GET .../events, the replay and the result say) --------------------------
+
+
+class ClothingComparedSchema(Schema):
+    items = fields.List(fields.Integer(), required=True, metadata={"description": "Each seat's count, now unsealed"})
+    leaders = fields.List(fields.Integer(), required=True, metadata={"description": "The seats with the most"})
+
+
+class DressingRaceStartedSchema(Schema):
+    seats = fields.List(fields.Integer(), required=True, metadata={"description": "The tied seats, in the race"})
+
+
+class FirstGuesserChosenSchema(SeatEventSchema):
+    by = fields.String(required=True, validate=validate.OneOf([d.value for d in DecidedBy]),
+                       metadata={"description": "What decided it"})
+
+
+class ValueGuessedSchema(SeatEventSchema):
+    tier = fields.String(required=True, validate=validate.OneOf(TIERS), metadata={"description": "The tier guessed"})
+    value = fields.Integer(required=True, validate=VALUE_RANGE, metadata={"description": "The value named"})
+    answer = fields.String(required=True, validate=validate.OneOf([a.value for a in Answer]),
+                           metadata={"description": "The defender's answer"})
+    card = fields.String(metadata={"description": "The card found (a `yes` only)"})
+    face = fields.String(metadata={"description": "The face card it lies under (a `yes` only)"})
+    position = fields.Integer(metadata={"description": "Its place beneath that face card, from 0 (a `yes` only)"})
+
+
+class FaceCardDownedSchema(SeatEventSchema):
+    face = fields.String(required=True, metadata={"description": "The face card whose values are all found"})
+
+
+class TierClearedSchema(SeatEventSchema):
+    tier = fields.String(required=True, validate=validate.OneOf(TIERS), metadata={"description": "The tier cleared"})
+    by = fields.Integer(required=True, metadata={"description": "The seat that cleared it"})
+
+
+class JokerGuessedSchema(SeatEventSchema):
+    values = fields.List(fields.Integer(validate=VALUE_RANGE), required=True,
+                         metadata={"description": "The four values named"})
+    right = fields.Integer(required=True, validate=validate.Range(min=0, max=JOKER_SIZE),
+                           metadata={"description": "How many are right (the multiset intersection)"})
+
+
+class BoundReachedSchema(ActionBoundReachedSchema):
+    found = fields.List(fields.Integer(), required=True, metadata={"description": "Cards each seat found"})
+    best_joker = fields.List(fields.Integer(), required=True,
+                             metadata={"description": "Each seat's best joker answer"})
+    winner = fields.Integer(required=True, allow_none=True, metadata={"description": "The winner (null: shared)"})
+
+
+class BoardsRevealedSchema(Schema):
+    boards = fields.List(fields.Nested(BoardSchema), required=True, metadata={"description": "Both boards, whole"})
+
+
+EVENT_SCHEMAS: dict[str, type[Schema]] = {
+    EventType.CLOTHING_REPORTED: SeatEventSchema, EventType.CLOTHING_COMPARED: ClothingComparedSchema,
+    EventType.DRESSING_RACE_STARTED: DressingRaceStartedSchema, EventType.ITEM_PUT_ON: SeatEventSchema,
+    EventType.FIRST_GUESSER_CHOSEN: FirstGuesserChosenSchema, EventType.VALUE_GUESSED: ValueGuessedSchema,
+    EventType.FACE_CARD_DOWNED: FaceCardDownedSchema, EventType.TIER_CLEARED: TierClearedSchema,
+    EventType.TURN_PASSED: SeatEventSchema, EventType.JOKER_GUESSED: JokerGuessedSchema,
+    EventType.GAME_WON: SeatEventSchema, EventType.ACTION_BOUND_REACHED: BoundReachedSchema,
+    EventType.BOARDS_REVEALED: BoardsRevealedSchema,
+}
+"""Each event's ``data``, by its ``type`` (every :class:`~speculation.engine.EventType`)."""
+
+
+class SummarySchema(Schema):
+    winner = fields.Integer(required=True, allow_none=True, metadata={"description": "The winner (null: shared)"})
+    first_guesser = fields.Integer(required=True, allow_none=True, metadata={"description": "Who guessed first"})
+    tier_guesses = fields.List(fields.Integer(), required=True, metadata={"description": "Tier guesses per seat"})
+    joker_guesses = fields.List(fields.Integer(), required=True, metadata={"description": "Joker guesses per seat"})
+    bound = fields.Nested(BoundSchema, required=True, allow_none=True,
+                          metadata={"description": "The bound that ended the game (null: a joker found)"})
+    found = fields.List(fields.Integer(), metadata={"description": "Cards each seat found (a bound only)"})
+    best_joker = fields.List(fields.Integer(), metadata={"description": "Each seat's best joker answer (a bound "
+                                                                        "only)"})

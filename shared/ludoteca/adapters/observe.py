@@ -98,10 +98,59 @@ SWEEP_DISPATCHED = Counter(
     "Bot turns and results the sweeper dispatched again (their task was lost or late), and timed-out "
     "turns (kind timeout: the sweeper is their only dispatcher).",
     ["game", "kind"])
-SWEEP_LAST = Gauge(
-    "ludoteca_sweeper_last_pass_timestamp_seconds",
-    "When the sweeper last finished a pass (a heartbeat: alert when it stops moving).",
-    multiprocess_mode="livemax")
+STORE_HEALTH = Gauge(
+    "ludoteca_store_health",
+    "The sessions' Redis as a service last saw it (1 ok, 0 failing), by check: reachable (it answers), "
+    "accepts_writes (no OOM, MISCONF or READONLY refusal: /readyz is 503 otherwise), aof_last_write and "
+    "aof_last_bgrewrite (INFO persistence's statuses). Probed by /readyz and each scrape, at most once a "
+    "second (ludoteca.adapters.durability).",
+    ["game", "check"], multiprocess_mode="mostrecent")
+LIMITER_FAIL_OPEN = Counter(
+    "ludoteca_ratelimit_fail_open",
+    "Reads let through without counting them because Redis refused the rate limiter's counter write "
+    "(OOM under noeviction, MISCONF after a failed append-only write): reads keep answering, writes get "
+    "their 503.",
+    ["game", "bucket", "refusal"])
+_sweep_last: Gauge | None = None
+
+
+def sweeper_heartbeat() -> Gauge:
+    """``ludoteca_sweeper_last_pass_timestamp_seconds``, made on the sweeper's first pass: a
+    process that runs no sweeper exports no such series (a 0 from every service would make the
+    heartbeat alert fire on all of them)."""
+    global _sweep_last
+    if _sweep_last is None:
+        _sweep_last = Gauge(
+            "ludoteca_sweeper_last_pass_timestamp_seconds",
+            "When the sweeper last finished a pass (a heartbeat: alert when it stops moving); exported by "
+            "the sweeper only.",
+            multiprocess_mode="livemax")
+    return _sweep_last
+
+
+MOVE_OUTCOMES = (("applied", "200"), ("replayed", "200"))
+"""The move series every game service exports from its start (the refusals appear with their status)."""
+BOT_OUTCOMES = ("played", "interrupted", "timed-out", "early", "stale", "missing", "no-bot")
+
+
+def start_series(game: str, service: bool = True, bots: bool = False) -> None:
+    """Make ``game``'s per-game series exist at 0 now, not at its first event: an expression over
+    several families (active games: created minus finished) drops a game that has one of them
+    only. A service makes its games' and moves' series and its store's health; the worker its bot
+    turns' and finished games'."""
+    GAMES_FINISHED.labels(game)
+    if service:
+        GAMES_CREATED.labels(game)
+        for outcome, status in MOVE_OUTCOMES:
+            MOVES.labels(game, outcome, status)
+    if bots:
+        for outcome in BOT_OUTCOMES:
+            BOT_TURNS.labels(game, outcome)
+
+
+def record_store_health(game: str, checks: dict[str, bool]) -> None:
+    for check, ok in checks.items():
+        STORE_HEALTH.labels(game, check).set(1 if ok else 0)
 
 
 class GameCounters:

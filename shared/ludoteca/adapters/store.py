@@ -5,14 +5,29 @@ Keys of one game share a hash tag so they live in one Redis Cluster slot::
     <game>:{<id>}:game      hash: version, doc (JSON: seats, options, engine state), and what is
                             due: due ("bot:<version>", "turn:<version>" or "result"), due_at
                             (server ms; a timed turn's: its deadline, :mod:`ludoteca.service_layer.timers`)
-    <game>:{<id>}:events    stream: one entry per event, id "<seq>-1"
+    <game>:{<id>}:events    stream: one entry per event, id "<seq>-1" (the global order: the replay's)
+    <game>:{<id>}:events:spectators, <game>:{<id>}:events:<seat>
+                            streams: one per viewer, the events it may see as it is told them,
+                            id "<its number>-1" (:mod:`ludoteca.service_layer.numbering`)
     <game>:{<id>}:log       list: the actions in order (for the replay)
     <game>:{<id>}:idem:<seat>:<key>   string: a stored response for an Idempotency-Key
+    <game>:{<id>}:outbox    stream: the notices a commit wrote for the players bound to the seats
+                            (issue 23, item 4), id "<version>-<i>", until relayed to the players'
+                            streams (:class:`ludoteca.adapters.players.PlayerEvents`)
 
 Every write is one Lua script: a compare-and-set on ``version`` that, in the same atomic step,
-writes the new document, appends the events and the log entry, stores the idempotency record,
+writes the new document, appends the events (to the global stream and to each viewer's, numbered
+from the viewers' counts the document keeps) and the log entry, stores the idempotency record,
 records what the new version makes due (a bot turn, or recording the result) and refreshes the
 TTL. Concurrent writers never lose or duplicate anything: exactly one wins a version.
+
+Durable before acknowledged: a write that succeeded (a commit, a creation, an idempotent replay)
+is confirmed by a ``PING`` to the same Redis before the service answers 2xx (:meth:`GameStore.confirm`).
+Redis writes the append-only file (``write``, not yet ``fsync``) before it sends any reply of that
+event-loop turn, and when that write fails (a full disk) it still replies ``OK`` but refuses
+``PING`` and every write after it with ``MISCONF``: the confirmation turns that ``OK`` into a 503
+(the move may or may not survive: retried with its Idempotency-Key it is applied once), so no
+2xx is ever given for a change that is only in Redis's memory (``tests/integration/test_durability.py``).
 
 Liveness: a commit that makes something due is always preceded by a hint in the game type's
 index ``<game>:{due}`` (a sorted set of game ids by server time in ms, a slot of its own). If
@@ -27,6 +42,9 @@ Every key expires or has a documented bound (a test scans them all after a rando
 - ``<game>:{due}``: a TTL (the game TTL, refreshed on every hint); members are games with
   something due, or that had within the sweeper's grace; the sweeper removes the others.
 - ``<game>:{due}:lock``: the sweepers' short lock, with a TTL of a few seconds.
+- ``<game>:{outbox}``: the games whose commits wrote notices (hinted before the commit, as
+  ``<game>:{due}``), with the same TTL; the sweeper relays each outbox after the grace and
+  removes its hint. An outbox is emptied by its relay and expires with its game.
 - ``<game>:lobby``: sorted set of waiting games by creation time, with a TTL (the game TTL,
   refreshed on every add); every add trims entries created longer ago than the game TTL (a game
   that waits that long for players leaves the lobby); expired games are dropped when read.
@@ -58,12 +76,59 @@ from typing import Any
 import redis
 from ludoteca.core import jsontext
 from ludoteca.core.errors import StoreUnavailableError
-from ludoteca.service_layer.repository import CommitResult, Due, GameMissing, Quota, Stored, retry_seconds
+from ludoteca.service_layer.numbering import numbered, viewer_name
+from ludoteca.service_layer.repository import (
+    CommitResult,
+    Due,
+    DueKind,
+    DueWork,
+    GameMissing,
+    Quota,
+    Stored,
+    UnitOfWork,
+    retry_seconds,
+)
+from redis.cluster import RedisCluster
 from redis.exceptions import RedisClusterException, SlotNotCoveredError
 
-__all__ = ["CommitResult", "Due", "GameMissing", "GameStore", "Quota", "Stored", "store_unavailable"]
+__all__ = ["CommitResult", "Due", "GameMissing", "GameStore", "Quota", "Stored", "UnitOfWork", "store_unavailable"]
 
-_COMMIT = """
+# Appends the events: ARGV[at] = E, the count; then E records for the global stream (KEYS[2],
+# ids first..first+E-1); then, unless ARGV[at + 1] is '0', for each event its told form, the
+# number k of viewers that may see it and k pairs (viewer index, its number there): the entry goes
+# to that viewer's stream, KEYS[VIEWERS + index].
+_APPEND = """
+local function append(argv, at, first)
+  local e = tonumber(argv[at])
+  for i = 1, e do
+    redis.call('XADD', KEYS[2], tostring(first + i - 1) .. '-1', 'e', argv[at + 1 + i])
+  end
+  if argv[at + 1] == '0' then return end
+  local pos = at + 2 + e
+  for _ = 1, e do
+    local told = argv[pos]
+    local k = tonumber(argv[pos + 1])
+    for j = 1, k do
+      local v = tonumber(argv[pos + 2 * j])
+      redis.call('XADD', KEYS[VIEWERS + v], argv[pos + 2 * j + 1] .. '-1', 'e', told)
+    end
+    pos = pos + 2 + 2 * k
+  end
+end
+"""
+
+# Appends the commit's notices (ARGV[at]: a JSON array of [player id, notice JSON], or '') to
+# the game's outbox, the last key, with ids "<version>-<i>" (i from 1).
+_OUTBOX = """
+local function outbox(raw, version)
+  if raw == '' then return end
+  for i, entry in ipairs(cjson.decode(raw)) do
+    redis.call('XADD', KEYS[#KEYS], version .. '-' .. i, 'p', entry[1], 'n', entry[2])
+  end
+end
+"""
+
+_COMMIT = _APPEND.replace("VIEWERS", "6") + _OUTBOX + """
 local limit = tonumber(ARGV[10])
 if limit > 0 then
   local n = redis.call('INCR', KEYS[5])
@@ -79,11 +144,8 @@ end
 if cur ~= ARGV[1] then return {'stale', cur, redis.call('HGET', KEYS[1], 'doc')} end
 local new = tostring(tonumber(cur) + 1)
 redis.call('HSET', KEYS[1], 'version', new, 'doc', ARGV[2])
-local seq = tonumber(ARGV[8])
-for i = 13, #ARGV do
-  redis.call('XADD', KEYS[2], tostring(seq) .. '-1', 'e', ARGV[i])
-  seq = seq + 1
-end
+append(ARGV, 14, tonumber(ARGV[8]))
+outbox(ARGV[13], new)
 if ARGV[7] ~= '' then redis.call('RPUSH', KEYS[3], ARGV[7]) end
 if ARGV[4] == '1' then redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6])) end
 if ARGV[9] == '' then
@@ -102,10 +164,11 @@ local ttl = tonumber(ARGV[3])
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
 redis.call('EXPIRE', KEYS[3], ttl)
+for i = 6, #KEYS do redis.call('EXPIRE', KEYS[i], ttl) end
 return {'ok', new}
 """
 
-_CREATE = """
+_CREATE = _APPEND.replace("VIEWERS", "3") + _OUTBOX + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'version', '1', 'doc', ARGV[1])
 if ARGV[3] ~= '' then
@@ -118,13 +181,10 @@ if ARGV[3] ~= '' then
   if due == 'bot' or due == 'turn' then due = due .. ':1' end
   redis.call('HSET', KEYS[1], 'due', due, 'due_at', at)
 end
-local seq = 1
-for i = 5, #ARGV do
-  redis.call('XADD', KEYS[2], tostring(seq) .. '-1', 'e', ARGV[i])
-  seq = seq + 1
-end
+append(ARGV, 6, 1)
+outbox(ARGV[5], '1')
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
-if #ARGV >= 5 then redis.call('EXPIRE', KEYS[2], tonumber(ARGV[2])) end
+for i = 2, #KEYS do redis.call('EXPIRE', KEYS[i], tonumber(ARGV[2])) end
 return 1
 """
 
@@ -244,6 +304,63 @@ _dumps = jsontext.dumps
 _loads = jsontext.loads
 
 
+def _appended(args: list[Any], work: UnitOfWork) -> list[Any]:
+    """``args`` with the unit's events as the scripts' ``append`` reads them (see ``_APPEND``)."""
+    events, shown = work.events, work.shown
+    args += [len(events), "1" if shown else "0", *(_dumps(e.to_doc()) for e in events)]
+    for s in shown:
+        args += [_dumps(s.event), len(s.numbers), *(x for pair in s.numbers for x in pair)]
+    return args
+
+
+def _notices_arg(work: UnitOfWork) -> str:
+    """The unit's notices as the scripts' ``outbox`` reads them (``""``: none)."""
+    if not work.notices:
+        return ""
+    return _dumps([[n.player_id, _dumps(n.body).decode()] for n in work.notices]).decode()
+
+
+def outbox_key(game: str, game_id: str) -> str:
+    """The game's outbox (a stream in the game's slot): the notices its commits wrote for the
+    players bound to its seats, until they are relayed (:class:`ludoteca.adapters.players.PlayerEvents`)."""
+    return f"{game}:{{{game_id}}}:outbox"
+
+
+def outbox_order(entry_id: bytes | str) -> int:
+    """An outbox entry's place in the game's order (``<version>-<i>``: version * 1024 + i)."""
+    text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    version, _, i = text.partition("-")
+    return int(version) * 1024 + int(i)
+
+
+def read_stream(client: Any, blocking: Any, key: str, after: int, block_ms: int | None,
+                count: int) -> list[tuple[int, bytes]]:
+    """The entries of stream ``key`` (ids ``<n>-1``) over ``after``: (n, payload), waiting up
+    to ``block_ms`` for the first (see :meth:`GameStore.events_after`; ``blocking``: the client
+    for long blocks, or None)."""
+    if block_ms is not None and block_ms > 0:
+        if blocking is not None and block_ms >= LONG_BLOCK_MS:
+            res = blocking.xread({key: f"{after}-1"}, count=count, block=LONG_BLOCK_MS)
+        else:
+            timeout = client.get_connection_kwargs().get("socket_timeout")  # a cluster client has no one pool
+            if timeout:
+                block_ms = max(1, min(block_ms, int(timeout * 500)))
+            res = client.xread({key: f"{after}-1"}, count=count, block=block_ms)
+    else:
+        res = client.xread({key: f"{after}-1"}, count=count)
+    out: list[tuple[int, bytes]] = []
+    for _stream, entries in res or []:
+        for entry_id, fields in entries:
+            sid = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+            out.append((int(sid.split("-")[0]), fields.get(b"e", fields.get("e"))))
+    return out
+
+
+def _due_args(due: DueWork) -> list[Any]:
+    """What the scripts read of what is due: its kind's tag and when (``""``: now)."""
+    return [due.kind.value, "" if due.at_ms is None else due.at_ms]
+
+
 class GameStore:
     """Repository of one game type's live sessions."""
 
@@ -268,6 +385,13 @@ class GameStore:
     def _key(self, game_id: str, what: str) -> str:
         return f"{self.game}:{{{game_id}}}:{what}"
 
+    def viewer_key(self, game_id: str, index: int) -> str:
+        """The stream of viewer ``index`` (:mod:`ludoteca.service_layer.numbering`)."""
+        return self._key(game_id, f"events:{viewer_name(index)}")
+
+    def viewer_keys(self, game_id: str, viewers: int) -> list[str]:
+        return [self.viewer_key(game_id, i) for i in range(viewers)]
+
     def idem_key(self, game_id: str, seat: int, key: str) -> str:
         return self._key(game_id, f"idem:{seat}:{key}")
 
@@ -282,15 +406,39 @@ class GameStore:
     def hints_key(self) -> str:
         return f"{self.game}:{{due}}"
 
+    @property
+    def outbox_hints_key(self) -> str:
+        """The games whose commits wrote notices, maybe not relayed yet (hinted before the commit)."""
+        return f"{self.game}:{{outbox}}"
+
     # -- games ------------------------------------------------------------------------------
-    def create(self, game_id: str, doc: dict[str, Any], events: Sequence[dict[str, Any]], due: str = "",
-               due_at: int | None = None) -> bool:
-        """A new game at version 1; ``due`` and ``due_at`` as in :meth:`commit`."""
-        if due:
+    def create(self, work: UnitOfWork) -> bool:
+        """A new game at version 1 (``work``'s ``expected_version``, log entry, idempotency
+        record and quota are not used); as :meth:`commit` otherwise."""
+        game_id = work.game_id
+        if work.due:
             self.hint(game_id)
-        args: list[Any] = [_dumps(doc), self.ttl, due, "" if due_at is None else due_at, *(_dumps(e) for e in events)]
-        created = self._create(keys=[self._key(game_id, "game"), self._key(game_id, "events")], args=args)
+        if work.notices:
+            self.hint(game_id, self.outbox_hints_key)
+        args: list[Any] = [_dumps(work.doc), self.ttl, *_due_args(work.due), _notices_arg(work)]
+        keys = [self._key(game_id, "game"), self._key(game_id, "events"), *self.viewer_keys(game_id, work.viewers)]
+        if work.notices:
+            keys.append(outbox_key(self.game, game_id))
+        created = self._create(keys=keys, args=_appended(args, work))
+        if created:
+            self.confirm(game_id)
         return bool(created)
+
+    def confirm(self, game_id: str) -> None:
+        """Raise (``MISCONF``, mapped to 503 by :func:`store_unavailable`) unless the write just
+        made for ``game_id`` reached the append-only file: a ``PING`` to the Redis holding the
+        game, which Redis refuses while its last write to the file failed (see the module
+        docstring). One round trip a write."""
+        client: Any = self.r
+        if isinstance(client, RedisCluster):
+            client.ping(target_nodes=client.get_node_from_key(self._key(game_id, "game")))  # type: ignore[no-untyped-call]
+        else:
+            self.r.ping()
 
     def load(self, game_id: str) -> Stored:
         raw = self.r.hmget(self._key(game_id, "game"), ["version", "doc"])
@@ -302,46 +450,41 @@ class GameStore:
         raw = self.r.hget(self._key(game_id, "game"), "version")
         return None if raw is None else int(raw)
 
-    def commit(
-        self,
-        game_id: str,
-        expected_version: int,
-        doc: dict[str, Any],
-        events: Sequence[dict[str, Any]],
-        first_seq: int,
-        log_entry: dict[str, Any] | None = None,
-        idempotency: tuple[int, str, dict[str, Any]] | None = None,
-        due: str = "",
-        quota: Quota | None = None,
-        due_at: int | None = None,
-    ) -> CommitResult:
-        """Compare-and-set on ``expected_version``; see the module docstring. ``due``: what the
-        new version makes due, ``"bot"`` (a bot turn at the new version), ``"turn"`` (a human's
-        turn with a timer, :mod:`ludoteca.service_layer.timers`: due at ``due_at``, its deadline in ms),
-        ``"result"``, or ``""`` (nothing); ``due_at`` defaults to the server's time. When
-        something is due, the write-ahead :meth:`hint` goes first, so a crash right after the
-        commit still leaves the sweeper its hint. ``quota`` (not yet
-        spent): the script spends one unit first and commits nothing when it is over
-        (``limited``); its key must be in the game's slot (it carries the game's hash tag)."""
-        if due:
+    def commit(self, work: UnitOfWork) -> CommitResult:
+        """Compare-and-set on ``work.expected_version``; see the module docstring and
+        :class:`~ludoteca.service_layer.repository.UnitOfWork`. What the new version makes due
+        (``work.due``) is stored as ``bot:<version>``, ``turn:<version>`` (due at its deadline,
+        ``at_ms``) or ``result``, at the server's time unless ``at_ms`` says; when something is
+        due, the write-ahead :meth:`hint` goes first, so a crash right after the commit still
+        leaves the sweeper its hint. A quota not yet spent: the script spends one unit first and
+        commits nothing when it is over (``limited``); its key must be in the game's slot (it
+        carries the game's hash tag). The shown events are appended to the streams of the
+        viewers that may see them, and every viewer's stream's TTL is refreshed."""
+        game_id, quota, idempotency = work.game_id, work.quota, work.idempotency
+        if work.due:
             self.hint(game_id)
+        if work.notices:  # write-ahead, as the due hint: the sweeper relays what a crash leaves
+            self.hint(game_id, self.outbox_hints_key)
         game_key = self._key(game_id, "game")
         idem_key = quota_key = game_key
         idem_flag, idem_value = "0", b""
         if idempotency is not None:
-            seat, key, record = idempotency
-            idem_key = self.idem_key(game_id, seat, key)
-            idem_flag, idem_value = "1", _dumps(record)
+            idem_key = self.idem_key(game_id, idempotency.seat, idempotency.key)
+            idem_flag, idem_value = "1", _dumps(idempotency.record)
         limit, window = 0, 0
         if quota is not None and not quota.spent:
             quota_key, limit, window = quota.key, quota.limit, quota.window
-        keys = [game_key, self._key(game_id, "events"), self._key(game_id, "log"), idem_key, quota_key]
+        keys = [game_key, self._key(game_id, "events"), self._key(game_id, "log"), idem_key, quota_key,
+                *self.viewer_keys(game_id, work.viewers)]
+        if work.notices:
+            keys.append(outbox_key(self.game, game_id))
+        due_tag, due_at = _due_args(work.due)
         args: list[Any] = [
-            str(expected_version), _dumps(doc), self.ttl, idem_flag, idem_value, self.idem_ttl,
-            _dumps(log_entry) if log_entry is not None else "", first_seq, due, limit, window,
-            "" if due_at is None else due_at, *(_dumps(e) for e in events),
+            str(work.expected_version), _dumps(work.doc), self.ttl, idem_flag, idem_value, self.idem_ttl,
+            _dumps(work.log_entry) if work.log_entry is not None else "", work.first_seq, due_tag, limit, window,
+            due_at, _notices_arg(work),
         ]
-        out = self._commit(keys=keys, args=args)
+        out = self._commit(keys=keys, args=_appended(args, work))
         if limit:
             quota.spent = True  # type: ignore[union-attr]  # limit is set only with a quota
         status = out[0].decode() if isinstance(out[0], bytes) else out[0]
@@ -350,9 +493,11 @@ class GameStore:
         if status == "limited":
             return CommitResult("limited", retry_after=retry_seconds(int(out[1])))
         if status == "idem":
+            self.confirm(game_id)  # the stored answer may be of a write that never reached the file
             return CommitResult("idempotent", replay=_loads(out[1]))
         if status == "stale":  # the current document comes with it: a retry needs no read
             return CommitResult("stale", version=int(out[1]), current=Stored(int(out[1]), _loads(out[2])))
+        self.confirm(game_id)
         return CommitResult("ok", version=int(out[1]))
 
     def spend(self, quota: Quota, idempotency: tuple[str, int, str] | None = None
@@ -374,12 +519,19 @@ class GameStore:
             quota.spent = True
             if int(count) > quota.limit:
                 retry = retry_seconds(int(pttl))
-        record = _loads(raw) if raw is not None else None
+        record = None
+        if raw is not None:
+            self.confirm(idempotency[0])  # type: ignore[index]  # a record is read only with its key
+            record = _loads(raw)
         return retry, record
 
     def idempotency_record(self, game_id: str, seat: int, key: str) -> dict[str, Any] | None:
         raw = self.r.get(self.idem_key(game_id, seat, key))
-        return None if raw is None else _loads(raw)
+        if raw is None:
+            return None
+        self.confirm(game_id)  # a stored answer is given again only once it is on disk
+        record: dict[str, Any] = _loads(raw)
+        return record
 
     def action_log(self, game_id: str) -> list[dict[str, Any]]:
         return [_loads(x) for x in self.r.lrange(self._key(game_id, "log"), 0, -1)]
@@ -399,24 +551,21 @@ class GameStore:
         ~1.1 ms of CPU a second (docs/scaling.md), the largest cost at scale; a request never
         waits longer than its wait and the timeout, and a blocked read never holds a connection
         of the pool the moves use."""
-        key = self._key(game_id, "events")
-        if block_ms is not None and block_ms > 0:
-            if self.blocking is not None and block_ms >= LONG_BLOCK_MS:
-                res = self.blocking.xread({key: f"{after}-1"}, count=count, block=LONG_BLOCK_MS)
-            else:
-                timeout = self.r.get_connection_kwargs().get("socket_timeout")  # a cluster client has no one pool
-                if timeout:
-                    block_ms = max(1, min(block_ms, int(timeout * 500)))
-                res = self.r.xread({key: f"{after}-1"}, count=count, block=block_ms)
-        else:
-            res = self.r.xread({key: f"{after}-1"}, count=count)
         out: list[tuple[int, dict[str, Any]]] = []
-        for _stream, entries in res or []:
-            for entry_id, fields in entries:
-                sid = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
-                payload = fields.get(b"e", fields.get("e"))
-                out.append((int(sid.split("-")[0]), _loads(payload)))
+        for seq, payload in self._read(self._key(game_id, "events"), after, block_ms, count):
+            out.append((seq, _loads(payload)))
         return out
+
+    def viewer_events(self, game_id: str, viewer: int, after: int, block_ms: int | None = None,
+                      count: int = 500) -> list[dict[str, Any]]:
+        """The events viewer ``viewer`` may see numbered over ``after`` (its numbers), each with
+        its number as ``seq``; waits as :meth:`events_after` does."""
+        return [numbered(n, _loads(payload))
+                for n, payload in self._read(self.viewer_key(game_id, viewer), after, block_ms, count)]
+
+    def _read(self, key: str, after: int, block_ms: int | None, count: int) -> list[tuple[int, bytes]]:
+        """The entries of stream ``key`` over ``after``: (number, payload); see :meth:`events_after`."""
+        return read_stream(self.r, self.blocking, key, after, block_ms, count)
 
     # -- lobby ------------------------------------------------------------------------------
     def lobby_add(self, game_id: str, created: float) -> None:
@@ -479,27 +628,28 @@ class GameStore:
 
 
     # -- liveness ---------------------------------------------------------------------------
-    def hint(self, game_id: str) -> int:
+    def hint(self, game_id: str, index: str | None = None) -> int:
         """Write-ahead hint that ``game_id`` is about to have something due (:meth:`commit` and
-        :meth:`create` write it first). Returns its score, the server time in ms."""
-        return int(self._hint(keys=[self.hints_key], args=[game_id, self.ttl]))
+        :meth:`create` write it first), or in ``index`` (:attr:`outbox_hints_key`: notices to
+        relay). Returns its score, the server time in ms."""
+        return int(self._hint(keys=[index or self.hints_key], args=[game_id, self.ttl]))
 
     def server_ms(self) -> int:
         sec, usec = self.r.time()
         return int(sec) * 1000 + int(usec) // 1000
 
-    def hints_before(self, max_ms: int, count: int = 500) -> list[tuple[str, int]]:
+    def hints_before(self, max_ms: int, count: int = 500, index: str | None = None) -> list[tuple[str, int]]:
         """Hints with a score at most ``max_ms``, oldest first: (game id, score)."""
-        raw = self.r.zrangebyscore(self.hints_key, "-inf", max_ms, start=0, num=count, withscores=True)
+        raw = self.r.zrangebyscore(index or self.hints_key, "-inf", max_ms, start=0, num=count, withscores=True)
         return [(m.decode() if isinstance(m, bytes) else m, int(score)) for m, score in raw]
 
-    def drop_hint(self, game_id: str, score: int) -> bool:
+    def drop_hint(self, game_id: str, score: int, index: str | None = None) -> bool:
         """Remove the hint if its score is still ``score``."""
-        return bool(self._hint_if(keys=[self.hints_key], args=[game_id, score, ""]))
+        return bool(self._hint_if(keys=[index or self.hints_key], args=[game_id, score, ""]))
 
-    def defer_hint(self, game_id: str, score: int, new_score: int) -> bool:
+    def defer_hint(self, game_id: str, score: int, new_score: int, index: str | None = None) -> bool:
         """Move the hint to ``new_score`` if its score is still ``score``."""
-        return bool(self._hint_if(keys=[self.hints_key], args=[game_id, score, new_score]))
+        return bool(self._hint_if(keys=[index or self.hints_key], args=[game_id, score, new_score]))
 
     def due(self, game_id: str) -> tuple[int | None, Due | None]:
         """The game's version (``None``: gone) and what it has due (``None``: nothing)."""
@@ -509,12 +659,11 @@ class GameStore:
         if due is None or since is None:
             return int(version), None
         tag = due.decode() if isinstance(due, bytes) else str(due)
-        kind, _, at = tag.partition(":")
-        return int(version), Due(kind, int(at or version), int(since))
+        return int(version), Due.from_tag(tag, int(version), int(since))
 
     def clear_result_due(self, game_id: str) -> bool:
         """The result is recorded: nothing is due any more (only if ``result`` still is)."""
-        return bool(self._clear_due(keys=[self._key(game_id, "game")], args=["result"]))
+        return bool(self._clear_due(keys=[self._key(game_id, "game")], args=[DueKind.RESULT.value]))
 
     def try_lock(self, name: str, token: str, ms: int) -> bool:
         """A short lock in the hint index's slot (``<game>:{due}:<name>``)."""

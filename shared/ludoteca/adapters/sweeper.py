@@ -17,6 +17,13 @@ game has due and:
   as the turn has been due, between the grace and a minute);
 - nothing due, or the game gone: removes the hint (only if nobody wrote a newer one meanwhile).
 
+It also relays the players' notices a fault left in a game's outbox (issue 23, item 4): a commit
+that writes notices for the players bound to its seats hints ``<game>:{outbox}`` first; the
+service relays them right after the commit (:class:`ludoteca.adapters.players.PlayerEvents`), and
+the sweeper relays, once the grace has passed, whatever a process killed in between left: a
+relay tells each notice once however often it runs. Then it removes the hint (if nobody wrote a
+newer one meanwhile).
+
 A duplicate dispatch is harmless: ``bot_turn`` acts only if the game is still at that version and
 ``record_result`` records once. Several sweepers may run; a short Redis lock per game type makes
 them take turns. Start one with ``python -m ludoteca.adapters.sweeper`` (the ``sweeper`` line of
@@ -36,16 +43,19 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import FrameType
 
 import redis
 from ludoteca.adapters import observe
 from ludoteca.adapters.connect import redis_client
+from ludoteca.adapters.fdlimit import raise_nofile
+from ludoteca.adapters.players import PlayerEvents
 from ludoteca.adapters.store import GameStore
 from ludoteca.config import Settings
 from ludoteca.service_layer import registry
+from ludoteca.service_layer.repository import DueKind
 from ludoteca.service_layer.service import Dispatcher
 
 log = logging.getLogger("ludoteca.adapters.sweeper")
@@ -69,6 +79,8 @@ class SweepCount:
     deferred: int = 0
     removed: int = 0
     skipped_locked: int = 0
+    relayed: int = 0
+    """Notices a pass relayed to players' streams (left over by a fault)."""
 
     def add(self, other: SweepCount) -> None:
         for name in self.__dataclass_fields__:
@@ -80,8 +92,11 @@ class Sweeper:
 
     def __init__(self, client: redis.Redis, games: Sequence[str], dispatcher: Dispatcher,
                  grace_seconds: float = 5.0, ttl_seconds: int = Settings.game_ttl_seconds,
-                 batch: int = 500, broker: redis.Redis | None = None) -> None:
+                 batch: int = 500, broker: redis.Redis | None = None,
+                 relay: Callable[[str, str], int] | None = None) -> None:
         self.stores = {g: GameStore(client, g, ttl_seconds, ttl_seconds) for g in games}
+        self.relay = relay
+        """Relays a game's outbox to its players' streams (``PlayerEvents.relay``; None: not done here)."""
         self.broker = broker  # given: each pass exports the queues' depth (ludoteca_queue_depth)
         self.dispatcher = dispatcher
         self.grace_ms = max(1, int(grace_seconds * 1000))
@@ -98,6 +113,8 @@ class Sweeper:
                 continue
             try:
                 total.add(self._sweep_game(game, store))
+                if self.relay is not None:
+                    total.relayed += self._relay_game(game, store, self.relay)
             finally:
                 store.unlock("lock", self.token)
         return total
@@ -110,7 +127,7 @@ class Sweeper:
             if version is None or due is None:
                 count.removed += store.drop_hint(game_id, score)
                 continue
-            if due.kind == "turn" and due.version == version:
+            if due.kind is DueKind.TURN and due.version == version:
                 if now < due.since_ms:  # look again at the deadline
                     count.deferred += store.defer_hint(game_id, score, due.since_ms - self.grace_ms)
                     continue
@@ -120,11 +137,11 @@ class Sweeper:
             elif now - due.since_ms < self.grace_ms:  # fell due again since the hint was written
                 count.deferred += store.defer_hint(game_id, score, due.since_ms)
                 continue
-            elif due.kind == "bot" and due.version == version:
+            elif due.kind is DueKind.BOT and due.version == version:
                 self.dispatcher.bot_turn(game, game_id, version)
                 count.bot_turns += 1
                 observe.SWEEP_DISPATCHED.labels(game, "bot").inc()
-            elif due.kind == "result":
+            elif due.kind is DueKind.RESULT:
                 self.dispatcher.record_result(game, game_id)
                 count.results += 1
                 observe.SWEEP_DISPATCHED.labels(game, "result").inc()
@@ -137,18 +154,32 @@ class Sweeper:
             store.defer_hint(game_id, score, now + delay - self.grace_ms)
         return count
 
+    def _relay_game(self, game: str, store: GameStore, relay: Callable[[str, str], int]) -> int:
+        """Relay the outboxes hinted longer ago than the grace; drop each hint once its outbox
+        was emptied (unless a newer commit hinted again)."""
+        relayed = 0
+        index = store.outbox_hints_key
+        for game_id, score in store.hints_before(store.server_ms() - self.grace_ms, self.batch, index):
+            added = relay(game, game_id)
+            if added:
+                log.info("relayed %d notice(s) left in the outbox of %s %s", added, game, game_id)
+            relayed += added
+            store.drop_hint(game_id, score, index)
+        return relayed
+
     def run(self, stop: threading.Event, interval: float = 1.0) -> None:
         """Sweep every ``interval`` seconds until ``stop`` is set; Redis or broker errors are
         logged and the next pass tries again."""
+        observe.sweeper_heartbeat()  # exported from now on (0 until a pass succeeds: the alert fires)
         while not stop.is_set():
             try:
                 count = self.sweep()
                 if self.broker is not None:
                     self.export_queue_depth()
-                if count.bot_turns or count.results or count.timeouts:
+                if count.bot_turns or count.results or count.timeouts or count.relayed:
                     log.info("sweep: %s", count)
                 observe.SWEEPS.labels("ok").inc()
-                observe.SWEEP_LAST.set(time.time())
+                observe.sweeper_heartbeat().set(time.time())
             except Exception as err:  # keep sweeping whatever one pass met
                 observe.SWEEPS.labels("failed").inc()
                 if isinstance(err, redis.RedisError):
@@ -178,14 +209,17 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - process en
     parser.add_argument("--grace", type=float, default=float(os.environ.get("LUDOTECA_SWEEP_GRACE", "5")))
     args = parser.parse_args(argv)
     observe.configure_logging("sweeper")
+    log.info("open files: %s", raise_nofile())
     from ludoteca.adapters.worker import CeleryDispatcher
 
     settings = Settings.from_env()
     games = [g for g in args.games.split(",") if g] or registry.names()
     exporting = observe.serve_metrics() is not None
-    sweeper = Sweeper(redis_client(settings.redis_url), games, CeleryDispatcher.for_url(settings.broker_url),
+    client = redis_client(settings.redis_url)
+    sweeper = Sweeper(client, games, CeleryDispatcher.for_url(settings.broker_url),
                       grace_seconds=args.grace, ttl_seconds=settings.game_ttl_seconds,
-                      broker=redis_client(settings.broker_url) if exporting else None)
+                      broker=redis_client(settings.broker_url) if exporting else None,
+                      relay=PlayerEvents(client, settings.game_ttl_seconds).relay)
     stop = threading.Event()
 
     def _stop(signum: int, frame: FrameType | None) -> None:

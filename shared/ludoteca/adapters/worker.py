@@ -40,10 +40,13 @@ from celery.signals import after_setup_logger, after_setup_task_logger, worker_i
 from celery.worker.worker import WorkController
 from ludoteca.adapters import observe
 from ludoteca.adapters.connect import redis_client
+from ludoteca.adapters.fdlimit import raise_nofile
 from ludoteca.adapters.metricsdir import metrics_port
+from ludoteca.adapters.players import Seating
 from ludoteca.adapters.store import GameStore
 from ludoteca.config import Settings
 from ludoteca.service_layer import registry
+from ludoteca.service_layer.repository import DueKind
 from ludoteca.service_layer.service import GameService
 
 log = logging.getLogger("ludoteca.adapters.worker")
@@ -80,6 +83,7 @@ if not getattr(WorkController.stop, "_ludoteca_bounded", False):
 PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0.2, "interval_step": 0.2, "interval_max": 0.2}
 
 
+
 def make_celery(broker_url: str) -> Celery:
     """A Celery app on ``broker_url`` with the tasks registered."""
     app = Celery("ludoteca", broker=broker_url, set_as_current=False)
@@ -90,6 +94,14 @@ def make_celery(broker_url: str) -> Celery:
         task_ignore_result=True,
         task_default_queue="ludoteca",
         broker_connection_retry_on_startup=True,
+        # A broker that answers but refuses a write (OOM over maxmemory under noeviction: inside
+        # MULTI even the ack's ZREM is refused; MISCONF after a failed append-only write) raises a
+        # ResponseError, one of kombu's channel errors: with this, Celery's consumer reconnects
+        # after one (with its own backoff) instead of calling it unrecoverable and exiting
+        # (issue 20, finding 6: the worker died on its ack). The unacked task comes back after
+        # the visibility timeout (a duplicate bot_turn does nothing); a task popped whose unacked
+        # record could not be written is the sweeper's to dispatch again.
+        broker_channel_error_retry=True,
         broker_connection_timeout=2,
         broker_transport_options={
             "visibility_timeout": int(os.environ.get("LUDOTECA_VISIBILITY_TIMEOUT", "120")),
@@ -156,7 +168,7 @@ def service_for(game: str) -> GameService:
     store = GameStore(redis_client(settings.redis_url), game, settings.game_ttl_seconds,
                       settings.idempotency_ttl_seconds, settings.leaderboard_players)
     return GameService(registry.game(game), store, CeleryDispatcher.for_url(settings.broker_url),
-                       observer=observe.GAMES)
+                       observer=observe.GAMES, players=Seating.for_client(store.r, None, settings.game_ttl_seconds))
 
 
 def bot_turn(game: str, game_id: str, version: int) -> str:
@@ -169,7 +181,7 @@ def bot_turn(game: str, game_id: str, version: int) -> str:
         observe.count_redis_error(game, "bot_turn", err)
         raise
     observe.BOT_TURNS.labels(game, outcome).inc()
-    if outcome == "played" and due is not None and due.kind == "bot" and due.version == version:
+    if outcome == "played" and due is not None and due.kind is DueKind.BOT and due.version == version:
         observe.BOT_TURN_SECONDS.labels(game).observe(max(0.0, time.time() - due.since_ms / 1000))
     log.info("bot_turn %s %s v%s: %s", game, game_id, version, outcome)
     return outcome
@@ -182,8 +194,12 @@ def record_result(game: str, game_id: str) -> bool:
 def _preload_games(**_: Any) -> None:
     """Import every game in the worker's main process and warm its bots up
     (``GameDefinition.warm_up``), before the pool forks: a child, and one that replaces a killed
-    one, starts warm instead of importing the games (or compiling a bot's code) again."""
+    one, starts warm instead of importing the games (or compiling a bot's code) again. It says
+    what open-files limit the worker runs with, raised to the hard limit first (its children
+    inherit it)."""
+    log.info("open files: %s", raise_nofile())
     for name in registry.names():
+        observe.start_series(name, service=False, bots=True)  # exported at 0 from the start
         try:
             definition = registry.game(name)
             if definition.warm_up is not None:
@@ -201,8 +217,12 @@ _exporting = metrics_port() is not None
 
 def _export_metrics(**_: Any) -> None:
     """In the worker's main process: serve the metrics its pool's processes write
-    (multiprocess mode, prepared when :mod:`ludoteca.adapters.observe` was imported)."""
-    observe.serve_metrics()
+    (multiprocess mode, prepared when :mod:`ludoteca.adapters.observe` was imported). A port
+    already taken costs the metrics, not the worker: logged."""
+    try:
+        observe.serve_metrics()
+    except OSError as err:
+        log.warning("cannot serve the metrics on port %s: %s", metrics_port(), err)
 
 
 def _pool_process_exited(pid: int | None = None, **_: Any) -> None:

@@ -5,7 +5,8 @@ and its bots. The hosting layer (:mod:`ludoteca.adapters.hosting`) turns that in
 the worker (:mod:`ludoteca.adapters.worker`) runs the bots; the store (:mod:`ludoteca.adapters.store`) keeps the
 state through ``Engine.dump`` / ``Engine.load``.
 
-Rules every engine keeps (they are tested for every game):
+Rules every engine keeps (each named in :class:`Engine`'s docstring, and checked for every game by
+``tests/contract``, whose failures name the rule):
 
 - Pure: no I/O, no clock, no global random. All randomness comes from the :class:`~ludoteca.core.rng.Rng`
   given to ``new_game`` and carried inside the state (dumped with it).
@@ -15,6 +16,14 @@ Rules every engine keeps (they are tested for every game):
   nothing half done.
 - ``legal_actions(state, seat)`` lists exactly the bodies that ``apply`` accepts from that seat
   now; actions with free text are not listed there but in ``action_templates``.
+- Actions are typed values (:mod:`ludoteca.core.actions`, the shape to write a game in): each
+  action type a frozen dataclass (``Roll``, ``Hold``) that the shared parser reads a posted body
+  into once; the game states what is legal in one place (``legal(state, seat)``: the listed
+  actions and templates), from which :class:`~ludoteca.core.actions.ActionEngine` derives
+  ``legal_actions``, ``action_templates`` and ``apply``'s refusals; its handlers take a typed,
+  legal action and return the new state and their events. An engine may still implement
+  ``apply`` on the raw mapping itself (Speculation and Ludor do): the shell calls only the
+  :class:`Engine` protocol.
 - ``view(state, seat)`` is the only door to clients: ``seat=None`` is a spectator. It never
   contains another seat's secrets, the deck order or the RNG.
 - Events carry an audience: ``None`` for everyone (spectators too) or a set of seats. Anything
@@ -90,7 +99,57 @@ class GameResult:
 
 
 class Engine(Protocol[S]):
-    """A game's rules as pure functions over an immutable-by-convention state."""
+    """A game's rules as pure functions over an immutable-by-convention state.
+
+    The contract, rule by rule: ``tests/contract`` plays every registered game against each, and
+    a failure names the rule it broke (``engine rule 'bound': ...``). A new game learns them here,
+    not from failures.
+
+    - ``never-stuck``: while :meth:`result` is ``None``, :meth:`to_act` is not empty and every
+      seat in it has a legal action or a template.
+    - ``listed-accepted``: :meth:`apply` accepts every body :meth:`legal_actions` lists, as listed
+      (an :class:`~ludoteca.core.actions.ActionEngine` derives both from its one ``legal``, and
+      each listed action writes the body it parses from).
+    - ``immutable-input``: :meth:`apply`, :meth:`view`, :meth:`legal_actions` and
+      :meth:`action_templates` never change the state they are given (the service shares one
+      decoded state between the requests of a version). :class:`~ludoteca.core.rng.Rng` is
+      mutable (a draw advances its counter): ``apply`` draws from a copy,
+      ``Rng(state.rng.seed, state.rng.counter)``, which the new state keeps.
+    - ``typed-errors``: anything not legal raises a :class:`~ludoteca.core.errors.LudotecaError`
+      (``IllegalActionError``, ``NotYourTurnError``, ``GameOverError`` ...) and leaves the state
+      as it was, whatever the body (not an object, a field missing or of a wrong type, another
+      seat's action) or the seat (out of range, ``None``, a string): never a ``KeyError`` or
+      ``TypeError``. An :class:`~ludoteca.core.actions.ActionEngine` refuses before its handlers
+      run: a finished game, a seat not to act, a body its parser reads into no action or into
+      one not in the seat's ``legal``; handlers never check a raw body.
+    - ``illegal-lists-legal``: an ``IllegalActionError`` that carries ``legal`` carries exactly the
+      caller's :meth:`legal_actions` (an ``ActionEngine``'s refusals always do).
+    - ``codec``: :meth:`load` of :meth:`dump`, through JSON, is the same state.
+    - ``replay``: the same seed and the same actions give a byte-identical :meth:`dump` (pure: no
+      I/O, no clock, no global random; all randomness from the ``Rng`` given to :meth:`new_game`).
+    - ``bound``: :meth:`max_actions` is a positive ``int`` for every seat count and option set,
+      and no game accepts more actions. The engine reads its bound from ``self.max_actions``
+      (never a module constant or a copy: the suite patches the method on the instance to small
+      values), and the action that reaches it ends the game.
+    - ``bound-summary``: a result's ``summary["bound"]`` is ``None`` when the game ended by its
+      rules, else ``{"reached": ..., "limit": n}``; a game ended by the action bound says
+      ``"reached": "actions"`` (a declared round bound says ``"rounds"``).
+    - ``finished``: once :meth:`result` is not ``None``: nobody is to act, the winners are seats
+      (at least one), there is one score a seat, no seat has a legal action or a template, and
+      :meth:`apply` raises ``GameOverError``.
+    - ``view-schema``: every seat's view and the spectator's validate against the game's
+      ``view_schema``.
+    - ``secrets``: a view never holds the RNG's seed, and a seat's view, legal actions, templates
+      and error bodies are the same whatever that seat may not know.
+    - ``events``: each event is an :class:`Event` with a JSON-able ``data`` and an audience of
+      ``None`` or seats of the game.
+    - ``public-event``: every accepted action returns at least one event everyone may see (a move
+      is a new version, which everyone sees: a move told only to some would leak by its version).
+    - ``private-events``: an event that carries a secret goes only to the seats allowed to know it.
+    - ``rules-doc``: the game's ``RULES.md`` (its folder, beside its ``pyproject.toml``) numbers
+      its sections ``## 1. Title (`TestClass`, ...)``, from 1, each naming the test classes of
+      ``tests/<game>/`` that check it (``tests/architecture/test_rules_docs.py`` checks they exist).
+    """
 
     min_seats: int
     max_seats: int
@@ -117,11 +176,20 @@ class Engine(Protocol[S]):
         ...
 
     def action_templates(self, state: S, seat: int) -> list[JSON]:
-        """Free-text actions ``seat`` may post now, once each, with placeholders (``"<rule>"``)."""
+        """Free-text actions ``seat`` may post now, once each, with placeholders (``"<rule>"``).
+
+        Optional beside these two: ``compact_listing(state, seat)`` gives a large listing's
+        compact form, ``(actions, templates)`` with a template carrying its ``domain``
+        (Speculation's 715 joker guesses as one), or None where the full listing is small; the
+        service lists it unless the client asks ``?expand=true``. Expanded, it must equal
+        ``legal_actions`` (the contract's no-leak test compares them)."""
         ...
 
     def apply(self, state: S, seat: int, action: Mapping[str, Any]) -> tuple[S, list[Event]]:
-        """The new state and the events of ``seat`` playing ``action``."""
+        """The new state and the events of ``seat`` playing ``action`` (the body as posted, already
+        loaded by its action schema; a direct caller may pass anything).
+        :meth:`ludoteca.core.actions.ActionEngine.apply` parses it once into a typed action, judges
+        it against the game's ``legal`` and plays it."""
         ...
 
     def view(self, state: S, seat: int | None) -> JSON:
@@ -217,6 +285,10 @@ class Information(StrEnum):
     """Some part of the state is private to some seats (:class:`Secret`)."""
 
 
+LOADED_OPTIONS = 1024
+"""How many distinct option sets a :class:`Declaration` keeps loaded."""
+
+
 @dataclass(frozen=True)
 class Declaration(Generic[Opts]):
     """What a game is, declared once: its seats, its chance and information, the frozen dataclass
@@ -229,15 +301,30 @@ class Declaration(Generic[Opts]):
     information: Information
     options: type[Opts]
     max_actions: Callable[[Opts, int], int]
+    _loaded: dict[tuple[Any, ...], Opts] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """Options values already loaded, by their items: every move asks for its game's bound (at most
+    :data:`LOADED_OPTIONS` kept; the values are frozen, so shared)."""
 
     def load_options(self, options: Mapping[str, Any]) -> Opts:
         """The typed options value of ``options`` as the options schema loaded them (a key left
         out takes the declared default); a value out of its type is a ``FieldValidationError``."""
+        try:
+            key: tuple[Any, ...] | None = tuple(options.items())
+            loaded = self._loaded.get(key)  # type: ignore[arg-type]
+        except TypeError:  # an unhashable value: loaded each time
+            key, loaded = None, None
+        if loaded is not None:
+            return loaded
         names = {f.name for f in dataclasses.fields(self.options)}  # type: ignore[arg-type]
         try:
-            return codec.load(self.options, {k: v for k, v in options.items() if k in names})
+            loaded = codec.load(self.options, {k: v for k, v in options.items() if k in names})
         except (KeyError, ValueError, TypeError) as err:
             raise FieldValidationError(f"bad options: {err}", errors={"options": [str(err)]}) from None
+        if key is not None:
+            if len(self._loaded) >= LOADED_OPTIONS:
+                self._loaded.clear()
+            self._loaded[key] = loaded
+        return loaded
 
     def bound(self, options: Mapping[str, Any], seats: int) -> int:
         """:attr:`max_actions` of options as the options schema loaded them."""
@@ -299,6 +386,52 @@ to let the game go on."""
 
 
 @dataclass(frozen=True)
+class Hosting:
+    """Where a game is served, declared in its own folder: ``make generate``
+    (:mod:`ludoteca.entrypoints.generate`) writes the Procfile, ``docker-compose.yml``, the
+    Caddyfile and the Kubernetes manifests from it.
+
+    ``port``: its service's port (loopback in ``make run``, the container's and the Kubernetes
+    Service's in a deployment); one per game, above the front door's 8000. ``0`` (the default)
+    is refused by the generator, which names the game: a game is never left out silently."""
+
+    port: int = 0
+
+
+@dataclass(frozen=True)
+class TestFacts:
+    """What the shared test suite needs to know of a game, declared in its own folder (the tests
+    iterate the registry and read these; none holds a table of the games). Every field has a
+    default under which a new game still gets the generic test, never a skip.
+
+    ``playing_bot``: the bot level that makes a real game of it (a table of that level plays to a
+    real end in reasonable time: Ludic's Seekers must be able to find rules); empty: the
+    game's ``basic_bot``, else its first bot (:meth:`GameDefinition.playing_level`).
+    ``quick_options``: options of a quick but complete game (a round limit, a low target), for
+    the tests that play many whole games. ``option_samples``: option sets worth playing besides
+    the defaults (the contract suite and the golden corpus). ``race_rounds``: rounds of the
+    concurrent-move races (``tests/integration/test_races.py``). The golden corpus's recording
+    (``tests/golden/corpus.py``): ``random_play_options`` for the tables played at random (a round
+    limit where random play would last to the round bound), ``bot_table_samples`` option sets
+    played by bots only, ``capped_options`` under every other table of a game whose bot tables
+    may play many rounds, and ``uncapped_levels`` the levels then also played to the game's own
+    ending. ``private_events``: the event types that carry a secret, whose audience is never
+    everyone (the contract suite's ``private-events`` rule)."""
+
+    __test__ = False  # not a pytest test class, though its name says Test
+
+    playing_bot: str = ""
+    quick_options: Mapping[str, Any] = field(default_factory=dict)
+    option_samples: tuple[Mapping[str, Any], ...] = ()
+    race_rounds: int = 10
+    random_play_options: Mapping[str, Any] = field(default_factory=dict)
+    bot_table_samples: tuple[Mapping[str, Any], ...] = ()
+    capped_options: Mapping[str, Any] = field(default_factory=dict)
+    uncapped_levels: tuple[str, ...] = ()
+    private_events: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class GameDefinition:
     """Everything the shell needs to host a game.
 
@@ -316,6 +449,9 @@ class GameDefinition:
     ``interrupts``: the bot levels that may act out of turn, and how (:data:`Interrupt`); the
     service asks them after every move that leaves such a seat able to act
     (:meth:`~ludoteca.service_layer.service.GameService.bot_turn`).
+    ``hosting``: where it is served (:class:`Hosting`: its port); its Celery queue is its
+    :attr:`queue`. ``tests``: what the shared tests need to know of it (:class:`TestFacts`).
+    A game declares these here, once: ``make generate`` writes every file derived from them.
     """
 
     name: str
@@ -330,3 +466,16 @@ class GameDefinition:
     warm_up: Callable[[], object] | None = None
     basic_bot: str = ""
     interrupts: Mapping[str, Interrupt] = field(default_factory=dict)
+    hosting: Hosting = field(default_factory=Hosting)
+    tests: TestFacts = field(default_factory=TestFacts)
+
+    @property
+    def queue(self) -> str:
+        """Its Celery queue: its name (the worker's ``-Q``, where the service sends its bots'
+        turns and its results)."""
+        return self.name
+
+    def playing_level(self) -> str:
+        """The bot level that makes a real game of it: ``tests.playing_bot``, else
+        ``basic_bot``, else the first of ``bots``."""
+        return self.tests.playing_bot or self.basic_bot or next(iter(self.bots))

@@ -45,7 +45,7 @@ class Rng:
         self._key = key
 
     def _block(self) -> int:
-        mac = hmac.new(self._key, self.counter.to_bytes(8, "big"), hashlib.sha256).digest()
+        mac = hmac.digest(self._key, self.counter.to_bytes(8, "big"), "sha256")  # HMAC-SHA256, one call
         self.counter += 1
         return int.from_bytes(mac, "big")
 

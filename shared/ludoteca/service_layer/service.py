@@ -21,20 +21,16 @@ stands. A request refused by a check costs one more round trip: its quota unit a
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import logging
-import random
 import secrets
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from ludoteca.core import tokens
-from ludoteca.core.engine import Event, GameDefinition
+from ludoteca.core.engine import GameDefinition
 from ludoteca.core.errors import (
     AuthenticationError,
     ConflictError,
@@ -50,24 +46,39 @@ from ludoteca.core.errors import (
     TurnTimedOutError,
 )
 from ludoteca.core.rng import Rng, commitment, new_seed
+from ludoteca.service_layer import events as records
+from ludoteca.service_layer import notices as notes
+from ludoteca.service_layer import seats as seat_kinds
 from ludoteca.service_layer import timers
-from ludoteca.service_layer.presenter import Presenter, is_visible, public_event, result_body
+from ludoteca.service_layer.bots import Bots, bot_random
+from ludoteca.service_layer.events import EventRecord
+from ludoteca.service_layer.mygames import PlayerRef, PlayerSeats
+from ludoteca.service_layer.numbering import Shown, for_viewer, number, viewer
+from ludoteca.service_layer.presenter import Presenter, result_body
+from ludoteca.service_layer.quotas import Quotas
+from ludoteca.service_layer.recent import STATE, RecentGames
 from ludoteca.service_layer.record import GameRecord, Status
-from ludoteca.service_layer.repository import GameMissing, GameRepository, Quota, Stored
+from ludoteca.service_layer.repository import (
+    NOTHING_DUE,
+    DueKind,
+    DueWork,
+    GameMissing,
+    GameRepository,
+    IdempotencyEntry,
+    Quota,
+    Stored,
+    Totals,
+    UnitOfWork,
+)
+from ludoteca.service_layer.turns import TurnTimers
 from marshmallow import ValidationError as MaValidationError
+
+__all__ = ["Dispatcher", "GameService", "Move", "Observer", "Played", "RecentGames", "Unobserved", "body_hash",
+           "bot_random"]
 
 WAITING, ACTIVE, FINISHED = Status.WAITING, Status.ACTIVE, Status.FINISHED
 MAX_RETRIES = 8
 log = logging.getLogger("ludoteca.service_layer.service")
-
-
-def bot_random(seed: str, version: int, seat: int) -> random.Random:
-    """The private generator of the bot at ``seat`` playing at ``version``: seeded from
-    ``HMAC-SHA256(game seed, "bot:<version>:<seat>")``. Without the game's secret seed nobody can
-    predict it (the game id, the versions and the seats are public); with it (the replay reveals
-    it after the end) every bot choice is exactly reproducible."""
-    mac = hmac.new(bytes.fromhex(seed), f"bot:{version}:{seat}".encode(), hashlib.sha256).digest()
-    return random.Random(int.from_bytes(mac, "big"))
 
 
 class Dispatcher(Protocol):
@@ -111,17 +122,20 @@ class Played:
 @dataclass(frozen=True)
 class Move:
     """One engine step, ready to commit: the new record and state, its event records (with
-    sequence numbers), what it makes due and the response for the seat that played it."""
+    their global sequence numbers) and the same events as each viewer is told them (``shown``),
+    what it makes due and the response for the seat that played it."""
 
     version: int
     record: GameRecord
     state: Any
-    events: list[dict[str, Any]]
-    due: str
-    due_at: int | None
+    events: list[EventRecord]
+    shown: list[Shown]
+    due: DueWork
     response: dict[str, Any]
     ask: bool = False
     """A bot seat may act out of turn at the new version (``GameDefinition.interrupts``): ask it."""
+    notices: Sequence[notes.Notice] = ()
+    """What the players bound to the seats are told of it (:mod:`~ludoteca.service_layer.notices`)."""
 
 
 def body_hash(body: Any) -> str:
@@ -131,57 +145,23 @@ def body_hash(body: Any) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def _event_record(seq: int, version: int, event: Event) -> dict[str, Any]:
-    return {
-        "seq": seq, "version": version, "type": event.type, "data": event.data,
-        "audience": None if event.audience is None else sorted(event.audience),
-    }
-
-
-STATE = "state"
-
-
-class RecentGames:
-    """The games this process last wrote or read for a move, at most ``size`` of them (least
-    recently used go first), each with its engine state once decoded (or as the move that wrote
-    it left it: :meth:`GameService.state_of`). Only a starting point: see the module docstring."""
-
-    def __init__(self, size: int = 1024) -> None:
-        self.size = size
-        self._games: OrderedDict[str, Stored] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, game_id: str) -> Stored | None:
-        with self._lock:
-            stored = self._games.get(game_id)
-            if stored is not None:
-                self._games.move_to_end(game_id)
-            return stored
-
-    def forget(self, game_id: str) -> None:
-        with self._lock:
-            self._games.pop(game_id, None)
-
-    def put(self, game_id: str, version: int, doc: dict[str, Any], state: Any = None) -> None:
-        with self._lock:
-            known = self._games.get(game_id)
-            if known is not None and known.version > version:
-                return
-            stored = Stored(version, doc, cached=True)
-            if state is not None:
-                stored.derived[STATE] = state
-            self._games[game_id] = stored
-            self._games.move_to_end(game_id)
-            while len(self._games) > self.size:
-                self._games.popitem(last=False)
-
-
 class GameService:
-    """Use cases of one hosted game."""
+    """Use cases of one hosted game.
+
+    Given (constructor injection; each made with its defaults when not given): the game's
+    ``store`` (:class:`~ludoteca.service_layer.repository.GameRepository`, written one
+    :class:`~ludoteca.service_layer.repository.UnitOfWork` at a time), the ``dispatcher`` of
+    follow-up work, the ``clock``, the ``observer`` of the operators' metrics, and the
+    collaborators: ``recent`` (the remembered games, :class:`~ludoteca.service_layer.recent.RecentGames`),
+    ``turn_timers`` (the turn clocks, :class:`~ludoteca.service_layer.turns.TurnTimers`), ``quotas``
+    (the refused moves' write quota, :class:`~ludoteca.service_layer.quotas.Quotas`) and ``bots``
+    (bot turns and the bots that act out of turn, :class:`~ludoteca.service_layer.bots.Bots`)."""
 
     def __init__(self, definition: GameDefinition, store: GameRepository, dispatcher: Dispatcher,
                  clock: Callable[[], float] = time.time, observer: Observer | None = None,
-                 min_turn_seconds: int = timers.MIN_SECONDS) -> None:
+                 min_turn_seconds: int = timers.MIN_SECONDS, *, recent: RecentGames | None = None,
+                 turn_timers: TurnTimers | None = None, quotas: Quotas | None = None,
+                 bots: Bots | None = None, players: PlayerSeats | None = None) -> None:
         self.d = definition
         self.observer = observer or Unobserved()
         self.engine = definition.engine
@@ -191,7 +171,13 @@ class GameService:
         self.options_schema = timers.options_schema(definition, min_turn_seconds)
         """The game's options with the turn timer's (:mod:`ludoteca.service_layer.timers`)."""
         self.presenter = Presenter(definition, clock)
-        self.recent = RecentGames()
+        self.recent = recent if recent is not None else RecentGames()
+        self.turn_timers = turn_timers if turn_timers is not None else TurnTimers(definition, clock)
+        self.quotas = quotas if quotas is not None else Quotas(store)
+        self.bots = bots if bots is not None else Bots(definition)
+        self.players = players
+        """Players (issue 23): who a player's token is, the players' game lists, their ratings
+        (None: seats are never bound to players)."""
         self._action_schemas = {kind: cls() for kind, cls in definition.action_schemas.items()}
 
     # -- input ------------------------------------------------------------------------------
@@ -228,7 +214,8 @@ class GameService:
 
     # -- lifecycle --------------------------------------------------------------------------
     def create(self, seats: Sequence[str], options: Any, creator_seat: int | None,
-               name: str | None) -> tuple[dict[str, Any], int | None, str | None]:
+               name: str | None, player: PlayerRef | None = None) -> tuple[dict[str, Any], int | None, str | None]:
+        """``player``: the creator's player (its token's), bound to the creator's seat."""
         n = len(seats)
         if not self.engine.min_seats <= n <= self.engine.max_seats:
             raise FieldValidationError(
@@ -236,14 +223,17 @@ class GameService:
                 errors={"seats": [f"Length must be between {self.engine.min_seats} and {self.engine.max_seats}."]
                         },
             )
-        for i, kind in enumerate(seats):
-            if kind != "human" and not (kind.startswith("bot:") and kind[4:] in self.d.bots):
+        kinds = []
+        for i, text in enumerate(seats):
+            kind = seat_kinds.parse_known(text, self.d.bots)
+            if kind is None:
                 raise FieldValidationError(
-                    f"Seat {i}: unknown seat kind {kind!r}.",
-                    errors={"seats": {str(i): ["Use 'human' or one of "
-                                                + ", ".join("bot:" + b for b in self.d.bots) + "."]}},
+                    f"Seat {i}: unknown seat kind {text!r}.",
+                    errors={"seats": {str(i): [f"Use '{seat_kinds.HUMAN}' or one of "
+                                                + ", ".join(seat_kinds.bot(b) for b in self.d.bots) + "."]}},
                 )
-        if creator_seat is not None and not (0 <= creator_seat < n and seats[creator_seat] == "human"):
+            kinds.append(kind)
+        if creator_seat is not None and not (0 <= creator_seat < n and kinds[creator_seat].is_human):
             raise FieldValidationError("The creator's seat must be a human seat of this game.",
                                        errors={"seat": ["Not a human seat."]})
         opts = self.parse_options(options)
@@ -251,36 +241,47 @@ class GameService:
         state = self.engine.new_game(list(seats), timers.engine_options(opts), Rng(seed))
         game_id = secrets.token_hex(8)
         token_hashes: list[str | None] = [None] * n
-        names = [kind if kind != "human" else "" for kind in seats]
+        names = ["" if kind.is_human else kind.text for kind in kinds]
         token = None
         if creator_seat is not None:
             token, token_hashes[creator_seat] = tokens.new_token()
-            names[creator_seat] = name or f"seat {creator_seat}"
+            names[creator_seat] = player.name if player is not None else name or f"seat {creator_seat}"
+        bound = player if creator_seat is not None else None
         record = GameRecord(
             id=game_id, players=tuple(seats), names=tuple(names), token_hashes=tuple(token_hashes),
             options=opts, seed=seed, seed_sha256=commitment(seed), created_at=self.clock(),
-            event_count=1, status=WAITING, state=self.engine.dump(state))
-        record = self._clocked(replace(record, status=self._status(record, state)), state, None, 1)
-        created = {"seq": 1, "version": 1, "type": "GameCreated", "audience": None,
-                   "data": {"seats": list(seats), "options": opts, "seed_sha256": record.seed_sha256}}
+            event_count=1, status=WAITING, state=self.engine.dump(state),
+            player_ids=tuple(bound.id if i == creator_seat else None for i in range(n)) if bound else ())
+        record = self.turn_timers.clocked(replace(record, status=self._status(record, state)), state, None, 1)
         # the events a new game already holds (Ludor's first deal) follow GameCreated
-        events = [created, *(_event_record(seq, 1, e) for seq, e in enumerate(self.engine.opening_events(state), 2))]
-        record = replace(record, event_count=len(events))
+        events = records.records(1, 1, [records.game_created(seats, opts, record.seed_sha256),
+                                        *self.engine.opening_events(state)])
+        shown, counts = number(events, (0,) * (n + 1))
+        record = replace(record, event_count=len(events), viewer_counts=counts)
         due = self._due(record, state)
-        due_at = self._due_at(record, due)
-        if not self.store.create(game_id, record.to_doc(), events, due=due,
-                                 due_at=due_at):  # pragma: no cover - id collision
+        told = self._notices(None, frozenset(), record, state, 1)
+        work = UnitOfWork(game_id, record.to_doc(), events, shown, len(counts), due, notices=told)
+        self._intend(bound, game_id)
+        if not self.store.create(work):  # pragma: no cover - id collision
             raise ConflictError("Game id collision; try again.")
+        self._confirm(bound, game_id, record.created_at)
+        if told:
+            self._relay(game_id)
         self.observer.game_created(self.d.name)
         if record.status is WAITING:
             self.store.lobby_add(game_id, record.created_at)
-        self._dispatch(game_id, 1, due, due_at)
+        self._dispatch(game_id, 1, due)
         return self.presenter.envelope(1, record, creator_seat, state), creator_seat, token
 
-    def join(self, game_id: str, seat: int | None, name: str | None) -> tuple[dict[str, Any], int, str]:
-        for _ in range(MAX_RETRIES):
+    def join(self, game_id: str, seat: int | None, name: str | None,
+             player: PlayerRef | None = None) -> tuple[dict[str, Any], int, str]:
+        """``player``: the joiner's player (its token's), bound to the seat; one seat a player."""
+        for attempt in range(MAX_RETRIES):
             stored = self._load(game_id)
             record = stored.record
+            if player is not None and player.id in record.player_ids:
+                raise SeatTakenError(f"Your player has seat {record.player_ids.index(player.id)} of this game "
+                                     "already: one seat a player.", seat=record.player_ids.index(player.id))
             open_seats = record.open_seats
             if seat is None:
                 if not open_seats:
@@ -293,25 +294,79 @@ class GameService:
             else:
                 chosen = seat
             token, digest = tokens.new_token()
-            new = record.with_seat_claimed(chosen, digest, name or f"seat {chosen}")
+            shown_name = player.name if player is not None else name or f"seat {chosen}"
+            new = record.with_seat_claimed(chosen, digest, shown_name)
+            if player is not None:
+                before = record.player_ids or (None,) * len(record.players)
+                new = replace(new, player_ids=tuple(player.id if i == chosen else p for i, p in enumerate(before)))
+                if attempt == 0:
+                    self._intend(player, game_id)
             state = self.engine.load(record.state)
             new = replace(new, status=self._status(new, state))
             seq = record.event_count + 1
             version = stored.version + 1
-            events = [{"seq": seq, "version": version, "type": "SeatClaimed", "audience": None,
-                       "data": {"seat": chosen, "name": new.names[chosen]}}]
+            claimed = [records.seat_claimed(chosen, new.names[chosen])]
             if new.status is ACTIVE:
-                events.append({"seq": seq + 1, "version": version, "type": "GameStarted",
-                               "audience": None, "data": {}})
-            new = self._clocked(replace(new, event_count=record.event_count + len(events)), state, None, version)
+                claimed.append(records.game_started())
+            events = records.records(seq, version, claimed)
+            shown, counts = number(events, record.counts)
+            new = self.turn_timers.clocked(replace(new, event_count=record.event_count + len(events),
+                                              viewer_counts=counts), state, None, version)
             due = self._due(new, state)
-            due_at = self._due_at(new, due)
-            res = self.store.commit(game_id, stored.version, new.to_doc(), events, seq, due=due, due_at=due_at)
+            told = self._notices(record, frozenset(), new, state, version)
+            res = self.store.commit(UnitOfWork(game_id, new.to_doc(), events, shown, len(counts), due,
+                                               expected_version=stored.version, notices=told))
             if res.status == "ok":
+                self._confirm(player, game_id, record.created_at)
+                if told:
+                    self._relay(game_id)
                 if new.status is not WAITING:
                     self.store.lobby_remove(game_id)
-                self._dispatch(game_id, res.version, due, due_at)
+                self._dispatch(game_id, res.version, due)
                 return self.presenter.envelope(res.version, new, chosen, state), chosen, token
+        raise ConflictError("The game is too busy right now; try again.")
+
+    def leave(self, game_id: str, seat: int, level: str | None = None) -> tuple[dict[str, Any], int, str]:
+        """The seat's player leaves: the bot ``level`` (default: the table's timeout bot) plays the
+        seat from this version on, dispatched as any bot's turn; a public ``SeatLeft`` event says
+        so. The seat's token and its player's no longer act for it; its player stays bound (the
+        player's games show the game as left, and its rating counts the result). 409 when the game
+        is over. Returns (the game as a spectator sees it, the new version, the bot's level)."""
+        if level is not None and level not in self.d.bots:
+            raise FieldValidationError(f"Unknown bot level {level[:40]!r}.",
+                                       errors={"bot": [f"Must be one of: {', '.join(self.d.bots)}."]})
+        for _ in range(MAX_RETRIES):
+            stored = self._load(game_id)
+            record = stored.record
+            if record.status is FINISHED:
+                raise GameOverError("The game is over: there is no seat to leave.", game_status=record.status.value)
+            bot = level or self.turn_timers.timeout_level(record)
+            state = self.state_of(stored)
+            new = record.with_seat_left(seat, bot)
+            new = replace(new, status=self._status(new, state))
+            version = stored.version + 1
+            happened = [records.seat_left(seat, bot)]
+            if record.status is WAITING and new.status is ACTIVE:  # the last open seat was the leaver's
+                happened.append(records.game_started())
+            written = records.records(record.event_count + 1, version, happened)
+            shown, counts = number(written, record.counts)
+            new = self.turn_timers.clocked(replace(new, event_count=record.event_count + len(written),
+                                                   viewer_counts=counts), state, None, version)
+            to_act = self.engine.to_act(state) if new.status is ACTIVE else frozenset()
+            before = self.engine.to_act(state) if record.status is ACTIVE else frozenset()
+            told = notes.left(self.d.name, record, seat, version, bot) + notes.of_commit(
+                self.d.name, record, before, new, to_act, version)
+            due = self._due(new, state, to_act)
+            res = self.store.commit(UnitOfWork(game_id, new.to_doc(), written, shown, len(counts), due,
+                                               expected_version=stored.version, notices=told))
+            if res.status == "ok":
+                self.recent.forget(game_id)
+                if record.status is WAITING and new.status is not WAITING:
+                    self.store.lobby_remove(game_id)
+                self._dispatch(game_id, res.version, due)  # the bot's turn, when the seat is to act
+                if told:
+                    self._relay(game_id)
+                return self.presenter.envelope(res.version, new, None, state), res.version, bot
         raise ConflictError("The game is too busy right now; try again.")
 
     # -- reading ----------------------------------------------------------------------------
@@ -335,22 +390,33 @@ class GameService:
         if stored is None:
             stored = self.load(game_id, recent=True)
         try:
-            seat = self.seat_of(stored, token)
-        except AuthenticationError:
+            seat = self.seat_of(stored, token, acting=True)
+        except (AuthenticationError, ConflictError):
             if not stored.cached:
                 raise
             stored = self._reload(game_id)
-            seat = self.seat_of(stored, token)
+            seat = self.seat_of(stored, token, acting=True)
         assert seat is not None  # a token was given
         return stored, seat
 
-    def seat_of(self, stored: Stored, token: str | None) -> int | None:
-        """The caller's seat: ``None`` without a token (a spectator); 401 for a wrong one."""
+    def seat_of(self, stored: Stored, token: str | None, acting: bool = False) -> int | None:
+        """The caller's seat: ``None`` without a token (a spectator); 401 for a wrong one. A seat
+        its player left (a bot plays it, :meth:`leave`): its token and its player's read as a
+        spectator's, and ``acting`` (a move, a leave) they are refused (409)."""
         if token is None:
             return None
         seat = tokens.find_seat(token, stored.record.token_hashes)
+        if seat is None and self.players is not None and stored.record.player_ids:
+            player = self.players.identify(token)  # a player's token acts for its bound seat
+            if player is not None and player.id in stored.record.player_ids:
+                seat = stored.record.player_ids.index(player.id)
         if seat is None:
             raise AuthenticationError("This token belongs to no seat of this game.")
+        if not stored.record.is_human(seat):  # its player left (its token stays known, acting for nothing)
+            if acting:
+                raise ConflictError(f"You left this game: a bot plays seat {seat} now.", seat=seat,
+                                    bot=stored.record.level(seat))
+            return None
         return seat
 
     def state_of(self, stored: Stored) -> Any:
@@ -378,39 +444,34 @@ class GameService:
             state = self.state_of(stored)
         return self.presenter.envelope(stored.version, stored.record, seat, state)
 
-    def actions(self, stored: Stored, seat: int | None) -> dict[str, Any]:
+    def actions(self, stored: Stored, seat: int | None, expand: bool = False) -> dict[str, Any]:
         if seat is None:
             raise AuthenticationError("Listing actions needs a seat token.")
-        record = stored.record
-        state = self.state_of(stored)
-        playing = record.status is ACTIVE
-        return {
-            "version": stored.version, "seat": seat, "status": record.status.value,
-            "actions": self.engine.legal_actions(state, seat) if playing else [],
-            "templates": self.engine.action_templates(state, seat) if playing else [],
-        }
+        return self.presenter.actions(stored.version, stored.record.status, seat, self.state_of(stored), expand)
 
     def events(self, game_id: str, seat: int | None, after: int, wait: float) -> dict[str, Any]:
-        """The caller's events after ``after``; waits up to ``wait`` seconds for one to arrive.
+        """The caller's events after ``after``, in the caller's numbering
+        (:mod:`~ludoteca.service_layer.numbering`: its events are numbered 1, 2, 3, ... from its
+        side); waits up to ``wait`` seconds for one to arrive. ``last_seq``: the caller's last
+        number read (``after`` when none came).
 
         The store blocks in slices shorter than the Redis socket timeout: this loops until an
-        event the caller may see arrives or the deadline passes."""
+        event arrives or the deadline passes. Each viewer reads its own stream, so only an
+        event it may see wakes it."""
         deadline = time.monotonic() + max(0.0, wait)
-        cursor = after
+        index = viewer(seat)
         while True:
             remaining_ms = int((deadline - time.monotonic()) * 1000)
             block_ms = remaining_ms if remaining_ms > 0 else None
-            batch = self.store.events_after(game_id, cursor, block_ms=block_ms)
+            batch = self.store.viewer_events(game_id, index, after, block_ms=block_ms)
             if batch:
-                cursor = batch[-1][0]
-                visible = [public_event(rec) for _, rec in batch if is_visible(rec, seat)]
-                if visible:
-                    return {"events": visible, "last_seq": cursor}
+                return {"events": batch, "last_seq": batch[-1]["seq"]}
             if block_ms is None or time.monotonic() >= deadline:  # the wait (if any) is over
-                return {"events": [], "last_seq": cursor}
-            # Nothing yet, or only events this caller may not see: keep waiting.
+                return {"events": [], "last_seq": after}
 
     def replay(self, game_id: str) -> dict[str, Any]:
+        """After the end, everything: the actions, every event with its audience in the global
+        order (``seq``: the game's own numbering, not a viewer's), the seed and the final state."""
         stored = self._load(game_id)
         record = stored.record
         if record.status is not FINISHED:
@@ -441,6 +502,18 @@ class GameService:
             })
         return {"items": items, "page": page, "page_size": page_size, "total": total}
 
+    def leaderboard(self, limit: int) -> list[dict[str, Any]]:
+        """The players (bots by level) with the most wins over the recorded games, at most ``limit``."""
+        return self.store.leaderboard(limit)
+
+    def rated(self, limit: int) -> list[dict[str, Any]]:
+        """The ``limit`` best players of this game by rating (none without players)."""
+        return self.players.leaderboard(self.d.name, limit) if self.players is not None else []
+
+    def stats(self) -> Totals:
+        """The counts over every recorded game."""
+        return Totals.from_counters(self.store.stats())
+
     # -- playing ----------------------------------------------------------------------------
     def play(self, game_id: str, seat: int | None, body: Any, if_match: int | None,
              idempotency_key: str | None, loaded: Stored | None = None,
@@ -456,7 +529,7 @@ class GameService:
         seat whose turn timed out since that read is refused (:class:`TurnTimedOutError`)."""
         if seat is None:
             raise AuthenticationError("Playing needs a seat token (Authorization: Bearer <token>).")
-        if loaded is not None and loaded.cached and timers.seconds_of(loaded.record.options) is not None:
+        if loaded is not None and loaded.cached and self.turn_timers.is_timed(loaded.record):
             loaded = None
         started: int | None = None
         try:
@@ -487,9 +560,9 @@ class GameService:
         except (RateLimitedError, IdempotencyConflictError):
             raise
         except LudotecaError:
-            replayed = self._refused(game_id, seat, body, idempotency_key, quota)
-            if replayed is not None:
-                return replayed
+            stored_answer = self.quotas.refused(game_id, seat, idempotency_key, quota)
+            if stored_answer is not None:  # a replay wins over the checks
+                return self._replay_record(stored_answer, body_hash(body))
             raise
 
     def check_move(self, stored: Stored, if_match: int | None) -> None:
@@ -504,9 +577,9 @@ class GameService:
                 current_version=stored.version)
         status = stored.record.status
         if status is WAITING:
-            raise GameNotStartedError("The game starts when every seat is claimed.")
-        if status is FINISHED:
-            raise GameOverError("The game is over; see its replay.")
+            raise GameNotStartedError("The game starts when every seat is claimed.", game_status=status.value)
+        if status is FINISHED:  # a 409 says the status (docs/clients.md), and that nothing is legal any more
+            raise GameOverError("The game is over; see its replay.", game_status=status.value, legal=[])
 
     def step(self, stored: Stored, state: Any, seat: int, action: dict[str, Any],
              timeout_bot: str | None = None) -> Move:
@@ -515,30 +588,35 @@ class GameService:
         ``TurnTimedOut`` event comes first and every event of the move says ``by: timeout``."""
         record = stored.record
         new_state, events = self.engine.apply(state, seat, action)
+        by = None
         if timeout_bot is not None:
-            deadline = record.timer.deadline if record.timer is not None else None
-            events = [Event(timers.TIMED_OUT, {"seat": seat, "bot": timeout_bot,
-                                               "deadline": None if deadline is None else timers.iso(deadline)}),
-                      *events]
+            events = [self.turn_timers.timed_out(record, seat, timeout_bot), *events]
+            by = records.BY_TIMEOUT
         version = stored.version + 1
-        first = record.event_count + 1
-        records = [_event_record(first + i, version, e) for i, e in enumerate(events)]
-        if timeout_bot is not None:
-            for rec in records:
-                rec["by"] = timers.BY_TIMEOUT
+        written = records.records(record.event_count + 1, version, events, by)
+        shown, counts = number(written, record.counts)
         result = self.engine.result(new_state)
         to_act = self.engine.to_act(new_state) if result is None else frozenset()
-        new = replace(record, state=self.engine.dump(new_state), event_count=record.event_count + len(records),
-                      status=FINISHED if result is not None else record.status)
-        new = self._clocked(new, new_state, seat, version, to_act, timed_out=timeout_bot is not None)
+        new = replace(record, state=self.engine.dump(new_state), event_count=record.event_count + len(written),
+                      viewer_counts=counts, status=FINISHED if result is not None else record.status)
+        new = self.turn_timers.clocked(new, new_state, seat, version, to_act, timed_out=timeout_bot is not None)
         response = {
             "action": action, "seat": seat,
-            "events": [public_event(r) for r in records if is_visible(r, seat)],
+            "events": for_viewer(shown, viewer(seat)),
             "game": self.presenter.envelope(version, new, seat, new_state, result, to_act),
+            # the mover's next listing (one request a move), stored with the answer (a replay is the
+            # same bytes); not listed for a bot's move or a timed-out turn: no client reads that answer
+            "next": self.presenter.next_actions(version, new.status, seat, new_state, to_act)
+            if timeout_bot is None and record.is_human(seat) else None,
         }
         due = self._due(new, new_state, to_act)
-        ask = due != "bot" and bool(self._interrupters(new, new_state, to_act))
-        return Move(version, new, new_state, records, due, self._due_at(new, due), response, ask)
+        ask = due.kind is not DueKind.BOT and bool(self.bots.out_of_turn(new, new_state, to_act))
+        told: list[notes.Notice] = []
+        if any(record.player_ids):  # only a game with players pays for the notices
+            before = self.engine.to_act(state) if record.status is ACTIVE else frozenset()
+            told = notes.of_commit(self.d.name, record, before, new, to_act, version, result,
+                                   seat if timeout_bot is not None else None)
+        return Move(version, new, new_state, written, shown, due, response, ask, told)
 
     def commit_move(self, game_id: str, stored: Stored, seat: int, move: Move, body: Any,
                     idempotency_key: str | None, quota: Quota | None, strict: bool = False
@@ -548,26 +626,30 @@ class GameService:
         with ``strict`` (the caller named the version it played at)."""
         idem = None
         if idempotency_key is not None:
-            idem = (seat, idempotency_key, {"hash": body_hash(body), "body": move.response, "version": move.version})
-        log_entry = {"version": move.version, "seat": seat, "action": move.response["action"]}
+            idem = IdempotencyEntry(seat, idempotency_key,
+                                    {"hash": body_hash(body), "body": move.response, "version": move.version})
         doc = move.record.to_doc()
+        work = UnitOfWork(game_id, doc, move.events, move.shown, len(move.record.viewer_counts), move.due,
+                          expected_version=stored.version,
+                          log_entry={"version": move.version, "seat": seat, "action": move.response["action"]},
+                          idempotency=idem, quota=quota, notices=move.notices)
         try:
-            res = self.store.commit(game_id, stored.version, doc, move.events,
-                                    move.record.event_count - len(move.events) + 1, log_entry, idem,
-                                    due=move.due, quota=quota, due_at=move.due_at)
+            res = self.store.commit(work)
         except GameMissing:  # expired since this process last saw it
             self.recent.forget(game_id)
             raise self._missing(game_id) from None
         if res.status == "ok":
             self.recent.put(game_id, res.version, doc, move.state)
-            if move.due == "result":  # this move ended the game
+            if move.due.kind is DueKind.RESULT:  # this move ended the game
                 self.observer.game_finished(self.d.name)
-            self._dispatch(game_id, res.version, move.due, move.due_at)
+            self._dispatch(game_id, res.version, move.due)
             if move.ask:
                 self._ask(game_id, res.version)
+            if move.notices:
+                self._relay(game_id)
             return Played(move.response, move.version, replayed=False), None
         if res.status == "limited":
-            raise self._limited(quota, res.retry_after)
+            raise self.quotas.limited(quota, res.retry_after)
         if res.status == "idempotent" and res.replay is not None:
             return self._replay_record(res.replay, body_hash(body)), None
         if res.current is not None:
@@ -576,27 +658,6 @@ class GameService:
             raise StaleVersionError("The game moved on while this move was being applied.",
                                     current_version=res.version)
         return None, res.current
-
-    def _refused(self, game_id: str, seat: int, body: Any, idempotency_key: str | None,
-                 quota: Quota | None) -> Played | None:
-        """A move refused before or by its commit: spend its quota unit if the commit did not
-        (over the quota: 429 instead) and, with an Idempotency-Key, replay the stored response
-        if there is one (a replay wins over the checks). One round trip."""
-        if quota is None and idempotency_key is None:
-            return None
-        idem = (game_id, seat, idempotency_key) if idempotency_key is not None else None
-        if quota is not None:
-            retry, record = self.store.spend(quota, idem)
-            if retry is not None:
-                raise self._limited(quota, retry)
-        else:
-            record = self.store.idempotency_record(game_id, seat, idempotency_key)  # type: ignore[arg-type]
-        return None if record is None else self._replay_record(record, body_hash(body))
-
-    @staticmethod
-    def _limited(quota: Quota | None, retry: int) -> RateLimitedError:
-        what = f"{quota.limit} {quota.what}" if quota is not None else "the write limit"
-        return RateLimitedError(f"At most {what}; try again in {retry} s.", retry_after=retry)
 
     def bot_turn(self, game_id: str, version: int) -> str:
         """Play one bot move if the game is still at ``version`` (idempotent task body): first a
@@ -613,13 +674,11 @@ class GameService:
             return "stale"
         state = self.state_of(stored)
         to_act = self.engine.to_act(state)
-        for seat in self._interrupters(record, state, to_act):  # out of turn first: as a table lets them
-            interrupt = self.d.interrupts[record.players[seat][4:]]
-            view = self.engine.view(state, seat)
-            action = interrupt(view, self.engine.legal_actions(state, seat), bot_random(record.seed, version, seat))
+        for seat in self.bots.out_of_turn(record, state, to_act):  # out of turn first: as a table lets them
+            action = self.bots.interrupt(record, state, seat, version)
             if action is not None:
                 try:
-                    self.play(game_id, seat, dict(action), version, None, loaded=stored)
+                    self.play(game_id, seat, action, version, None, loaded=stored)
                 except StaleVersionError:
                     return "stale"
                 return "interrupted"
@@ -627,24 +686,18 @@ class GameService:
         timeout_bot = None
         if bot_seats:
             seat = bot_seats[0]
-            level = record.players[seat][4:]
+            level = str(record.level(seat))
         else:
-            clock = record.timer
-            if clock is None or not clock.deadline:
-                return "no-bot"
-            if not clock.is_due(self.clock()):
+            if self.turn_timers.before_deadline(record):
                 return "early"  # the sweeper dispatches it again after the deadline
-            waiting = [s for s in clock.seats if s in to_act and record.is_human(s)]
-            if not waiting:
+            waiting = self.turn_timers.waiting_seat(record, to_act)
+            if waiting is None:
                 return "no-bot"
-            seat = waiting[0]
-            level = timeout_bot = str(record.options.get(timers.BOT) or self.d.basic_bot or next(iter(self.d.bots)))
-        bot = self.d.bots[level]
-        view = self.engine.view(state, seat)
-        legal = self.engine.legal_actions(state, seat) + self.engine.action_templates(state, seat)
-        action = bot(view, legal, bot_random(record.seed, version, seat))
+            seat = waiting
+            level = timeout_bot = self.turn_timers.timeout_level(record)
+        action = self.bots.choose(level, record, state, seat, version)
         try:
-            self.play(game_id, seat, dict(action), version, None, loaded=stored, timeout_bot=timeout_bot)
+            self.play(game_id, seat, action, version, None, loaded=stored, timeout_bot=timeout_bot)
         except StaleVersionError:
             return "stale"
         return "played" if timeout_bot is None else "timed-out"
@@ -660,10 +713,44 @@ class GameService:
         entries = [(names[i], i in result.winners, result.scores[i] if i < len(result.scores) else 0.0)
                    for i in range(len(names))]
         recorded = self.store.record_result(game_id, entries, shared=len(result.winners) > 1)
+        if self.players is not None and any(stored.record.player_ids):  # once, however often this runs
+            self.players.rate(self.d.name, game_id, stored.record.player_ids, result)
         self.store.clear_result_due(game_id)  # after the record: a crash in between records again, once
         return recorded
 
     # -- internals --------------------------------------------------------------------------
+    def _intend(self, player: PlayerRef | None, game_id: str) -> None:
+        """Before a commit binding a seat to ``player``: the player's intent, in its own slot
+        (the game's commit never touches a player's slot; :mod:`~ludoteca.service_layer.mygames`)."""
+        if player is not None and self.players is not None:
+            self.players.games.intend(player.id, self.d.name, game_id)
+
+    def _confirm(self, player: PlayerRef | None, game_id: str, created: float) -> None:
+        """After the commit: the game in the player's list (a fault before this is settled by
+        a read of the list, against the game)."""
+        if player is not None and self.players is not None:
+            self.players.games.confirm(player.id, self.d.name, game_id, created)
+
+    def _notices(self, before: GameRecord | None, before_to_act: frozenset[int], after: GameRecord, state: Any,
+                 version: int) -> list[notes.Notice]:
+        """The notices of a commit of no move (a creation, a join) making ``after`` of ``before``."""
+        if not any(after.player_ids):
+            return []
+        to_act = self.engine.to_act(state) if after.status is ACTIVE else frozenset()
+        return notes.of_commit(self.d.name, before, before_to_act, after, to_act, version,
+                               self.engine.result(state) if after.status is FINISHED else None)
+
+    def _relay(self, game_id: str) -> None:
+        """Right after a commit that wrote notices: relay them to the players' streams. A failure
+        (the process dying included) loses nothing: the outbox keeps them, the sweeper relays."""
+        if self.players is None:
+            return
+        try:
+            self.players.relay(self.d.name, game_id)
+        except Exception:
+            log.warning("relaying the notices of %s %s failed; the sweeper will", self.d.name, game_id,
+                        exc_info=True)
+
     def _load(self, game_id: str) -> Stored:
         try:
             return self.store.load(game_id)
@@ -683,49 +770,18 @@ class GameService:
             return FINISHED
         return ACTIVE if record.is_full else WAITING
 
-    def _due(self, record: GameRecord, state: Any, to_act: frozenset[int] | None = None) -> str:
-        """What a version with this record makes due: ``bot``, ``turn`` (a human's timed turn,
-        due at its deadline), ``result`` or nothing."""
+    def _due(self, record: GameRecord, state: Any, to_act: frozenset[int] | None = None) -> DueWork:
+        """What a version with this record makes due: a bot's turn, a human's timed turn (due
+        at its deadline), the result or nothing."""
         if record.status is FINISHED:
-            return "result"
+            return DueWork(DueKind.RESULT)
         if record.status is ACTIVE:
             seats = self.engine.to_act(state) if to_act is None else to_act
             if any(not record.is_human(s) for s in seats):
-                return "bot"
+                return DueWork(DueKind.BOT)
             if record.timer is not None and record.timer.deadline is not None:
-                return "turn"
-        return ""
-
-    @staticmethod
-    def _due_at(record: GameRecord, due: str) -> int | None:
-        """When a timed turn falls due (its deadline, ms); ``None``: as it is committed."""
-        if due != "turn" or record.timer is None or record.timer.deadline is None:
-            return None
-        return int(record.timer.deadline * 1000)
-
-    def _clocked(self, record: GameRecord, state: Any, actor: int | None, version: int,
-                 to_act: frozenset[int] | None = None, timed_out: bool = False) -> GameRecord:
-        """The record with its turn clock moved on by a commit of ``actor`` at ``version`` (a
-        game without a timer: as it is)."""
-        seconds = timers.seconds_of(record.options)
-        if seconds is None:
-            return record
-        waiting: frozenset[int] = frozenset()
-        if record.status is ACTIVE:
-            seats = self.engine.to_act(state) if to_act is None else to_act
-            waiting = frozenset(s for s in seats if record.is_human(s))
-        clock = timers.advance(record.timer, seconds, actor, waiting, self.clock(), version if timed_out else None)
-        return replace(record, timer=clock)
-
-    def _interrupters(self, record: GameRecord, state: Any, to_act: frozenset[int]) -> list[int]:
-        """The bot seats the game does not wait on whose level may act out of turn
-        (``GameDefinition.interrupts``) and whom the engine lets act now (``acts_out_of_turn``)."""
-        out_of_turn = getattr(self.engine, "acts_out_of_turn", None)
-        if not self.d.interrupts or out_of_turn is None or record.status is not ACTIVE:
-            return []
-        return [seat for seat, player in enumerate(record.players)
-                if seat not in to_act and player[4:] in self.d.interrupts and not record.is_human(seat)
-                and out_of_turn(state, seat)]
+                return DueWork(DueKind.TURN, int(record.timer.deadline * 1000))
+        return NOTHING_DUE
 
     def _ask(self, game_id: str, version: int) -> None:
         """Give the bots that may act out of turn their chance at ``version`` (a ``bot_turn`` task).
@@ -737,18 +793,20 @@ class GameService:
             log.warning("asking the out-of-turn bots of %s %s v%s failed", self.d.name, game_id, version,
                         exc_info=True)
 
-    def _dispatch(self, game_id: str, version: int, due: str, due_at: int | None = None) -> None:
+    def _dispatch(self, game_id: str, version: int, due: DueWork) -> None:
         """Dispatch what the commit made due (a timed turn only when its deadline has passed
         already, else the sweeper does it then). A failure never fails the request (the move is
         committed): it is logged, and the sweeper dispatches it again."""
+        if not due.ready(self.clock):
+            return
         try:
-            if due == "result":
+            if due.kind is DueKind.RESULT:
                 self.dispatcher.record_result(self.d.name, game_id)
-            elif due == "bot" or (due == "turn" and due_at is not None and due_at <= self.clock() * 1000):
+            else:
                 self.dispatcher.bot_turn(self.d.name, game_id, version)
         except Exception:
             log.warning("dispatch of %s for %s %s v%s failed; the sweeper will retry it",
-                        due, self.d.name, game_id, version, exc_info=True)
+                        due.kind.value, self.d.name, game_id, version, exc_info=True)
 
     @staticmethod
     def _replay_record(record: Mapping[str, Any], fingerprint: str) -> Played:

@@ -13,6 +13,7 @@ where they are: ``/<game>/games`` through the front door, which strips ``/<game>
 from __future__ import annotations
 
 import copy
+import json
 import re
 from typing import Any
 
@@ -38,26 +39,37 @@ admits null only.)"""
 PREFIX = re.compile(r"(?:/[A-Za-z0-9._~-]{1,64}){1,8}")
 
 
+def public_server(game: str) -> dict[str, Any]:
+    """The game's public base URL, one variable: what a generated client (Kotlin's, Swift's,
+    TypeScript's) takes as its default base path, so the default must reach the game from outside:
+    the front door's origin and the game's prefix (a relative URL or a service's own port does not,
+    from a phone)."""
+    return {"url": "{base}",
+            "description": "The game's public base URL: the front door's origin and the game's prefix",
+            "variables": {"base": {"default": f"http://127.0.0.1:8000/{game}",
+                                   "description": f"`make run`: http://127.0.0.1:8000/{game}; a deployment: its own "
+                                                  f"origin, e.g. https://games.example.org/{game}"}}}
+
+
 def exported_servers(game: str) -> list[dict[str, Any]]:
-    """The ``servers`` of the exported file: the front door first (relative: the host that
-    serves the document), then one service on its own."""
+    """The ``servers`` of the exported file: the public base URL (a variable, defaulting to
+    ``make run``'s front door), then the front door of the host serving the file (relative)."""
     return [
+        public_server(game),
         {"url": f"/{game}",
          "description": f"Through the front door, on the host that serves this document: `make run` "
                         f"serves it at http://127.0.0.1:8000/{game}/openapi.json"},
-        {"url": "http://{host}:{port}",
-         "description": "Straight to one service, without the front door (no prefix)",
-         "variables": {"host": {"default": "127.0.0.1", "description": "The service's host"},
-                       "port": {"default": "8000", "description": "The port its gunicorn binds"}}},
     ]
 
 
-def served_servers(script_root: str) -> list[dict[str, Any]]:
+def served_servers(script_root: str, game: str) -> list[dict[str, Any]]:
     """The ``servers`` of the document served to this request: its prefix, relative (``/``
-    straight to the service)."""
+    straight to the service), then the public base URL (:func:`public_server`)."""
     if PREFIX.fullmatch(script_root):
-        return [{"url": script_root, "description": "Through the front door (the prefix this document came by)"}]
-    return [{"url": "/", "description": "This service (the document was fetched straight from it)"}]
+        here = {"url": script_root, "description": "Through the front door (the prefix this document came by)"}
+    else:
+        here = {"url": "/", "description": "This service (the document was fetched straight from it)"}
+    return [here, public_server(game)]
 
 
 def install_property_rules(api: Any) -> None:
@@ -74,6 +86,23 @@ def install_property_rules(api: Any) -> None:
         return _nullable_and_enums(spec, field, ret)
 
     functions[index] = nullable_and_enums
+    converter.add_attribute_function(default_in_words)
+
+
+def default_in_words(self: Any, field: ma.fields.Field[Any], ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """A property's ``default`` said in its description instead: openapi-typescript (and others)
+    read a ``default`` as "always present", which makes an optional request field required
+    (issue 21: 36 of them: `name`, `seat`, every option). The server applies the default."""
+    if "default" not in ret:
+        return {}
+    default = ret.pop("default")
+    if default is None:
+        return {}
+    words = f"Default: `{json.dumps(default)}`."
+    text = ret.get("description", "").rstrip()
+    if "default" not in text.lower():
+        ret["description"] = f"{text}{'' if text.endswith('.') else '.'} {words}" if text else words
+    return {}
 
 
 def _nullable_and_enums(spec: Any, field: ma.fields.Field[Any], ret: dict[str, Any]) -> dict[str, Any]:
@@ -136,8 +165,8 @@ class DocumentedApi(ProblemApi):
         spec: dict[str, Any] = self.spec.to_dict()
         if self.definition is not None:
             add_examples(spec, _examples(self.definition))
-        if script_root is not None:
-            spec["servers"] = served_servers(script_root)
+        if script_root is not None and self.definition is not None:
+            spec["servers"] = served_servers(script_root, self.definition.name)
         return spec
 
     def _openapi_json(self) -> flask.Response:
@@ -157,8 +186,8 @@ def _examples(definition: GameDefinition) -> dict[str, dict[str, Any]]:
 
 
 def add_examples(spec: dict[str, Any], examples: dict[str, dict[str, Any]]) -> None:
-    """Put each operation's example request body and main (2xx) answer in place; an example with
-    a ``summary`` goes under ``examples`` with it."""
+    """Put each operation's example request body and main (2xx) answer in place; an example's
+    ``summary`` goes into the answer's description."""
     for item in spec["paths"].values():
         for method, operation in item.items():
             example = examples.get(operation.get("operationId", "")) if method != "parameters" else None
@@ -168,8 +197,8 @@ def add_examples(spec: dict[str, Any], examples: dict[str, dict[str, Any]]) -> N
                 operation["requestBody"]["content"]["application/json"]["example"] = example["request"]
             if "response" in example:
                 status = min(code for code in operation["responses"] if code.startswith("2"))
-                media = operation["responses"][status]["content"]["application/json"]
-                if "summary" in example:
-                    media["examples"] = {"example": {"summary": example["summary"], "value": example["response"]}}
-                else:
-                    media["example"] = example["response"]
+                response = operation["responses"][status]
+                response["content"]["application/json"]["example"] = example["response"]
+                if "summary" in example:  # said in the answer's description: openapi-generator's tools
+                    # log "Failed to get the schema name: null" for a named `examples` entry (issue 21)
+                    response["description"] = f"{response['description']}. Example: {example['summary']}"

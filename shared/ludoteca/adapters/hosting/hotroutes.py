@@ -6,11 +6,13 @@ their CPU went to the machinery around the route rather than to the work: the re
 its proxies (~70 lookups a move), the before/after hooks of the access log, CORS, the rate limiter
 and the body bounds, and flask-limiter's own check. :class:`HotRoutes` is a WSGI layer in front
 of the Flask app (inside ``ProxyFix``, so it sees the client address, scheme and prefix as Flask
-would) that answers those requests itself with the same parts, called directly:
+would) that answers those requests itself with the same route methods Flask's views call
+(:class:`~ludoteca.adapters.hosting.routes.GameRoutes`: one implementation of each route), and
+the same parts around them, called directly:
 
-- the seat: :meth:`~ludoteca.service_layer.service.GameService.seat_for_move` for a move (the
-  game this process remembers, else one read), a fresh read and
-  :meth:`~ludoteca.service_layer.service.GameService.seat_of` for a read; the token parsed by
+- the seat: :meth:`~ludoteca.adapters.hosting.routes.GameRoutes.mover` for a move (the
+  game this process remembers, else one read), :meth:`~ludoteca.adapters.hosting.routes.GameRoutes.caller`
+  (a fresh read) for a read; the token parsed by
   :func:`~ludoteca.adapters.hosting.identity.parse_bearer`;
 - the body: at most ``Settings.max_body_bytes`` (``Content-Length`` only), parsed by
   :func:`~ludoteca.adapters.hosting.bodies.parse_body` within the JSON bounds;
@@ -18,13 +20,12 @@ would) that answers those requests itself with the same parts, called directly:
 - the seat's quota: for a move, spent by the commit (:func:`~ludoteca.adapters.hosting.ratelimit.seat_quota`,
   and for a refusal :func:`~ludoteca.adapters.hosting.ratelimit.spend_refused`); for a read,
   :func:`~ludoteca.adapters.hosting.ratelimit.spend_read`, the same bucket Flask's path counts in;
-- the move: :meth:`~ludoteca.service_layer.service.GameService.play`; its refusals (409, 412,
+- the move: :meth:`~ludoteca.adapters.hosting.routes.GameRoutes.play_action`; its refusals (409, 412,
   422, 429, 503 ...) become problems through the one error table
   (:func:`~ludoteca.adapters.hosting.problems.render_error`);
-- the read: the routes' own answers (:func:`~ludoteca.adapters.hosting.routes.game_view`, with
-  its 304 for ``If-None-Match``, and :func:`~ludoteca.adapters.hosting.routes.action_list`);
-- the answer's headers: ``ETag`` / ``Idempotent-Replayed``
-  (:func:`~ludoteca.adapters.hosting.routes.played_headers`), CORS
+- the read: :meth:`~ludoteca.adapters.hosting.routes.GameRoutes.get_game` (with its 304 for
+  ``If-None-Match``) and :meth:`~ludoteca.adapters.hosting.routes.GameRoutes.list_actions`;
+- the answer's other headers: CORS
   (:class:`~ludoteca.adapters.hosting.cors.CorsPolicy`), ``X-Request-Id``; the access-log line
   and the metrics: :class:`~ludoteca.adapters.hosting.accesslog.RequestLog`.
 
@@ -54,12 +55,12 @@ from ludoteca.adapters.hosting.accesslog import HEADER, RequestLog, choose_reque
 from ludoteca.adapters.hosting.bodies import parse_body
 from ludoteca.adapters.hosting.cors import CorsPolicy
 from ludoteca.adapters.hosting.identity import GAME_ID, parse_bearer
+from ludoteca.adapters.hosting.ops import STORE_FAILED
 from ludoteca.adapters.hosting.problems import At, render_error
 from ludoteca.adapters.hosting.ratelimit import seat_quota, spend_read, spend_refused
-from ludoteca.adapters.hosting.routes import action_list, game_view, move_conditions, played_headers
-from ludoteca.core import jsontext
+from ludoteca.adapters.hosting.routes import GameRoutes, move_conditions
+from ludoteca.adapters.store import store_unavailable
 from ludoteca.core.errors import LudotecaError
-from ludoteca.service_layer.service import GameService
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 MOVE_PATH = re.compile(rf"/games/({GAME_ID.pattern})/actions")
@@ -90,12 +91,13 @@ def _length(raw: str | None) -> int | None:
 class HotRoutes:
     """WSGI: the common move answered here, everything else by ``fallback`` (the Flask app)."""
 
-    def __init__(self, fallback: WSGIApp, service: GameService, rules: tuple[str, str], log: RequestLog,
+    def __init__(self, fallback: WSGIApp, routes: GameRoutes, rules: tuple[str, str], log: RequestLog,
                  cors: CorsPolicy | None, max_body_bytes: int, writes_per_minute: int,
                  reads_per_minute: int) -> None:
         self.fallback = fallback
-        self.service = service
-        self.game = service.d.name
+        self.routes = routes
+        self.store = routes.service.store
+        self.game = routes.service.d.name
         self.view_rule, self.move_rule = rules  # GET /games/{id}; GET and POST /games/{id}/actions
         self.operation = f"POST {self.move_rule}"
         self.log = log
@@ -133,23 +135,25 @@ class HotRoutes:
             token = parse_bearer(header)
             if token is None:  # pragma: no cover - a header was given
                 return None
-            stored = self.service.load(game_id)
-            seat: int | None = self.service.seat_of(stored, token)
-        except Exception:  # 401, 404, the store down: Flask's path answers (and counts) it
+            stored, seat = self.routes.caller(game_id, token)
+        except Exception as err:  # 401, 404, the store down: Flask's path answers (and counts) it
+            if store_unavailable(err) is not None:
+                environ[STORE_FAILED] = err  # answered without asking the store again
             return None
-        assert seat is not None  # a token was given
+        if seat is None:  # a seat its player left reads as a spectator's: Flask's path answers it
+            return None
         rid = choose_request_id(environ.get("HTTP_X_REQUEST_ID"))
         path = environ["PATH_INFO"]
         rule = self.move_rule if listing else self.view_rule
         try:
             try:
                 if self.reads > 0:
-                    spend_read(self.service.store, seat_quota(self.game, game_id, seat, self.reads, write=False))
+                    spend_read(self.store, seat_quota(self.game, game_id, seat, self.reads, write=False))
             except Exception:
                 seat = None  # refused before the route: Flask's path has not noted the seat yet
                 raise
-            answer = action_list(self.service, stored, seat) if listing else \
-                game_view(self.service, stored, seat, environ.get("HTTP_IF_NONE_MATCH"))
+            answer = self.routes.list_actions(stored, seat) if listing else \
+                self.routes.get_game(stored, seat, environ.get("HTTP_IF_NONE_MATCH"))
         except Exception as err:  # as Flask's error handlers do: the one error table
             answer = render_error(err, at=At(path, rid, self.game, f"GET {rule}"))
         if self.cors is not None:  # the after-request hooks, in Flask's order
@@ -168,11 +172,10 @@ class HotRoutes:
         if header is None or length is None or not 0 < length <= self.max_body or "HTTP_TRANSFER_ENCODING" in environ:
             return None
         try:
-            token = parse_bearer(header)
-            if token is None:  # pragma: no cover - a header was given
-                return None
-            stored, seat = self.service.seat_for_move(game_id, token)
-        except Exception:  # 401, 404, the store down: Flask's path answers (and counts) it
+            stored, seat = self.routes.mover(game_id, parse_bearer(header))
+        except Exception as err:  # 401, 404, the store down: Flask's path answers (and counts) it
+            if store_unavailable(err) is not None:
+                environ[STORE_FAILED] = err  # answered without asking the store again
             return None
         try:
             data = environ["wsgi.input"].read(length)
@@ -194,16 +197,13 @@ class HotRoutes:
         quota = seat_quota(self.game, game_id, seat, self.writes) if self.writes > 0 else None
         replayed = False
         try:
-            played = self.service.play(game_id, seat, body, if_match, key, loaded=stored, quota=quota)
+            answer = self.routes.play_action(game_id, stored, seat, body, if_match, key, quota)
+            replayed = "Idempotent-Replayed" in answer.headers
         except Exception as err:  # as Flask's error handlers do: the one error table
-            problem = render_error(err, at)
-            code, status, out = problem.status_code, problem.status, problem.get_data()
-            headers = problem.headers.to_wsgi_list()
-        else:
-            code, status, out, replayed = 200, "200 OK", jsontext.dumps(played.body), played.replayed
-            headers = [*played_headers(played).items(), ("Content-Type", "application/json"),
-                       ("Content-Length", str(len(out)))]
-        refused = spend_refused(self.service.store, quota, code, at)
+            answer = render_error(err, at)
+        code, status, out = answer.status_code, answer.status, answer.get_data()
+        headers = answer.headers.to_wsgi_list()
+        refused = spend_refused(self.store, quota, code, at)
         if refused is not None:
             code, status, out, replayed = refused.status_code, refused.status, refused.get_data(), False
             headers = refused.headers.to_wsgi_list()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import http
 import logging
 from collections.abc import Callable
@@ -29,10 +30,14 @@ log = logging.getLogger("ludoteca.core.errors")
 
 class ProblemSchema(ma.Schema):
     """RFC 9457 problem details. Problems of some statuses carry extension members (documented
-    per status below); a client keeps any member it does not know (additional properties)."""
+    per status below). The document says nothing of other members (``EXCLUDE``: no
+    ``additionalProperties``), which JSON Schema admits all the same: an explicit
+    ``additionalProperties: true`` made TypeScript's generated problems carry an index signature,
+    through which no member can be told apart (a 412's ``current_version`` typed ``unknown``;
+    issue 21). The server only writes problems, never loads one."""
 
     class Meta:
-        unknown = ma.INCLUDE
+        unknown = ma.EXCLUDE
 
     type = ma.fields.String(required=True, metadata={"description": "URI naming the kind of problem"})
     title = ma.fields.String(required=True, metadata={"description": "Short summary of the kind"})
@@ -151,6 +156,22 @@ def render_http_exception(err: HTTPException, at: At | None = None) -> Response:
     return problem_response(status, _slug(status), title, detail, extra, headers, at)
 
 
+OUT_OF_RESOURCES = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+
+
+def render_os_error(err: OSError, at: At | None = None) -> Response:
+    """Out of file descriptors or buffers (EMFILE, ENFILE, ENOBUFS, ENOMEM): the server is
+    overloaded, not broken: 503 with ``Retry-After``, never a 500. The workers size their
+    connections so that EMFILE is not reached (:mod:`ludoteca.entrypoints.admission`); this is
+    the answer if it is anyway. Any other OSError is unexpected."""
+    if err.errno not in OUT_OF_RESOURCES:
+        return render_unexpected(err, at)
+    log.warning("out of resources: %s", err)
+    return problem_response(503, "service-unavailable", "Service Unavailable",
+                            "The server is out of resources for the moment; try again shortly.",
+                            headers={"Retry-After": "1"}, at=at)
+
+
 def render_unexpected(err: Exception, at: At | None = None) -> Response:
     log.exception("unhandled error", exc_info=err)
     return problem_response(500, "internal-error", "Internal Server Error",
@@ -162,6 +183,7 @@ ERRORS: dict[type[Exception], Callable[..., Response]] = {
     redis.RedisError: render_redis_error,
     RedisClusterException: render_redis_error,
     HTTPException: render_http_exception,
+    OSError: render_os_error,
     Exception: render_unexpected,
 }
 """The one error table: each exception class and its renderer (Flask's error handlers, and

@@ -11,11 +11,15 @@ seat reads        GETs whose token maps to a seat                 game id + seat
 new seats         ``POST /games``, ``POST /games/{id}/players``   client address  30       LUDOTECA_RATE_LIMIT_CREATE
 token failures    a malformed ``Authorization`` header, or a      client address  10       LUDOTECA_RATE_LIMIT_FAILURES
                   token that maps to no seat (or to no live game)
-anonymous writes  other POSTs without a token (Ludic's rules)     client address  600      LUDOTECA_RATE_LIMIT
+game extras       POSTs to a game's own routes (Ludic's           client address  120      (the writes / 5)
+                  ``/rules/check``): computations, not moves
+anonymous writes  other POSTs without a token                     client address  600      LUDOTECA_RATE_LIMIT
 anonymous reads   GETs without a token (spectators, the lobby)    client address  1200     LUDOTECA_RATE_LIMIT_READS
 ================  ==============================================  ==============  =======  ============================
 
-Unset, the reads, new-seat and failure limits derive from ``LUDOTECA_RATE_LIMIT`` (x2, /20, /60),
+Unset, the reads, new-seat and failure limits derive from ``LUDOTECA_RATE_LIMIT`` (x2, /20, /60;
+the game extras always /5: a refused rule's check costs up to ~30 ms of CPU, so one address
+within its limit buys at most ~6% of a core, ``tests/bench/bench_rule_check.py``),
 so that one knob scales them all; ``LUDOTECA_RATE_LIMIT=0`` turns every limit off (load tests
 from one address); a specific limit set to 0 lifts that bucket only.
 
@@ -40,13 +44,17 @@ from one address); a specific limit set to 0 lifts that bucket only.
   422 ...) is counted after it, by :func:`install_rate_limit`'s response hook or the service's
   refusal path; over the limit, the refusal becomes the 429. A seat read is counted before it is
   answered (:func:`spend_read`); over the limit it is the 429 and nothing is read for it.
+* Load-test mode (``LUDOTECA_LOAD_TEST_ADDRESSES``, :attr:`~ludoteca.config.Settings.load_test_networks`;
+  off by default): a client address in those networks counts in no per-address bucket (new
+  seats, token failures, game extras, anonymous writes and reads), so a load generator's
+  simulated players, all on its one address, meet only the per-seat limits, as players each on
+  their own address would. The per-seat buckets still count. Logged once at start when on.
 * Over a limit: :class:`~ludoteca.core.errors.RateLimitedError`, a 429 problem with ``Retry-After``
   (seconds until the window ends), rendered by the one problem renderer; nothing is changed.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import time
 from dataclasses import dataclass
@@ -58,18 +66,23 @@ from flask import Flask, Response, g, request
 from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
+from ludoteca.adapters import observe
 from ludoteca.adapters.cluster import limiter_options
+from ludoteca.adapters.durability import refuses_writes
 from ludoteca.adapters.hosting.identity import GAME_ID, bearer_token
 from ludoteca.adapters.hosting.problems import PROBLEM_JSON, At, ProblemSchema, render_ludoteca_error
+from ludoteca.adapters.peers import Network, address_key, is_proxy
 from ludoteca.config import Settings
 from ludoteca.core.errors import AuthenticationError, NotFoundError, RateLimitedError
 from ludoteca.service_layer.repository import GameRepository, Quota, Stored
 
 #: Routes that read the caller's seat from the bearer token (routes.py's ``caller``).
-SEATED_ENDPOINTS = frozenset({"games.Game", "games.Actions", "games.Events", "games.Stream"})
+SEATED_ENDPOINTS = frozenset({"games.Game", "games.Actions", "games.Events", "games.Stream", "games.Leave"})
 #: Routes whose POST creates a seat: creating a game, joining one.
 NEW_SEAT_ENDPOINTS = frozenset({"games.Games", "games.Players"})
 EXEMPT_BLUEPRINTS = frozenset({"ops", "api-docs"})
+#: The routes every game has; a POST to any other blueprint is a game's own computation (an extra).
+SHARED_BLUEPRINTS = frozenset({"games", "results"})
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 RESPONSE = "RATE_LIMITED"
 log = logging.getLogger("ludoteca.ratelimit")
@@ -82,6 +95,7 @@ class Limits:
     reads: int
     create: int
     failures: int
+    extras: int
 
     @classmethod
     def from_settings(cls, s: Settings) -> Limits:
@@ -93,7 +107,8 @@ class Limits:
         return cls(writes=base,
                    reads=pick(s.rate_limit_reads_per_minute, 2 * base),
                    create=pick(s.rate_limit_create_per_minute, max(1, base // 20)),
-                   failures=pick(s.rate_limit_failures_per_minute, max(1, base // 60)))
+                   failures=pick(s.rate_limit_failures_per_minute, max(1, base // 60)),
+                   extras=max(1, base // 5))
 
 
 @dataclass(frozen=True)
@@ -106,19 +121,15 @@ class Bucket:
 
 
 def client_address(raw: str | None) -> str:
-    """The bucket of a client address: an IPv4 address as is, an IPv6 one by its /64 network
-    (one subscriber's allocation: rotating addresses within it does not give new buckets)."""
-    if not raw:
-        return "unknown"
-    try:
-        ip = ipaddress.ip_address(raw)
-    except ValueError:
-        return raw[:64]
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, 64), strict=False).network_address) + "/64"
-    return str(ip)
+    """The bucket of a client address (:func:`ludoteca.adapters.peers.address_key`: an IPv4
+    address as is, an IPv6 one by its /64), the same grouping as the workers' connection caps."""
+    return address_key(raw)
+
+
+def is_load_test(raw: str | None, networks: tuple[Network, ...]) -> bool:
+    """Whether the client address ``raw`` is exempt from the per-address limits (load-test mode:
+    :attr:`~ludoteca.config.Settings.load_test_networks`; never when it is empty)."""
+    return is_proxy(raw, networks)
 
 
 def loaded_game(game_id: str) -> Stored | None:
@@ -146,9 +157,30 @@ def seat_quota(game: str, game_id: str, seat: int, per_minute: int, write: bool 
                  per_minute, 60, SEAT_WRITES if write else SEAT_READS)
 
 
+def fail_open(game: str, bucket: str, err: BaseException) -> bool:
+    """Whether a request goes on uncounted after its counter's write failed with ``err``: yes
+    when Redis answers but refuses writes (``OOM`` under ``noeviction``, ``MISCONF`` after a
+    failed append-only write, :func:`~ludoteca.adapters.durability.refuses_writes`), so what
+    needs no write keeps being served while no move can be (a write is refused by itself);
+    logged and counted (``ludoteca_ratelimit_fail_open_total``). An outage (Redis down or hung)
+    stays a 503: the request itself would fail the same way."""
+    refusal = refuses_writes(err)
+    if refusal is None:
+        return False
+    observe.LIMITER_FAIL_OPEN.labels(game, bucket, refusal).inc()
+    log.warning("Redis refuses the rate limiter's counter (%s): the request goes on uncounted", refusal)
+    return True
+
+
 def spend_read(store: GameRepository, quota: Quota) -> None:
-    """Count a seat's read in its bucket; over the limit, :class:`RateLimitedError` (a 429)."""
-    retry, _ = store.spend(quota)
+    """Count a seat's read in its bucket; over the limit, :class:`RateLimitedError` (a 429). A
+    counter Redis refuses to write lets the read through (:func:`fail_open`)."""
+    try:
+        retry, _ = store.spend(quota)
+    except redis.RedisError as err:
+        if fail_open(quota.key.split(":", 1)[0], "seat", err):
+            return
+        raise
     if retry is not None:
         raise RateLimitedError(f"At most {quota.limit} {quota.what}; try again in {retry} s.", retry_after=retry)
 
@@ -157,7 +189,7 @@ def spend_refused(store: GameRepository, quota: Quota | None, status: int,
                   at: At | None = None) -> Response | None:
     """A seat write that never reached its commit still counts (its unit is spent here); over
     the limit, a refusal (``status`` >= 400) becomes the 429 returned (None: the answer stands)."""
-    if quota is None or quota.spent:
+    if quota is None or quota.spent or status == 503:  # a 503: the store failed; counting would wait on it again
         return None
     try:
         retry, _ = store.spend(quota)
@@ -176,6 +208,10 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
         return None
     limits = Limits.from_settings(settings)
     service = app.extensions["ludoteca"]["service"]
+    exempt = settings.load_test_networks
+    if exempt:
+        log.warning("load-test mode: no per-address rate limit for clients in %s (LUDOTECA_LOAD_TEST_ADDRESSES)",
+                    ", ".join(map(str, exempt)))
 
     def verified_seat(game_id: str) -> int | None:
         """The seat the request's token maps to; None for a malformed or unknown token."""
@@ -203,14 +239,21 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
         address = client_address(request.remote_addr)
         writes = request.method not in READ_METHODS
         kind, per_minute = ("w", limits.writes) if writes else ("r", limits.reads)
+        load_test = is_load_test(request.remote_addr, exempt)
+        if load_test and not (request.endpoint in SEATED_ENDPOINTS and "Authorization" in request.headers):
+            return None  # load-test mode: no per-address bucket (a seat's requests still count)
         if request.endpoint in NEW_SEAT_ENDPOINTS and writes:
             return Bucket(f"new/{address}", limits.create, "new games and seats a minute per client address")
+        if writes and request.blueprint not in SHARED_BLUEPRINTS:
+            return Bucket(f"extra/{address}", limits.extras,
+                          "requests a minute per client address to this game's own routes")
         game_id = (request.view_args or {}).get("game_id")
         if request.endpoint in SEATED_ENDPOINTS and game_id is not None and "Authorization" in request.headers:
             seat = verified_seat(str(game_id))
             if seat is None:
-                return Bucket(f"fail/{address}", limits.failures,
-                              "requests with a malformed or unknown seat token a minute per client address")
+                return None if load_test else Bucket(
+                    f"fail/{address}", limits.failures,
+                    "requests with a malformed or unknown seat token a minute per client address")
             return Bucket(f"seat/{game_id}/{seat}/{kind}", per_minute, SEAT_WRITES if writes else SEAT_READS)
         return Bucket(f"anon/{address}/{kind}", per_minute,
                       f"{'writes' if writes else 'reads'} a minute per client address without a seat token")
@@ -235,8 +278,23 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
         """A seat write that never reached its commit still counts; over the limit, it is a 429."""
         return spend_refused(service.store, write_quota(), resp.status_code) or resp
 
+    return bucket_limiter(app, client, game, settings)
+
+
+BUCKET = "ludoteca_bucket"
+"""The ``flask.g`` attribute holding a request's bucket (None: not counted by flask-limiter)."""
+
+
+def bucket_limiter(app: Flask, client: redis.Redis, name: str, settings: Settings) -> Limiter:
+    """flask-limiter on ``app``, counting each request in the bucket its service's own
+    ``before_request`` hook put in ``g.ludoteca_bucket`` (registered before this is called; None:
+    not counted): one fixed one-minute window per bucket over the sessions' Redis, keys
+    ``<name>:ratelimit:LIMITER/<bucket>/...``; over its limit a request is a 429 problem with
+    ``Retry-After`` and runs nothing. Shared by the games' limits (:func:`install_rate_limit`) and
+    the platform's services' (:mod:`ludoteca.adapters.hosting.buckets`)."""
+
     def current() -> Bucket | None:
-        return cast(Bucket | None, g.get("ludoteca_bucket"))
+        return cast(Bucket | None, g.get(BUCKET))
 
     def key() -> str:
         bucket = current()
@@ -254,8 +312,9 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
         what = f"{bucket.per_minute} {bucket.what}" if bucket is not None else str(request_limit.limit)
         raise RateLimitedError(f"At most {what}; try again in {retry} s.", retry_after=retry)
 
-    storage_options: dict[str, Any] = {**limiter_options(client, settings.redis_url), "key_prefix": f"{game}:ratelimit"}
-    limiter = Limiter(
+    storage_options: dict[str, Any] = {**limiter_options(client, settings.redis_url), "key_prefix": f"{name}:ratelimit"}
+    limiter = ReadTolerantLimiter(
+        name,
         key,
         application_limits=[ApplicationLimit(limit)],
         strategy="fixed-window",
@@ -270,9 +329,31 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
 
     @limiter.request_filter
     def _unbucketed() -> bool:  # exempt, or a seat write (its commit counts it)
-        return g.get("ludoteca_bucket") is None
+        return g.get(BUCKET) is None
 
     return limiter
+
+
+class ReadTolerantLimiter(Limiter):
+    """flask-limiter, except that a request whose counter Redis refuses to write (``OOM``,
+    ``MISCONF``: :func:`fail_open`) goes on uncounted; every other storage error still fails the
+    request (a 503). Whatever writes nothing is served (the views, the odds, Ludic's
+    ``POST /rules/check``, a POST that reads only); whatever writes gets its 503 from its own
+    write, which Redis refuses the same way. The uncounted requests are bounded by the refusal's
+    duration, and counted (``ludoteca_ratelimit_fail_open_total``)."""
+
+    def __init__(self, game: str, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.game = game
+
+    def _check_request_limit(self, callable_name: str | None = None, in_middleware: bool = True) -> None:
+        try:
+            super()._check_request_limit(callable_name, in_middleware)
+        except redis.RedisError as err:
+            bucket = g.get("ludoteca_bucket")
+            kind = bucket.key.split("/", 1)[0] if isinstance(bucket, Bucket) else "other"
+            if not fail_open(self.game, kind, err):
+                raise
 
 
 class RateLimitDocs(BasePlugin):

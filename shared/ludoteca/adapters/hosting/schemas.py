@@ -4,12 +4,14 @@ game's own view, options and action schemas (so each service's OpenAPI is fully 
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 import marshmallow as ma
 from ludoteca.adapters.hosting.problems import ProblemSchema
 from ludoteca.core.engine import GameDefinition
+from ludoteca.service_layer import matching
 from ludoteca.service_layer.fields import named_enum, strict_integer
 from marshmallow import fields, validate
 
@@ -48,11 +50,39 @@ class ActionRef(fields.Raw):
         self.component = component
 
 
+class EventRef(ActionRef):
+    """A field holding one event; documented as a $ref to the game's event union (``oneOf`` its
+    variants, discriminated by ``type`` with an explicit mapping), which it registers, with its
+    variants, the first time it is documented."""
+
+    def __init__(self, component: str, variants: dict[str, type[ma.Schema]], **kwargs: Any) -> None:
+        super().__init__(component, **kwargs)
+        self.variants = variants
+
+
+def register_union(spec: Any, component: str, variants: dict[str, type[ma.Schema]]) -> None:
+    """``component``: a ``oneOf`` over ``variants`` (discriminator value -> schema, registered
+    under the schema's class name less ``Schema``) with a ``discriminator`` and its ``mapping``:
+    the shape every generator tried reads as a tagged union (issue 21)."""
+    if component in spec.components.schemas:
+        return
+    refs: dict[str, str] = {}
+    for kind, schema_cls in variants.items():
+        name = schema_cls.__name__.removesuffix("Schema")
+        if name not in spec.components.schemas:
+            spec.components.schema(name, schema=schema_cls)
+        refs[kind] = f"#/components/schemas/{name}"
+    spec.components.schema(component, {"oneOf": [{"$ref": r} for r in refs.values()],
+                                       "discriminator": {"propertyName": "type", "mapping": refs}})
+
+
 def game_status(**kwargs: Any) -> fields.String:
     return named_enum("GameStatus", STATUSES, **kwargs)
 
 
 def action_ref_to_property(self: Any, field: fields.Field[Any], ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    if isinstance(field, EventRef):
+        register_union(self.spec, field.component, field.variants)
     if isinstance(field, ActionRef):
         ref = {"$ref": f"#/components/schemas/{field.component}"}
         return {"allOf": [ref]} if ret else ref  # siblings of a $ref (a description) mean nothing
@@ -87,8 +117,61 @@ class ResultSchema(ma.Schema):
                                                                   "(see its RULES.md)"})
 
 
+class BoundSchema(ma.Schema):
+    """The bound that ended a game (every game's engine declares one; a summary's ``bound``)."""
+
+    reached = fields.String(required=True, metadata={"description": "The bound that ended the game: `actions`, or "
+                                                                    "`rounds` where the game has a round bound"})
+    limit = fields.Integer(required=True, metadata={"description": "Its limit"})
+
+
+class SeatEventSchema(ma.Schema):
+    """An event's data that names one seat and nothing more (the games' events build on it)."""
+
+    seat = fields.Integer(required=True, metadata={"description": "The seat it concerns"})
+
+
+class ActionBoundReachedSchema(ma.Schema):
+    """``ActionBoundReached``'s data: the game's bound on actions ended it (a game adds what the
+    end settled, e.g. :class:`TurnLostToBoundSchema`)."""
+
+    actions = fields.Integer(required=True, metadata={"description": "Actions played: the game's bound"})
+
+
+class TurnLostToBoundSchema(ActionBoundReachedSchema, SeatEventSchema):
+    """``ActionBoundReached`` in a push-your-luck game: the seat playing loses its turn total."""
+
+    lost = fields.Integer(required=True, metadata={"description": "The turn total of the seat playing, lost"})
+
+
+class SeatClaimedSchema(ma.Schema):
+    seat = fields.Integer(required=True, metadata={"description": "The seat claimed"})
+    name = fields.String(required=True, metadata={"description": "The player's name at the table"})
+
+
+class GameStartedSchema(ma.Schema):
+    """No more to say: every seat is claimed and the game starts."""
+
+    class Meta:
+        unknown = ma.RAISE
+
+
+class SeatLeftSchema(ma.Schema):
+    seat = fields.Integer(required=True, metadata={"description": "The seat whose player left the game"})
+    bot = fields.String(required=True, metadata={"description": "The bot level that plays it from now on"})
+
+
+class TurnTimedOutSchema(ma.Schema):
+    seat = fields.Integer(required=True, metadata={"description": "The human seat whose turn timed out"})
+    bot = fields.String(required=True, metadata={"description": "The bot level that plays its move (the events "
+                                                                "after this one say `by: timeout`)"})
+    deadline = fields.String(required=True, allow_none=True, metadata={"description": "The deadline missed "
+                                                                                      "(ISO 8601, UTC)"})
+
+
 class EventSchema(ma.Schema):
-    seq = fields.Integer(required=True, metadata={"description": "Position in the game's event log"})
+    seq = fields.Integer(required=True, metadata={"description": "The event's number among the events the "
+                                                                 "caller may see: 1, 2, 3, ... without gaps"})
     version = fields.Integer(required=True, metadata={"description": "Game version the event produced"})
     type = fields.String(required=True, metadata={"description": "Past-tense event name"})
     data = fields.Dict(required=True, metadata={"description": "What happened, as the caller may see it"})
@@ -97,15 +180,12 @@ class EventSchema(ma.Schema):
                                                 "by a bot (after a `TurnTimedOut` event); absent otherwise"})
 
 
-class EventRecordSchema(EventSchema):
-    audience = fields.List(fields.Integer(), allow_none=True,
-                           metadata={"description": "Seats that saw it live (null: everyone)"})
-
-
 class EventsPageSchema(ma.Schema):
     events = fields.List(fields.Nested(EventSchema), required=True,
                          metadata={"description": "The caller's events, oldest first"})
-    last_seq = fields.Integer(required=True, metadata={"description": "Pass as `after` to continue"})
+    last_seq = fields.Integer(required=True, metadata={"description": "The caller's last event number read "
+                                                                      "(`after` when none came): pass as `after` "
+                                                                      "to continue"})
 
 
 class EventsQuerySchema(ma.Schema):
@@ -128,6 +208,15 @@ class LobbyQuerySchema(ma.Schema):
                              metadata={"description": "Games per page"})
 
 
+class ListActionsQuerySchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    expand = fields.Boolean(load_default=False, metadata={
+        "description": "List every body, even where one template with its `domain` stands for many (Speculation's "
+                       "joker guesses: 715 bodies instead of one template)"})
+
+
 class JoinSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
@@ -138,6 +227,12 @@ class JoinSchema(ma.Schema):
                        metadata={"description": "Your name at the table (default: `seat <n>`)"})
 
 
+class TicketGameSchema(ma.Schema):
+    id = fields.String(required=True, metadata={"description": "The game's id"})
+    seat = fields.Integer(required=True, metadata={"description": "Your seat"})
+    url = fields.String(required=True, metadata={"description": "The game's URL (GET it with your player's token)"})
+
+
 class LeaderboardRowSchema(ma.Schema):
     player = fields.String(required=True, metadata={"description": "A player's name, or `bot:<level>`"})
     wins = fields.Integer(required=True, metadata={"description": "Finished games won (a shared win counts)"})
@@ -146,9 +241,26 @@ class LeaderboardRowSchema(ma.Schema):
     mean_score = fields.Float(required=True, metadata={"description": "The mean of the player's scores"})
 
 
+class RatingSchema(ma.Schema):
+    mu = fields.Float(required=True, metadata={"description": "OpenSkill's mean skill estimate"})
+    sigma = fields.Float(required=True, metadata={"description": "OpenSkill's uncertainty of it"})
+    ordinal = fields.Float(required=True, metadata={"description": "mu - 3 sigma: what the ranking is by"})
+
+
+class RatedRowSchema(ma.Schema):
+    player_id = fields.String(required=True, metadata={"description": "The player's id (GET /players/{id})"})
+    name = fields.String(required=True, metadata={"description": "The player's name"})
+    played = fields.Integer(required=True, metadata={"description": "Rated games of this game finished"})
+    rating = fields.Nested(RatingSchema, required=True)
+
+
 class LeaderboardSchema(ma.Schema):
     players = fields.List(fields.Nested(LeaderboardRowSchema), required=True,
                           metadata={"description": "Most wins first"})
+    rated = fields.List(fields.Nested(RatedRowSchema), required=True, metadata={
+        "description": "Players (the players service's) by rating, best first: each finished game moves the "
+                       "rating of every seat bound to a player (OpenSkill, Plackett-Luce); guests without a "
+                       "player and bots count as opponents and stay unrated"})
 
 
 class LeaderboardQuerySchema(ma.Schema):
@@ -171,6 +283,7 @@ class GameSchemas:
     """The typed schemas of one game's REST surface."""
 
     action_component: str
+    events: type[ma.Schema]
     create: type[ma.Schema]
     created: type[ma.Schema]
     envelope: type[ma.Schema]
@@ -179,6 +292,8 @@ class GameSchemas:
     lobby: type[ma.Schema]
     replay: type[ma.Schema]
     conflict: type[ProblemSchema]
+    leave: type[ma.Schema]
+    left: type[ma.Schema]
 
 
 def game_schemas(d: GameDefinition, options_schema: type[ma.Schema] | None = None) -> GameSchemas:
@@ -191,6 +306,17 @@ def game_schemas(d: GameDefinition, options_schema: type[ma.Schema] | None = Non
 
     def _opts() -> dict[str, Any]:
         return dict(options_schema().load({}))
+
+    result: type[ma.Schema] = ResultSchema
+    declared = declared_schemas(d)
+    if declared.summary is not None:
+        summary = type(f"{prefix}SummarySchema", (declared.summary,), {})
+        result = type(f"{prefix}ResultSchema", (ResultSchema,), {
+            "summary": fields.Nested(summary, required=True, metadata={
+                "description": "The game's own account of the end (see its RULES.md)"})})
+    event = game_events(d, prefix, options_schema)
+    events_page = type(f"{prefix}EventsPageSchema", (EventsPageSchema,), {
+        "events": fields.List(event(), required=True, metadata={"description": "The caller's events, oldest first"})})
 
     create = type(f"{prefix}CreateGameSchema", (ma.Schema,), {
         "Meta": type("Meta", (), {"unknown": ma.RAISE}),
@@ -222,7 +348,7 @@ def game_schemas(d: GameDefinition, options_schema: type[ma.Schema] | None = Non
             "description": "The seats that may post an action now, as far as you may know: `to_act`, plus your "
                            "own seat when it may act out of turn (Ludor: the holder of the Autoplim, at any moment "
                            "of the play); `GET .../actions` lists what"}),
-        "result": fields.Nested(ResultSchema, allow_none=True, required=True,
+        "result": fields.Nested(result, allow_none=True, required=True,
                                 metadata={"description": "How the game ended (null until it has)"}),
         "timer": fields.Nested(TimerSchema, allow_none=True, required=True,
                                metadata={"description": "The turn timer (option `turn_seconds`; null: none)"}),
@@ -247,9 +373,12 @@ def game_schemas(d: GameDefinition, options_schema: type[ma.Schema] | None = Non
     played = type(f"{prefix}PlayResultSchema", (ma.Schema,), {
         "action": ActionRef(action_component, required=True, metadata={"description": "The action, as applied"}),
         "seat": fields.Integer(required=True, metadata={"description": "The seat that played it"}),
-        "events": fields.List(fields.Nested(EventSchema), required=True,
-                              metadata={"description": "What it caused, as you may see it"}),
+        "events": fields.List(event(), required=True, metadata={"description": "What it caused, as you may see it"}),
         "game": fields.Nested(envelope, required=True, metadata={"description": "The game after it"}),
+        "next": fields.Nested(actions, allow_none=True, required=True, metadata={
+            "description": "Your legal actions at the new version, as `GET .../actions` lists them, while you "
+                           "may still act (your turn again, or out of turn); null when you may not (wait for "
+                           "the game's events, then list them). One request a move: no listing needed"}),
     })
     lobby_item = type(f"{prefix}OpenGameSchema", (ma.Schema,), {
         "id": fields.String(required=True, metadata={"description": "The game's id"}),
@@ -284,10 +413,11 @@ def game_schemas(d: GameDefinition, options_schema: type[ma.Schema] | None = Non
         "options": fields.Nested(options_schema, required=True, metadata={"description": "The game's options"}),
         "actions": fields.List(fields.Nested(logged), required=True,
                                metadata={"description": "Every action, in order"}),
-        "events": fields.List(fields.Nested(EventRecordSchema), required=True,
-                              metadata={"description": "Every event, hidden ones included"}),
+        "events": fields.List(event(), required=True, metadata={
+            "description": "Every event, hidden ones included, numbered in the game's own order, each with its "
+                           "`audience`"}),
         "final_state": fields.Dict(required=True, metadata={"description": "The engine's whole final state"}),
-        "result": fields.Nested(ResultSchema, allow_none=True, required=True,
+        "result": fields.Nested(result, allow_none=True, required=True,
                                 metadata={"description": "How the game ended"}),
     })
     conflict = type(f"{prefix}ConflictProblemSchema", (ProblemSchema,), {
@@ -303,5 +433,115 @@ def game_schemas(d: GameDefinition, options_schema: type[ma.Schema] | None = Non
                                                                          "(not your turn)"}),
         "open_seats": fields.List(fields.Integer(), metadata={"description": "The seats still open (a join)"}),
         "game_status": game_status(metadata={"description": "The game's status (when it does not allow this)"}),
+        "seat": fields.Integer(metadata={"description": "Your seat of this game (a player's second join), or the "
+                                                        "seat you left"}),
+        "bot": fields.String(metadata={"description": "The bot level that plays the seat you left"}),
     })
-    return GameSchemas(action_component, create, created, envelope, actions, played, lobby, replay, conflict)
+    leave = type(f"{prefix}LeaveSchema", (ma.Schema,), {
+        "Meta": type("Meta", (), {"unknown": ma.RAISE}),
+        "bot": named_enum(f"{prefix}BotLevel", list(d.bots), load_default=None, allow_none=True, metadata={
+            "description": "The bot level that plays your seat from now on (default: the table's timeout bot)"}),
+    })
+    left = type(f"{prefix}SeatLeftSchema", (ma.Schema,), {
+        "seat": fields.Integer(required=True, metadata={"description": "The seat you left"}),
+        "bot": fields.String(required=True, metadata={"description": "The bot level that plays it from now on"}),
+        "game": fields.Nested(envelope, required=True, metadata={"description": "The game, as a spectator sees it"}),
+    })
+    return GameSchemas(action_component, events_page, create, created, envelope, actions, played, lobby, replay,
+                       conflict, leave, left)
+
+
+def match_schemas(d: GameDefinition, options_schema: type[ma.Schema]) -> tuple[type[ma.Schema], type[ma.Schema]]:
+    """``POST /matchmaking``'s body (the seat count, the options, the bots to fill with) and the
+    ticket its player sees, both typed with the game's options and bot levels."""
+    prefix = "".join(part.capitalize() for part in d.name.split("_"))
+
+    def _opts() -> dict[str, Any]:
+        return dict(options_schema().load({}))
+
+    fill = type(f"{prefix}FillWithBotsSchema", (ma.Schema,), {
+        "Meta": type("Meta", (), {"unknown": ma.RAISE}),
+        "level": named_enum(f"{prefix}BotLevel", list(d.bots), required=True,
+                            metadata={"description": "The bots' level"}),
+        "after_seconds": strict_integer(required=True, validate=validate.Range(min=0, max=3600), metadata={
+            "description": "How long to wait for players first"}),
+    })
+    match = type(f"{prefix}MatchRequestSchema", (ma.Schema,), {
+        "Meta": type("Meta", (), {"unknown": ma.RAISE}),
+        "seats": strict_integer(required=True, validate=validate.Range(min=d.engine.min_seats,
+                                                                        max=d.engine.max_seats),
+                                metadata={"description": "How many seats the game has (every one a player's)"}),
+        "options": fields.Nested(options_schema, load_default=_opts, metadata={
+            "description": "The game's options (tickets match only with the same seats and options)"}),
+        "fill_with_bots": fields.Nested(fill, load_default=None, allow_none=True, metadata={
+            "description": "Unmatched after `after_seconds`: play against bots of `level` (default: wait)"}),
+    })
+    ticket = type(f"{prefix}TicketSchema", (ma.Schema,), {
+        "__doc__": "A matchmaking ticket, as its player sees it.",
+        "ticket": fields.String(required=True, metadata={"description": "The ticket's id"}),
+        "status": fields.String(required=True, validate=validate.OneOf(matching.STATES), metadata={
+            "description": "`waiting` in the queue (poll it: a ticket not polled for 30 s leaves), `claimed` (its "
+                           "game is being made), `matched` (see `game`), `cancelled`, `expired`"}),
+        "seats": fields.Integer(required=True),
+        "options": fields.Nested(options_schema, required=True, metadata={"description": "The game's options"}),
+        "created_at": fields.Float(required=True, metadata={"description": "When the ticket was made, Unix seconds"}),
+        "waited": fields.Float(required=True, metadata={"description": "Seconds waited so far"}),
+        "fill_with_bots": fields.Nested(fill, allow_none=True, required=True, metadata={
+            "description": "The bots to play against after a wait, or null"}),
+        "game": fields.Nested(TicketGameSchema, allow_none=True, required=True, metadata={
+            "description": "The game made for the ticket (null until `matched`)"}),
+    })
+    return match, ticket
+
+
+@dataclass(frozen=True)
+class Declared:
+    events: dict[str, type[ma.Schema]]
+    summary: type[ma.Schema] | None
+
+
+def declared_schemas(d: GameDefinition) -> Declared:
+    """The schemas of the game's events' ``data`` and of its result's ``summary``, declared beside
+    its view schema (``<game>.schemas``: ``EVENT_SCHEMAS``, ``SummarySchema``; checked against
+    played games by tests/clients/test_event_schemas.py). Found through the view schema's module
+    (the definition names no module of its own)."""
+    module = sys.modules[d.view_schema.__module__]
+    return Declared(dict(getattr(module, "EVENT_SCHEMAS", {})), getattr(module, "SummarySchema", None))
+
+
+SEQ = ("The event's number: in `GET .../events`, a move's answer and the stream, among the events the caller may "
+       "see (1, 2, 3, ... without gaps); in a replay, its position in the game's whole log (every event, private "
+       "ones included)")
+
+
+def game_events(d: GameDefinition, prefix: str, options_schema: type[ma.Schema]) -> Any:
+    """A factory of fields holding one of the game's events: the service's own (``GameCreated``,
+    ``SeatClaimed``, ``GameStarted``, ``TurnTimedOut``, ``SeatLeft``) and the engine's (``d.event_schemas``),
+    each a variant ``<Game>Event<Type>`` whose ``data`` is ``<Game><Type>Data``."""
+    created = type("GameCreatedSchema", (ma.Schema,), {
+        "seats": fields.List(fields.String(), required=True, metadata={"description": "Each seat's kind: `human` "
+                                                                                     "or `bot:<level>`"}),
+        "options": fields.Nested(options_schema, required=True, metadata={"description": "The game's options"}),
+        "seed_sha256": fields.String(required=True, metadata={"description": "SHA-256 of the secret seed"}),
+    })
+    data = {"GameCreated": created, "SeatClaimed": SeatClaimedSchema, "GameStarted": GameStartedSchema,
+            "TurnTimedOut": TurnTimedOutSchema, "SeatLeft": SeatLeftSchema,
+            **{str(k): v for k, v in declared_schemas(d).events.items()}}
+    variants: dict[str, type[ma.Schema]] = {}
+    for kind, schema_cls in data.items():
+        data_cls = type(f"{prefix}{kind}DataSchema", (schema_cls,), {})
+        variants[kind] = type(f"{prefix}Event{kind}Schema", (EventSchema,), {
+            "seq": fields.Integer(required=True, metadata={"description": SEQ}),
+            "audience": fields.List(fields.Integer(), allow_none=True, metadata={
+                "description": "In a replay only: the seats that saw it live (null: everyone)"}),
+            "type": fields.String(required=True, validate=validate.OneOf([kind]),
+                                  metadata={"description": "Past-tense event name"}),
+            "data": fields.Nested(data_cls, required=True, metadata={"description": "What happened, as the caller "
+                                                                                    "may see it"}),
+        })
+    component = f"{prefix}Event"
+
+    def field(**kwargs: Any) -> EventRef:
+        return EventRef(component, variants, **kwargs)
+
+    return field

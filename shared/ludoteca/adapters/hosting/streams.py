@@ -7,13 +7,17 @@ public ones only. The wire format is the HTML standard's ``text/event-stream``::
     retry: 1000                    once, first: EventSource's reconnection delay (ms)
     : ludix game 5f0c... after 7   a comment (the stream is open; headers reach the client now)
 
-    id: 8                          one message per event: id = the event's seq
+    id: 8                          one message per event: id = the event's seq (the caller's number)
     data: {"seq":8,"version":5,"type":"DiceThrown","data":{...}}
 
     : keep-alive                   a comment when nothing happened for a heartbeat
 
     event: end                     the game is over and every event was sent: the server closes
     data: {"status":"finished","last_seq":42,"result":{...}}
+
+Numbers: the caller's own (:mod:`ludoteca.service_layer.numbering`): the events a seat may see,
+or the spectators', are numbered 1, 2, 3, ... without gaps, so no ``id`` tells anyone of an event
+written for someone else. Each viewer reads its own Redis stream: only its events wake it.
 
 Resuming: a client that reconnects sends the last id it received as ``Last-Event-ID`` (an
 EventSource does so by itself) or, where it cannot set a header, as the ``after`` query
@@ -42,7 +46,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import marshmallow as ma
@@ -64,19 +68,53 @@ MEDIA_TYPE = "text/event-stream"
 RETRY_MS = 1000
 LAST_EVENT_ID = re.compile(r"[0-9]{1,15}")  # below 2**53: every seq there can be
 HEADERS = {"Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no"}
-EXAMPLE = ('retry: 1000\n: ludix game 5f0c2a9e1b7d4c3a after 0\n\n'
-           'id: 1\ndata: {"seq":1,"version":1,"type":"GameCreated","data":{"seats":["human","bot:steady"]}}\n\n'
-           ': keep-alive\n\n'
-           'event: end\ndata: {"status":"finished","last_seq":57,"result":{"winners":[1]}}\n\n')
+WIRE = ('retry: 1000\n: ludix game 5f0c2a9e1b7d4c3a after 0\n\n'
+        'id: 1\ndata: {"seq":1,"version":1,"type":"GameCreated","data":{"seats":["human","bot:steady"]}}\n\n'
+        ': keep-alive\n\n'
+        'event: end\ndata: {"status":"finished","last_seq":57,"result":{"winners":[1]}}\n\n')
+"""A stream's bytes, as the 200's description shows them."""
+EXAMPLE = {"event": "message", "id": "1",
+           "data": '{"seq":1,"version":1,"type":"GameCreated","data":{"seats":["human","bot:steady"]}}'}
+"""One message as :data:`MESSAGE_SCHEMA` describes it (the document's example)."""
+RESPONSE_DESCRIPTION = ("The event stream, one message per event (the schema describes a message); on the "
+                        "wire:\n\n```\n" + WIRE + "```")
 DESCRIPTION = (
     "Server-sent events (`text/event-stream`): every event the caller may see (a seat: the public "
     "events and its own; no token: the public ones), as it is written. Each message's `id` is the "
-    "event's `seq` and its `data` the event as `GET .../events` gives it. Reconnect with "
+    "event's `seq` and its `data` the event as `GET .../events` gives it: the caller's events are "
+    "numbered 1, 2, 3, ... without gaps from its side (another seat's private events take no number "
+    "of yours). Reconnect with "
     "`Last-Event-ID` (an EventSource sends it by itself) or `?after=` to resume with no event lost "
     "or repeated. Comments (`: keep-alive`) keep an idle stream open; when the game is over and "
     "every event was sent, an `end` event (status, `last_seq`, result) comes last and the stream "
     "closes. The server closes a stream after at most {max_stream:g} s: reconnect where you were. "
     "A finished game with nothing after the cursor answers 204 (an EventSource then stops).")
+MESSAGE_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["event", "data"],
+    "description": "One message of the stream, as an EventSource (or any parser of the HTML standard's "
+                   "format) dispatches it; comments and the first `retry` carry no data and dispatch nothing.",
+    "properties": {
+        "event": {"type": "string", "enum": ["message", "end"],
+                  "description": "`message` (unnamed): an event; `end`: the game is over and every event was sent"},
+        "id": {"type": "string", "pattern": "^[0-9]{1,15}$",
+               "description": "The event's `seq`, in the caller's numbering: send it back as `Last-Event-ID` "
+                              "(an EventSource keeps the last one, so `end` carries it too)"},
+        "data": {"type": "string",
+                 "description": "JSON on one line: for `message` the event as `GET .../events` gives it "
+                                "(`seq`, `version`, `type`, `data`, `by`); for `end` `{status, last_seq, result}`"},
+        "retry": {"type": "integer", "minimum": 0, "description": "The reconnection delay (ms)"},
+    },
+}
+"""The stream's 200 schema: the OpenAPI 3.0 document describes a ``text/event-stream`` answer by
+its messages (what schemathesis validates each parsed message against, its check ST108; a schema
+of the whole body as one string failed it), the JSON in ``data`` by the description."""
+PLAYER_MESSAGE_SCHEMA: dict[str, Any] = {**MESSAGE_SCHEMA, "properties": {
+    **MESSAGE_SCHEMA["properties"],
+    "event": {"type": "string", "enum": ["message"], "description": "`message` (unnamed): a notice"},
+    "id": {**MESSAGE_SCHEMA["properties"]["id"], "description": "The notice's `seq` in your stream: send it back as "
+                                                                "`Last-Event-ID`"},
+    "data": {"type": "string", "description": "JSON on one line: the notice as the long-poll gives it"}}}
+"""A player's stream's messages (``GET /players/me/events`` as server-sent events): notices only."""
 LAST_EVENT_ID_PARAMETER = {
     "name": "Last-Event-ID", "in": "header", "required": False,
     "schema": {"type": "string", "pattern": "^[0-9]{1,15}$"},
@@ -111,7 +149,7 @@ def event_stream(service: GameService, stored: Stored, seat: int | None, after: 
     """The answer to ``GET /games/{id}/stream`` for ``seat`` (``None``: a spectator), from the
     game as the request read it."""
     record = stored.record
-    if record.status is Status.FINISHED and after >= record.event_count:
+    if record.status is Status.FINISHED and after >= record.seen_by(seat):
         return Response(status=204, headers=HEADERS)
     messages = _messages(service, record.id, seat, after, lifetime, heartbeat)
     return Response(messages, mimetype=MEDIA_TYPE, headers=HEADERS)
@@ -119,33 +157,56 @@ def event_stream(service: GameService, stored: Stored, seat: int | None, after: 
 
 def _messages(service: GameService, game_id: str, seat: int | None, after: int,
               lifetime: float, heartbeat: float) -> Iterator[bytes]:
-    """The stream's bytes: a message per visible event, a comment per idle heartbeat, ``end``
-    once the game is over and its last event was read; until ``lifetime`` seconds have passed.
-    The game is read again only when the cursor moved (its status and event count)."""
+    """The stream's bytes (:func:`pump`): ``end`` once the game is over and its last event was
+    read. The game is read again (its status and the caller's event count) after each batch and
+    each idle heartbeat: a game's last move may hold no event this caller may see."""
+
+    def read(at: int, wait: float) -> tuple[list[dict[str, Any]], int]:
+        page = service.events(game_id, seat, at, wait)
+        return page["events"], page["last_seq"]
+
+    def ended(at: int) -> bytes | None:
+        record = service.load(game_id).record  # the request's read may be old: look again
+        if record.status is Status.FINISHED and at >= record.seen_by(seat):
+            return b"event: end\ndata: %s\n\n" % jsontext.dumps(
+                {"status": record.status.value, "last_seq": at,
+                 "result": result_body(service.engine.result(service.engine.load(record.state)))})
+        return None
+
+    return pump(f"{service.d.name} game {game_id}", after, lifetime, heartbeat, read, ended)
+
+
+def pump(what: str, after: int, lifetime: float, heartbeat: float,
+         read: Callable[[int, float], tuple[list[dict[str, Any]], int]],
+         ended: Callable[[int], bytes | None] | None = None) -> Iterator[bytes]:
+    """An event stream's bytes, for a game's stream and a player's alike: ``retry`` and a comment
+    naming ``what`` first, then a message per event ``read(at, wait)`` gives (the events after
+    ``at``, waiting up to ``wait`` seconds, and the new cursor), a comment per idle heartbeat,
+    and the closing bytes ``ended(at)`` gives when the stream is over; until ``lifetime``
+    seconds have passed. A Redis failure (or a refusal) mid-stream closes it."""
     until = time.monotonic() + lifetime
     at = after
-    yield b"retry: %d\n: %s game %s after %d\n\n" % (RETRY_MS, service.d.name.encode(), game_id.encode(), at)
-    moved = True  # the game as the request read it may have finished since: look once
+    yield b"retry: %d\n: %s after %d\n\n" % (RETRY_MS, what.encode(), at)
     try:
         while True:
-            if moved:
-                stored = service.load(game_id)
-                record = stored.record
-                if record.status is Status.FINISHED and at >= record.event_count:
-                    yield b"event: end\ndata: %s\n\n" % jsontext.dumps(
-                        {"status": record.status.value, "last_seq": at,
-                         "result": result_body(service.engine.result(service.engine.load(record.state)))})
-                    return
+            closing = ended(at) if ended is not None else None
+            if closing is not None:
+                yield closing
+                return
             left = until - time.monotonic()
             if left <= 0:
                 return
-            page = service.events(game_id, seat, at, min(heartbeat, left))
-            moved = page["last_seq"] != at
-            at = page["last_seq"]
-            if page["events"]:
-                yield b"".join(message(e) for e in page["events"])
+            events, at = read(at, min(heartbeat, left))
+            if events:
+                yield b"".join(message(e) for e in events)
             elif time.monotonic() < until:
                 yield b": keep-alive\n\n"
     except (redis.RedisError, RedisClusterException, LudotecaError) as err:
         # mid-stream there is no status to give: close; the reconnection gets the usual answer
-        log.warning("event stream of %s %s closed after seq %d: %s", service.d.name, game_id, at, err)
+        log.warning("event stream of %s closed after seq %d: %s", what, at, err)
+
+
+def player_stream(what: str, after: int, lifetime: float, heartbeat: float,
+                  read: Callable[[int, float], tuple[list[dict[str, Any]], int]]) -> Response:
+    """An event stream that never ends by itself (a player's: ``GET /players/me/events``)."""
+    return Response(pump(what, after, lifetime, heartbeat, read), mimetype=MEDIA_TYPE, headers=HEADERS)

@@ -1,0 +1,116 @@
+"""``make generate`` (:mod:`ludoteca.entrypoints.generate`): the committed files derived from the
+installed games are what it writes, and it refuses to leave a game out silently."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import pytest
+from ludoteca.core.engine import Hosting
+from ludoteca.entrypoints import generate
+from ludoteca.service_layer import registry
+
+ROOT = Path(__file__).resolve().parents[2]
+GENERATED = [generate.REQUIREMENTS, generate.PROCFILE, generate.COMPOSE, generate.CADDYFILE, generate.INGRESS]
+
+
+def copy_tree(root: Path, to: Path) -> Path:
+    """What the generator reads and writes of ``root``, copied to ``to``: the generated files,
+    ``deploy/`` and the ``pyproject.toml`` of each folder of ``services/`` whose games are
+    installed (a folder being added by someone else, not installed yet, is left out)."""
+    for rel in (generate.REQUIREMENTS, generate.COMPOSE):
+        shutil.copy(root / rel, to / rel)
+    shutil.copytree(root / "deploy", to / "deploy")
+    shutil.copytree(root / generate.OPENAPI, to / generate.OPENAPI)
+    installed = set(registry.names())
+    for folder, games in generate.folders(root).items():
+        if set(games) <= installed:  # its games installed (a service of the platform declares none)
+            (to / "services" / folder).mkdir(parents=True)
+            shutil.copy(root / "services" / folder / "pyproject.toml", to / "services" / folder / "pyproject.toml")
+    return to
+
+
+def test_every_generated_file_is_what_make_generate_writes() -> None:
+    try:
+        stale = generate.generate(ROOT, check=True)
+    except generate.GenerateError as err:
+        pytest.fail(f"{err} (then: {generate.COMMAND})")
+    assert stale == [], f"stale: {', '.join(map(str, stale))}; run {generate.COMMAND}"
+
+
+def test_a_stale_file_fails_the_check_naming_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = copy_tree(ROOT, tmp_path)
+    assert generate.main(["--root", str(root)]) == 0  # up to date with what is installed here
+    assert generate.main(["--root", str(root), "--check"]) == 0
+    procfile = root / generate.PROCFILE
+    procfile.write_text(procfile.read_text().replace("--concurrency 2", "--concurrency 3"))
+    (root / generate.OPENAPI / "gone.json").write_text("{}\n")
+    capsys.readouterr()
+    assert generate.main(["--root", str(root), "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "deploy/Procfile" in err and "openapi/gone.json" in err and generate.COMMAND in err
+    assert generate.main(["--root", str(root)]) == 0
+    assert not (root / generate.OPENAPI / "gone.json").exists()
+    assert all((root / rel).read_text() == (ROOT / rel).read_text() for rel in GENERATED[1:])
+
+
+def test_every_game_is_in_every_generated_file() -> None:
+    texts = {rel: (ROOT / rel).read_text() for rel in GENERATED}
+    for game in registry.names():
+        d = registry.game(game)
+        port = d.hosting.port
+        procfile = texts[generate.PROCFILE]
+        assert f"\n{game}: env LUDOTECA_GAME={game} " in procfile and f"127.0.0.1:{port} " in procfile
+        assert f"\n  {game}:\n" in texts[generate.COMPOSE] and f"\n  worker-{d.queue}:\n" in texts[generate.COMPOSE]
+        assert f"reverse_proxy {game}:{port} " in texts[generate.CADDYFILE]
+        assert f"path: /{game}," in texts[generate.INGRESS]
+        assert (ROOT / generate.OPENAPI / f"{game}.json").exists()
+    folders = [f for f, games in generate.folders(ROOT).items() if set(games) <= set(registry.names())]
+    assert all(f"-e ./services/{f}\n" in texts[generate.REQUIREMENTS] for f in folders)
+
+
+def test_a_game_without_a_port_or_on_a_taken_one_is_refused_by_name() -> None:
+    games = [registry.game(g) for g in registry.names()]
+    first = games[0]
+    with pytest.raises(generate.GenerateError, match=f"^{first.name}: no port"):
+        generate.check_ports([dataclasses.replace(first, hosting=Hosting()), *games[1:]])
+    twin = dataclasses.replace(first, name="twin")
+    with pytest.raises(generate.GenerateError, match=f"twin: port {first.hosting.port} is already {first.name}'s"):
+        generate.check_ports([*games, twin])
+    door = dataclasses.replace(first, name="door", hosting=Hosting(port=8000))
+    with pytest.raises(generate.GenerateError, match="door: port 8000 is already the front door's"):
+        generate.check_ports([*games, door])
+    assert [d.hosting.port for d in generate.check_ports(games)] == sorted(d.hosting.port for d in games)
+
+
+def test_a_folder_whose_game_is_not_installed_is_refused_by_name(tmp_path: Path) -> None:
+    """A fresh clone with a game folder pip never installed would serve everything but that game:
+    the generator says which, and the command that installs it."""
+    root = copy_tree(ROOT, tmp_path)
+    folder = root / "services" / "nowhere"
+    folder.mkdir()
+    project = '[project]\nname = "ludoteca-nowhere"\n'
+    (folder / "pyproject.toml").write_text(f'{project}\n[project.entry-points."ludoteca.games"]\n'
+                                           'nowhere = "nowhere.game:definition"\n')
+    with pytest.raises(generate.GenerateError, match=r"services/nowhere: game nowhere not installed; run make install"):
+        generate.generate(root, check=True)
+    (folder / "pyproject.toml").write_text(project)
+    with pytest.raises(generate.GenerateError, match=r"services/nowhere: its pyproject\.toml declares no"):
+        generate.generate(root, check=True)
+
+
+def test_a_service_of_the_platform_is_installed_and_keeps_its_own_document(tmp_path: Path) -> None:
+    """A folder of services/ that declares a ``ludoteca.services`` entry (not a game) gets its
+    requirements line; its OpenAPI document is its own, never removed as a game's left over."""
+    root = copy_tree(ROOT, tmp_path)
+    folder = root / "services" / "lobbyist"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text('[project]\nname = "ludoteca-lobbyist"\n\n'
+                                           '[project.entry-points."ludoteca.services"]\nlobbyist = "lobbyist:app"\n')
+    (root / generate.OPENAPI / "lobbyist.json").write_text("{}\n")
+    (root / generate.OPENAPI / "gone.json").write_text("{}\n")
+    assert generate.main(["--root", str(root)]) == 0
+    assert "-e ./services/lobbyist" in (root / generate.REQUIREMENTS).read_text().splitlines()
+    assert (root / generate.OPENAPI / "lobbyist.json").exists() and not (root / generate.OPENAPI / "gone.json").exists()

@@ -1,0 +1,150 @@
+"""Ratings (issue 23, item 6): finishing places from a game's result, OpenSkill's update for the
+seats bound to players only, and a finished game's ratings applied exactly once against the real
+Redis, whether its task runs twice or dies half way."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+import redis
+from flask.testing import FlaskClient
+from ludoteca.adapters.players import PlayerStore, Ratings
+from ludoteca.core.engine import GameResult
+from ludoteca.service_layer.ratings import MODEL, Rating, places, rate
+
+
+class Crash(Exception):
+    """A process dying at this point (raised by a fault hook)."""
+
+
+def result(winners: tuple[int, ...], scores: tuple[float, ...]) -> GameResult:
+    return GameResult(winners=winners, scores=scores)
+
+
+@pytest.fixture
+def store(redis_client: redis.Redis) -> PlayerStore:
+    return PlayerStore(redis_client)
+
+
+def guest(store: PlayerStore, name: str = "p") -> str:
+    return store.create_guest(name)[0].id
+
+
+class TestPlaces:
+    @pytest.mark.parametrize(("res", "seats", "expected"), [
+        (result((0,), (10, 5)), 2, [1, 2]),
+        (result((1,), (5, 10, 7)), 3, [3, 1, 2]),  # the losers by score
+        (result((0, 2), (3, 1, 3, 2)), 4, [1, 3, 1, 2]),  # a shared win
+        (result((3,), (4, 4, 1, 9)), 4, [2, 2, 3, 1]),  # equal scores share a place
+        (result((), (1, 2)), 2, [2, 1]),  # no winner: by score alone
+        (result((0,), ()), 3, [1, 2, 2]),  # no scores: the rest share second
+    ])
+    def test_places(self, res: GameResult, seats: int, expected: list[int]) -> None:
+        assert places(res, seats) == expected
+
+
+class TestRate:
+    def test_the_winner_gains_the_loser_loses_and_both_are_surer(self) -> None:
+        won, lost = rate([Rating(), Rating()], result((0,), (1, 0)))
+        assert won is not None and lost is not None
+        assert won.mu > MODEL.mu > lost.mu and won.played == lost.played == 1
+        assert won.sigma < MODEL.sigma and lost.sigma < MODEL.sigma
+
+    def test_unrated_seats_stay_unrated_and_still_count(self) -> None:
+        alone = rate([Rating(), None], result((0,), (1, 0)))
+        assert alone[1] is None and alone[0] is not None and alone[0].mu > MODEL.mu
+        # beating three seats moves a rating further than beating one
+        crowd = rate([Rating(), None, None, None], result((0,), (4, 1, 2, 3)))
+        assert crowd[0] is not None and crowd[0].mu > alone[0].mu
+
+    def test_shared_winners_of_equal_ratings_move_alike(self) -> None:
+        a, b, c = rate([Rating(), Rating(), Rating()], result((0, 1), (5, 5, 0)))
+        assert a == b and a is not None and c is not None and a.mu > c.mu
+
+    def test_an_upset_moves_more_than_the_expected(self) -> None:
+        strong, weak = Rating(35.0, 3.0), Rating(15.0, 3.0)
+        expected = rate([strong, weak], result((0,), (1, 0)))[0]
+        upset = rate([strong, weak], result((1,), (0, 1)))[0]
+        assert expected is not None and upset is not None
+        assert strong.mu - upset.mu > expected.mu - strong.mu > 0
+
+
+class TestSettle:
+    def test_a_game_is_rated_once_however_often_its_task_runs(self, store: PlayerStore) -> None:
+        ratings = Ratings(store)
+        a, b = guest(store), guest(store)
+        game_id = secrets.token_hex(8)
+        res = result((0,), (10, 3))
+        assert ratings.settle("pig", game_id, [a, b, None], res) == 2
+        first = (store.rating(a, "pig"), store.rating(b, "pig"))
+        assert ratings.settle("pig", game_id, [a, b, None], res) == 0
+        assert (store.rating(a, "pig"), store.rating(b, "pig")) == first
+        assert first[0].played == first[1].played == 1
+        assert first[0].mu > first[1].mu > MODEL.mu  # b, second of three, beat the unrated third seat
+
+    def test_a_task_killed_half_way_is_finished_once_by_the_next(self, store: PlayerStore,
+                                                                  redis_client: redis.Redis) -> None:
+        a, b = guest(store), guest(store)
+        game_id = secrets.token_hex(8)
+        res = result((1,), (2, 9))
+        # the reference: the same priors settled in one go on two other players
+        ref_a, ref_b = guest(store), guest(store)
+        Ratings(store).settle("pig", secrets.token_hex(8), [ref_a, ref_b], res)
+
+        class Dying(PlayerStore):
+            def __init__(self) -> None:
+                super().__init__(redis_client)
+                self.client = _DieOnLeaderboard(redis_client)
+
+        with pytest.raises(Crash):  # dies after the first player's rating moved, before the board
+            Ratings(Dying()).settle("pig", game_id, [a, b], res)
+        assert store.rating(a, "pig").played == 1 and store.rating(b, "pig").played == 0
+        assert Ratings(store).settle("pig", game_id, [a, b], res) == 1  # the rest, once
+        assert store.rating(a, "pig") == store.rating(ref_a, "pig")
+        assert store.rating(b, "pig") == store.rating(ref_b, "pig")
+        board = dict(Ratings(store).leaderboard("pig", 10_000))
+        assert board[a] == pytest.approx(store.rating(a, "pig").ordinal)
+
+    def test_two_games_of_one_player_settled_together_both_count(self, store: PlayerStore) -> None:
+        ratings = Ratings(store)
+        a, b, c = guest(store), guest(store), guest(store)
+        g1, g2 = secrets.token_hex(8), secrets.token_hex(8)
+        won = result((0,), (1, 0))
+        # both games' changes worked out from a's rating before either is applied
+        ratings._changes("pig", g1, [a, b], won)
+        ratings._changes("pig", g2, [a, c], won)
+        ratings.settle("pig", g1, [a, b], won)
+        ratings.settle("pig", g2, [a, c], won)
+        after = store.rating(a, "pig")
+        single = rate([Rating(), Rating()], won)[0]
+        assert single is not None
+        assert after.played == 2 and after.mu == pytest.approx(MODEL.mu + 2 * (single.mu - MODEL.mu))
+
+    def test_a_game_of_guests_and_bots_only_rates_nobody(self, store: PlayerStore) -> None:
+        assert Ratings(store).settle("pig", secrets.token_hex(8), [None, None], result((0,), (1, 0))) == 0
+
+
+def test_the_profile_and_leaderboard_show_the_ratings(players_client: FlaskClient, store: PlayerStore) -> None:
+    a = players_client.post("/", json={"name": "Winner"}).get_json()["player"]["id"]
+    b = players_client.post("/", json={"name": "Loser"}).get_json()["player"]["id"]
+    Ratings(store).settle("ludix", secrets.token_hex(8), [b, a], result((1,), (0, 1)))
+    shown = players_client.get(f"/{a}").get_json()["games"]["ludix"]
+    rating = store.rating(a, "ludix")
+    assert shown == {"played": 1, "rating": {"mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal}}
+    board = [p for p, _ in Ratings(store).leaderboard("ludix", 100_000)]
+    assert board.index(a) < board.index(b)
+
+
+class _DieOnLeaderboard:
+    """A Redis client that dies (raises :class:`Crash`) at the first leaderboard write."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self._client = client
+
+    def zadd(self, *args: Any, **kwargs: Any) -> Any:
+        raise Crash
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
