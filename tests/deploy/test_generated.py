@@ -4,16 +4,18 @@ installed games are what it writes, and it refuses to leave a game out silently.
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 from ludoteca.core.engine import Hosting
-from ludoteca.entrypoints import generate
+from ludoteca.entrypoints import frontdoor, generate
 from ludoteca.service_layer import registry
 
 ROOT = Path(__file__).resolve().parents[2]
-GENERATED = [generate.REQUIREMENTS, generate.PROCFILE, generate.COMPOSE, generate.CADDYFILE, generate.INGRESS]
+GENERATED = [generate.REQUIREMENTS, generate.PROCFILE, generate.COMPOSE, generate.CADDYFILE, generate.INGRESS,
+             generate.TABLES]
 
 
 def copy_tree(root: Path, to: Path) -> Path:
@@ -114,3 +116,33 @@ def test_a_service_of_the_platform_is_installed_and_keeps_its_own_document(tmp_p
     assert generate.main(["--root", str(root)]) == 0
     assert "-e ./services/lobbyist" in (root / generate.REQUIREMENTS).read_text().splitlines()
     assert (root / generate.OPENAPI / "lobbyist.json").exists() and not (root / generate.OPENAPI / "gone.json").exists()
+
+
+def test_the_playground_loads_every_games_table_from_its_own_folder() -> None:
+    """``tables.js`` is each installed game's ``playground.js`` (its package's), in the registry's
+    order, and the page loads it between the shared pieces (games.js) and the page (playground.js);
+    the shared files name no game's table."""
+    tables = frontdoor.game_tables()
+    assert list(tables) == [g for g in registry.names() if g in tables]
+    text = (ROOT / generate.TABLES).read_text()
+    at = [text.index(path.read_text().rstrip("\n")) for path in tables.values()]
+    assert at == sorted(at) and all(f'Playground.register("{g}", ' in text for g in tables)
+    scripts = re.findall(r'<script src="/playground/([a-z]+\.js)"', (frontdoor.PLAYGROUND / "index.html").read_text())
+    assert scripts.index("games.js") < scripts.index(frontdoor.TABLES) < scripts.index("playground.js")
+    shared = (frontdoor.PLAYGROUND / "games.js").read_text()
+    assert not any(f'"{g}"' in shared or f"{g.upper()} =" in shared for g in registry.names())
+
+
+def test_a_table_registered_under_another_name_is_refused_by_name(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game's playground.js copied from Pig's and not renamed would register a second Pig table
+    (the page keeps the first): the generator names the game and the call to write."""
+    copied = tmp_path / "pigling" / frontdoor.TABLE
+    copied.parent.mkdir()
+    copied.write_text('const PIG = { title: "Pigling" };\n\nPlayground.register("pig", PIG);\n')
+    monkeypatch.setattr(frontdoor, "game_tables", lambda: {"pigling": copied})
+    with pytest.raises(generate.GenerateError, match=r'^pigling: its pigling/playground\.js registers no table under '
+                                                     r'its name: Playground\.register\("pigling", '):
+        generate.check_tables()
+    copied.write_text(copied.read_text().replace('"pig"', '"pigling"'))
+    generate.check_tables()

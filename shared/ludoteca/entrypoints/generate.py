@@ -21,7 +21,11 @@ Kubernetes objects, and ``openapi/<name>.json`` from its app factory (the entry 
 - ``deploy/Caddyfile`` and ``deploy/k8s/ingress.yaml`` (:mod:`ludoteca.entrypoints.frontdoor`);
 - ``deploy/k8s/ludoteca.yaml`` and ``deploy/k8s/optional/*`` (:mod:`ludoteca.entrypoints.manifests`);
 - ``openapi/<game>.json`` (:mod:`ludoteca.entrypoints.openapi`; a document of a game no longer
-  installed is removed).
+  installed is removed);
+- ``shared/ludoteca/playground/tables.js``: the playground's tables, each game's own
+  ``playground.js`` (in its package, beside its ``game.py``) one after the other
+  (:func:`ludoteca.entrypoints.frontdoor.playground_tables`; the front door's ConfigMap carries
+  the same text). A game's file must register its table under the game's name.
 
 The Makefile derives the rest itself (mypy's package list and the editable installs: every
 ``services/*/`` folder). ``--check`` writes nothing and exits 1 naming the stale files and the
@@ -39,6 +43,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -63,6 +68,7 @@ COMPOSE = Path("docker-compose.yml")
 CADDYFILE = Path("deploy") / "Caddyfile"
 INGRESS = Path("deploy") / "k8s" / "ingress.yaml"
 OPENAPI = Path("openapi")
+TABLES = Path("shared") / "ludoteca" / "playground" / frontdoor.TABLES
 RESERVED_PORTS = {manifests.FRONT_DOOR_PORT: "the front door", manifests.METRICS_PORT: "the worker's metrics",
                   manifests.METRICS_PORT + 1: "the sweeper's metrics"}
 GAMES_LINE = "# The games and services: a line a folder of services/ (written by `make generate`)"
@@ -153,6 +159,15 @@ def check_installed(root: Path) -> None:
         if missing:
             raise GenerateError(f"services/{folder}: game {', '.join(missing)} not installed; run make install "
                                 f"(pip install -e ./services/{folder})")
+
+
+def check_tables() -> None:
+    """Each game's ``playground.js`` registers its table under the game's name (a copied file
+    still registering the game it was copied from would replace nothing: the page would ignore it)."""
+    for name, path in frontdoor.game_tables().items():
+        if not re.search(rf'Playground\.register\(\s*"{re.escape(name)}"\s*,', path.read_text()):
+            raise GenerateError(f"{name}: its {path.parent.name}/{frontdoor.TABLE} registers no table under its "
+                                f'name: Playground.register("{name}", {{ title, render, describe, ... }})')
 
 
 # -- requirements.txt ----------------------------------------------------------------------------
@@ -377,6 +392,7 @@ def outputs(root: Path, games: Sequence[GameDefinition], procfile_text: str,
                COMPOSE: compose(games, frontdoor.procfile_lines(procfile_text), platform),
                CADDYFILE: frontdoor.compose_caddyfile(view),
                INGRESS: frontdoor.ingress_manifest(s.name for s in frontdoor.services(view)),
+               TABLES: frontdoor.playground_tables(),
                **manifests.outputs(view)}
     for d in games:
         out[OPENAPI / f"{d.name}.json"] = openapi.render(d.name)
@@ -405,6 +421,7 @@ def generate(root: Path, check: bool = False) -> list[Path]:
     """Write every generated file under ``root`` (``check``: write nothing); the files that were
     (or would be) changed."""
     check_installed(root)
+    check_tables()
     games = definitions()
     platform = platform_services()
     hosted: list[Hosted] = [*games, *platform]

@@ -15,7 +15,8 @@
  *   GET /<game>/games/{id}/events?after=N&wait=S   the long-poll that drives every refresh
  *   POST /ludic/rules/check        the Vexer's rule editor's live verdict (debounced)
  *
- * The page draws each game's table (games.js, with the cards and dice of cards.js); a move is built
+ * The page draws each game's table (the game's own playground.js, gathered into tables.js by `make
+ * generate`; drawn with games.js's pieces and the cards and dice of cards.js); a move is built
  * by clicking, and only a listed action can be built: the page matches what was clicked against the
  * listing and posts that action as it was listed. The events are shown one by one at the chosen
  * speed (the table is read again once they are all shown, if they went beyond it). The page keeps a
@@ -39,7 +40,7 @@ const STORE = "ludoteca.playground";
 const el = (id) => document.getElementById(id);
 const page = { games: {}, players: null, docs: {}, game: null, base: "", setup: null, table: null };
 
-// ---- small DOM helpers (used by games.js too) ---------------------------------------------------
+// ---- small DOM helpers (used by the tables too) ---------------------------------------------------
 
 function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -369,7 +370,7 @@ class Table {
     this.byPlayer = false; // the token is the guest player's (a game without its seat opens watched)
     this.refreshing = null;
     this.again = false;
-    this.sel = {}; // what has been clicked towards the next move (games.js), reset by a new version
+    this.sel = {}; // what has been clicked towards the next move (the table's), reset by a new version
     this.ui = {}; // per-table state of the game's page (the rule editor's text...)
     this.seats = [];
     this.stopper = new AbortController();
