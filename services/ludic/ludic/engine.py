@@ -431,11 +431,20 @@ class LudicEngine(ActionEngine[LudicState, LudicAction]):
                 new, events = self._pass(counted, seat)
             case ChooseFlip() | ChooseHint():
                 new, events = self._choose(counted, action)
-        if new.phase is not Phase.OVER and new.actions >= self.bound(new):
-            best = max(new.scores)
-            new, won = self._finish(new, [s for s in range(new.seats) if new.scores[s] == best])
-            events = [*events, Event(EventType.ACTION_BOUND_REACHED, {"actions": new.actions}), *won]
         return new, events
+
+    # -- the action bound (the rule is ActionEngine.apply's: the action that reaches it ends the game) --
+    def over(self, state: LudicState) -> bool:
+        return state.phase is Phase.OVER
+
+    def actions_taken(self, state: LudicState) -> int:
+        return state.actions
+
+    def end_at_bound(self, state: LudicState, seat: int) -> Outcome[LudicState]:
+        """The round in progress is dropped; the highest score wins."""
+        best = max(state.scores)
+        new, won = self._finish(state, [s for s in range(state.seats) if state.scores[s] == best])
+        return new, [Event(EventType.ACTION_BOUND_REACHED, {"actions": new.actions}), *won]
 
     # ---- the cut -----------------------------------------------------------------------------------------
     def _cut(self, state: LudicState, seat: int) -> Outcome[LudicState]:

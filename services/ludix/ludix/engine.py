@@ -314,13 +314,22 @@ class LudixEngine(ActionEngine[LudixState, LudixAction]):
                 state, chosen = self._choose(state, seat, action.numeral)
                 state, turn = self._hold(state, seat) if isinstance(action, Hold) else self._roll(state, seat)
                 events = chosen + turn
-        if not state.over and state.actions >= self.bound(state):
-            lost = state.turn_total + sum(n.value for n in state.pending_numerals()[:1])
-            reached = Event(EventType.ACTION_BOUND_REACHED, {"seat": state.current, "actions": state.actions,
-                                                             "lost": lost})
-            state, ended = self._end_game(evolve(state, throw=None, turn_total=0))
-            events = [*events, reached, *ended]
         return state, events
+
+    # -- the action bound (the rule is ActionEngine.apply's: the action that reaches it ends the game) --
+    def over(self, state: LudixState) -> bool:
+        return state.over
+
+    def actions_taken(self, state: LudixState) -> int:
+        return state.actions
+
+    def end_at_bound(self, state: LudixState, seat: int) -> Outcome[LudixState]:
+        """The turn in play is lost (its total and the pending throw's best numeral), and the game
+        ends as after a last round."""
+        lost = state.turn_total + sum(n.value for n in state.pending_numerals()[:1])
+        reached = Event(EventType.ACTION_BOUND_REACHED, {"seat": state.current, "actions": state.actions, "lost": lost})
+        state, ended = self._end_game(evolve(state, throw=None, turn_total=0))
+        return state, [reached, *ended]
 
     def _call(self, state: LudixState, seat: int) -> Outcome[LudixState]:
         state = evolve(state, first_player=seat, current=seat)

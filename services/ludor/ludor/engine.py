@@ -592,10 +592,19 @@ class LudorEngine(ActionEngine[LudorState, LudorAction]):
                 s, events = self._give_back(state, seat, sorted_cards(cards))
             case Vote(end=end):
                 s, events = self._vote(state, seat, end)
-        if s.phase is not Phase.OVER and s.actions >= self.bound(s):
-            s, ended = self._end_game(evolve(s, trick=None, to_give=()))
-            events = [*events, _event(EventType.ACTION_BOUND_REACHED, actions=s.actions), *ended]
         return s, events
+
+    # -- the action bound (the rule is ActionEngine.apply's: the action that reaches it ends the game) --
+    def over(self, state: LudorState) -> bool:
+        return state.phase is Phase.OVER
+
+    def actions_taken(self, state: LudorState) -> int:
+        return state.actions
+
+    def end_at_bound(self, state: LudorState, seat: int) -> Outcome[LudorState]:
+        """The trick and any exchange in play are dropped; the points so far decide."""
+        s, ended = self._end_game(evolve(state, trick=None, to_give=()))
+        return s, [_event(EventType.ACTION_BOUND_REACHED, actions=s.actions), *ended]
 
     def _play(self, state: LudorState, seat: int, action: Play) -> Outcome[LudorState]:
         trick = state.trick

@@ -211,12 +211,21 @@ class PigEngine(ActionEngine[PigState, PigAction]):
                 state, events = self._roll(state, seat)
             case Hold():
                 state, events = self._hold(state, seat)
-        if not state.over and state.actions >= self.bound(state):  # the action that reaches the bound ends it
-            reached = Event(EventType.ACTION_BOUND_REACHED,
-                            {"seat": seat, "actions": state.actions, "lost": state.turn_total})
-            state, ended = self._end(state)
-            events = [*events, reached, *ended]
         return state, events
+
+    # -- the action bound (the rule is ActionEngine.apply's: the action that reaches it ends the game) --
+    def over(self, state: PigState) -> bool:
+        return state.over
+
+    def actions_taken(self, state: PigState) -> int:
+        return state.actions
+
+    def end_at_bound(self, state: PigState, seat: int) -> Outcome[PigState]:
+        """The turn total in play is lost; the highest score wins (equal highest share the win)."""
+        lost = state.turn_total
+        reached = Event(EventType.ACTION_BOUND_REACHED, {"seat": seat, "actions": state.actions, "lost": lost})
+        state, ended = self._end(state)
+        return state, [reached, *ended]
 
     def _roll(self, state: PigState, seat: int) -> Outcome[PigState]:
         rng = Rng(state.rng.seed, state.rng.counter)  # Rng is mutable: throw with a copy

@@ -453,13 +453,14 @@ class SpeculationEngine(ActionEngine[State, SpeculationAction]):
                 state, events = self._report_clothing(state, seat, items)
             case PutOnItem():
                 state, events = self._put_on_item(state, seat)
-        if state.phase is not Phase.OVER and self.count_actions(state) >= self.bound(state):
-            state, ended = self._end_at_bound(state)
-            events = [*events, *ended]
         return state, events
 
+    # -- the action bound (the rule is ActionEngine.apply's: the action that reaches it ends the game) --
+    def over(self, state: State) -> bool:
+        return state.phase is Phase.OVER
+
     @staticmethod
-    def count_actions(state: State) -> int:
+    def actions_taken(state: State) -> int:
         """Actions applied so far: the clothing reports, the item put on in the race, the guesses."""
         if state.decided_by is DecidedBy.RANDOM:
             ritual = 0
@@ -469,14 +470,15 @@ class SpeculationEngine(ActionEngine[State, SpeculationAction]):
             ritual = len(SEATS) + (state.decided_by is DecidedBy.RACE)
         return ritual + len(state.history)
 
-    def _end_at_bound(self, state: State) -> Outcome[State]:
+    def end_at_bound(self, state: State, seat: int) -> Outcome[State]:
+        """Most cards found wins, then the best joker answer; equal on both: nobody."""
         found = self.found_counts(state)
         best = self.best_joker_answers(state)
         ranked = sorted(SEATS, key=lambda s: (found[s], best[s]), reverse=True)
         first, second = ranked
         winner = first if (found[first], best[first]) != (found[second], best[second]) else None
         state = evolve(state, phase=Phase.OVER, guesser=None, winner=winner)
-        return state, [Event(EventType.ACTION_BOUND_REACHED, {"actions": self.count_actions(state), "found": found,
+        return state, [Event(EventType.ACTION_BOUND_REACHED, {"actions": self.actions_taken(state), "found": found,
                                                               "best_joker": best, "winner": winner}),
                        _boards_revealed(state)]
 

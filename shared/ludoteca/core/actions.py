@@ -254,7 +254,9 @@ class ActionEngine(StateEngine[S], Generic[S, A]):
 
     The game gives: ``actions`` (its :class:`ActionTypes`), :meth:`legal` (what a seat may post
     now) and :meth:`play` (the handlers: a legal action in, the new state and its events out);
-    optionally :meth:`refusal` (the message of a refused body)."""
+    for the action bound, :meth:`bound`, :meth:`over`, :meth:`actions_taken` and
+    :meth:`end_at_bound` (the rule itself, "the action that reaches the bound ends the game",
+    is :meth:`apply`'s); optionally :meth:`refusal` (the message of a refused body)."""
 
     actions: ClassVar[ActionTypes[Any]]
 
@@ -277,6 +279,26 @@ class ActionEngine(StateEngine[S], Generic[S, A]):
         """The message of a 409 for ``body`` (``action``: what it parsed to, ``None``: nothing)."""
         return "that action is not legal now"
 
+    # -- the action bound: the action that reaches it ends the game (the contract's ``bound``) --
+    def bound(self, state: S) -> int:
+        """The most actions this game accepts: ``self.max_actions(options, seats)`` (read from
+        there on every move, so a test may declare it smaller)."""
+        raise NotImplementedError
+
+    def over(self, state: S) -> bool:
+        """Whether the game has ended (by its rules or a bound)."""
+        raise NotImplementedError
+
+    def actions_taken(self, state: S) -> int:
+        """The actions applied so far, as the bound counts them."""
+        raise NotImplementedError
+
+    def end_at_bound(self, state: S, seat: int) -> Outcome[S]:
+        """End the game that the action just played by ``seat`` brought to its bound: the
+        finished state and the events, the game's ``ActionBoundReached`` first; the result's
+        ``summary["bound"]`` says ``{"reached": "actions", ...}``."""
+        raise NotImplementedError
+
     # -- derived --------------------------------------------------------------------------
     def legal_actions(self, state: S, seat: int) -> list[JSON]:
         return [action.to_json() for action in self.legal(state, seat).listed]
@@ -289,13 +311,18 @@ class ActionEngine(StateEngine[S], Generic[S, A]):
         else refuse, in order: a finished game (``GameOverError``), a seat that may not act now
         (``NotYourTurnError``), a body that is not one of the seat's legal actions
         (``IllegalActionError`` with ``legal``, and ``templates`` when the game has free-text
-        actions)."""
+        actions). A game the played action brought to its :meth:`bound` ends there
+        (:meth:`end_at_bound`), whatever else the action did."""
         legal = self.legal(state, seat) if isinstance(seat, int) else NOTHING
         action = self.actions.parse(body)
         if action is None or action not in legal:
             self.check_turn(state, seat)
             raise self.illegal(state, seat, self.refusal(state, seat, body, action), legal)
-        return self.play(state, seat, action)
+        state, events = self.play(state, seat, action)
+        if not self.over(state) and self.actions_taken(state) >= self.bound(state):
+            state, ended = self.end_at_bound(state, seat)
+            events = [*events, *ended]
+        return state, events
 
     def check_turn(self, state: S, seat: int) -> None:
         """``GameOverError`` once nobody is to act (a game that goes on always waits on someone:

@@ -130,7 +130,9 @@ class Engine(Protocol[S]):
     - ``bound``: :meth:`max_actions` is a positive ``int`` for every seat count and option set,
       and no game accepts more actions. The engine reads its bound from ``self.max_actions``
       (never a module constant or a copy: the suite patches the method on the instance to small
-      values), and the action that reaches it ends the game.
+      values), and the action that reaches it ends the game (an ``ActionEngine`` states that
+      rule once, in ``apply``: the game gives ``bound``, ``over``, ``actions_taken`` and
+      ``end_at_bound``).
     - ``bound-summary``: a result's ``summary["bound"]`` is ``None`` when the game ended by its
       rules, else ``{"reached": ..., "limit": n}``; a game ended by the action bound says
       ``"reached": "actions"`` (a declared round bound says ``"rounds"``).
