@@ -3,15 +3,21 @@ everything ``seat`` (``None``: a spectator) may not know changed. The contract s
 a seat's view, legal actions, templates and error bodies are the same in both.
 
 Every game gets the generic twin (another RNG: the seed and the counter are never anyone's to
-know before the end); a game whose state holds more secrets (hands, a rule, hidden boards) adds
-its own perturbation here. This is the only per-game knowledge of ``tests/contract``.
+know before the end); a game whose state holds more secrets (hands, a rule, hidden boards) writes
+its own perturbation in its own folder, ``tests/<game>/twin.py``: a function ``twin(state, seat,
+rnd)``, found here by that path (the games' test folders are no packages: their names are the
+games' own packages'). No game is named here.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import random
+import sys
 from collections.abc import Callable
-from dataclasses import replace
+from functools import cache
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from ludoteca.core.engine import GameDefinition
@@ -19,6 +25,7 @@ from ludoteca.core.rng import Rng
 from ludoteca.service_layer import registry
 
 Twin = Callable[[Any, int | None, random.Random], Any]
+TESTS = Path(__file__).resolve().parents[1]
 
 
 def other_rng(rnd: random.Random) -> Rng:
@@ -33,82 +40,6 @@ def generic_twin(definition: GameDefinition, state: Any, seat: int | None, rnd: 
     return definition.engine.load(data)
 
 
-def _ludic(state: Any, seat: int | None, rnd: random.Random) -> Any:
-    """Other Seekers' hands and the deck dealt differently, the cut deck reordered, and (for
-    anyone but the Vexer) another rule. (The hintbook is no secret: its cards are the pile's
-    less the hints given, and the Vexer builds hints from it.)"""
-    rng = other_rng(rnd)
-    cut_deck = list(state.cut_deck)
-    rnd.shuffle(cut_deck)
-    other = replace(state, rng=rng, cut_deck=tuple(cut_deck))
-    rr = other.round
-    if rr is None:
-        return other
-    owners = [s for s in rr.hands if s != seat]
-    pool = [c for s in owners for c in rr.hands[s]] + list(rr.deck)
-    rnd.shuffle(pool)
-    hands = dict(rr.hands)
-    for s in owners:
-        size = len(rr.hands[s])
-        hands[s], pool = tuple(pool[:size]), pool[size:]
-    rr = replace(rr, hands=hands, deck=tuple(pool))
-    if seat != rr.vexer and rr.rule is not None:
-        rr = replace(rr, rule="a twin's rule: the top card is red", rule_obey=format(rnd.getrandbits(576), "x"))
-    return replace(other, round=rr)
-
-
-def _ludor(state: Any, seat: int | None, rnd: random.Random) -> Any:
-    """The other hands redealt among themselves (same sizes), the Culo's leftover, the others'
-    exchanges, whether the Autoplim's PLIM barred another seat, and the RNG."""
-    from ludor.hierarchy import build_deck, sorted_cards
-
-    others = [s for s in range(state.n) if s != seat]
-    pool = [c for s in others for c in state.hands[s]] + list(state.leftover)
-    rnd.shuffle(pool)
-    hands = list(state.hands)
-    for s in others:
-        size = len(hands[s])
-        hands[s], pool = tuple(sorted_cards(pool[:size])), pool[size:]
-    deck = build_deck()
-    exchange = tuple(e if seat in (e.giver, e.receiver) else replace(e, cards=tuple(rnd.sample(deck, len(e.cards))))
-                     for e in state.exchange)
-    trick = state.trick
-    if trick is not None and trick.barred is not None and trick.barred != seat:  # did another's PLIM bite?
-        trick = replace(trick, barred=rnd.choice([None, trick.barred]))
-    return replace(state, hands=tuple(hands), leftover=tuple(pool), rng=other_rng(rnd), exchange=exchange,
-                   trick=trick)
-
-
-def shuffle_hidden(board: Any, rnd: random.Random) -> Any:
-    """The same Speculation board with its hidden cards (unfound and set aside) dealt differently."""
-    from speculation.board import Board
-
-    places = [(i, p) for i, face in enumerate(board.found) for p, f in enumerate(face) if not f]
-    hidden = [board.cards[i][p] for i, p in places] + list(board.set_aside)
-    rnd.shuffle(hidden)
-    cards = [list(face) for face in board.cards]
-    for (i, p), card in zip(places, hidden, strict=False):
-        cards[i][p] = card
-    return Board(tuple(tuple(c) for c in cards), board.found, tuple(hidden[len(places):]))
-
-
-def _speculation(state: Any, seat: int | None, rnd: random.Random) -> Any:
-    """The boards ``seat`` does not own with their hidden cards (unfound and set aside) dealt
-    differently, sealed clothing reports changed, and the RNG."""
-    from speculation.engine import SEATS, Phase
-
-    if state.phase is Phase.OVER:
-        return state
-    boards = tuple(b if s == seat else shuffle_hidden(b, rnd) for s, b in enumerate(state.boards))
-    items = list(state.items)
-    if state.phase is Phase.CLOTHING:
-        items = [c if s == seat or c is None else rnd.randrange(31) for s, c in enumerate(items)]
-    assert tuple(SEATS) == (0, 1)
-    return replace(state, boards=boards, items=tuple(items), rng=other_rng(rnd))
-
-
-SPECIFIC: dict[str, Twin] = {"ludic": _ludic, "ludor": _ludor, "speculation": _speculation}
-
 def private_events(game: str) -> frozenset[str]:
     """Event types that carry a secret, whose audience is never everyone: the game's own
     declaration (``GameDefinition.tests.private_events``; none: it tells everything it tells to
@@ -116,8 +47,39 @@ def private_events(game: str) -> frozenset[str]:
     return registry.game(game).tests.private_events
 
 
+@cache
+def twin_module(game: str) -> ModuleType | None:
+    """``tests/<game>/twin.py`` loaded by its path (as the module ``<game>_twin``), or None when
+    the game has none."""
+    path = TESTS / game / "twin.py"
+    if not path.exists():
+        return None
+    spec = importlib.util.spec_from_file_location(f"{game}_twin", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    if not callable(getattr(module, "twin", None)):
+        raise TypeError(f"{path} must define twin(state, seat, rnd): the game's state with what seat may not know "
+                        "changed")
+    return module
+
+
 def twin(definition: GameDefinition, state: Any, seat: int | None, rnd: random.Random) -> Any:
-    specific = SPECIFIC.get(definition.name)
-    if specific is None:
+    """The game's own twin (``tests/<game>/twin.py``), else the generic one."""
+    module = twin_module(definition.name)
+    if module is None:
         return generic_twin(definition, state, seat, rnd)
+    specific: Twin = module.twin
     return specific(state, seat, rnd)
+
+
+def __getattr__(name: str) -> Any:
+    """Transitional: ``tests/speculation/test_properties.py`` still imports ``shuffle_hidden`` from
+    here; it now lives in ``tests/speculation/twin.py`` (import it from there through
+    :func:`twin_module`, then this goes)."""
+    if name == "shuffle_hidden":
+        module = twin_module("speculation")
+        assert module is not None
+        return module.shuffle_hidden
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
