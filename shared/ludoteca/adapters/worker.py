@@ -14,7 +14,9 @@ module-level app with a URL fixed at import): ``celery -A ludoteca.adapters.work
 ``ludoteca.adapters.worker.app``. Publishing is bounded (connect and socket timeouts, one quick retry), so
 a broker that is down or hung costs a request a few seconds at most, never a hang.
 
-Start it with ``celery -A ludoteca.adapters.worker worker -Q ludix,ludic,speculation,ludor``.
+Start it with ``celery -A ludoteca.adapters.worker worker -Q <queues>``: the registered games' queues, each
+a game's name (``GameDefinition.queue``), comma-separated, as ``make run`` and the generated
+deployments name them.
 
 Metrics: with ``LUDOTECA_METRICS_PORT`` the main process serves them on that port. The tasks run
 in the prefork pool's children, so the worker runs prometheus-client's multiprocess mode (its
