@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # A round of Ludor against three bots, with curl (and jq to pick fields out of the answers).
 # With `make run` going in another terminal: `bash docs/walkthroughs/ludor.sh`, or paste the steps
-# one by one. tests/integration/test_walkthroughs.py runs it against a real stack.
+# one by one. tests/integration/test_walkthroughs.py runs it against a real stack and checks
+# that its output holds each text declared below (the rest of a `# prints: ` line, verbatim):
+# prints: "hand"
+# prints: "votes"
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"   # new_game and mine
 G=${G:-http://127.0.0.1:8000/ludor}

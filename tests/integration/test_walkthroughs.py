@@ -4,6 +4,7 @@ the bots), so a walkthrough never rots: each must finish its game and exit 0."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import subprocess
@@ -17,15 +18,22 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 WALKTHROUGHS = ROOT / "docs" / "walkthroughs"
 
-#: what a walkthrough must print on the way (a line of it), besides finishing its game (every
-#: registered game's walkthrough runs; a game without signs here is checked for finishing only)
-SIGNS = {
-    "pig": ['"legal":[{"type":"roll"}]', "seed checks: True"],
-    "ludix": ['"to_act":[0]', "seed checks: True"],
-    "ludic": ['"valid":true', '"winners"'],
-    "speculation": ['"clothing"', "seed checks: True"],
-    "ludor": ['"hand"', '"votes"'],
-}
+PRINTS = "# prints: "
+"""A line of a walkthrough's header declaring a text its output must hold (the rest of the line,
+verbatim): what it shows on the way, besides finishing its game."""
+
+
+def signs(game: str) -> list[str]:
+    """The texts ``docs/walkthroughs/<game>.sh`` declares in its header (its first comment lines)
+    that its output must hold; a walkthrough declaring none fails, saying what to add."""
+    lines = (WALKTHROUGHS / f"{game}.sh").read_text().splitlines()
+    header = itertools.takewhile(lambda line: line.startswith("#"), lines)
+    declared = [line.removeprefix(PRINTS).rstrip() for line in header if line.startswith(PRINTS)]
+    if not declared:
+        pytest.fail(f"docs/walkthroughs/{game}.sh declares nothing it prints: add to its header comment a line "
+                    f"`{PRINTS}<text>` for each text its output must hold (e.g. `{PRINTS}seed checks: True`), as "
+                    "docs/walkthroughs/pig.sh does")
+    return declared
 
 
 def test_every_game_has_a_walkthrough() -> None:
@@ -33,9 +41,15 @@ def test_every_game_has_a_walkthrough() -> None:
 
 
 @pytest.mark.parametrize("game", registry.names())
+def test_every_walkthrough_declares_what_it_prints(game: str) -> None:
+    assert all(signs(game)), f"docs/walkthroughs/{game}.sh: an empty `{PRINTS}` line"
+
+
+@pytest.mark.parametrize("game", registry.names())
 def test_walkthrough_plays_a_whole_game(game: str, front_door: FrontDoor, worker: Path, tmp_path: Path) -> None:
     if shutil.which("jq") is None:
         pytest.fail("jq is missing: `make install` installs it (apt-get install -y jq)")
+    expected = signs(game)
     env = {**os.environ, "G": f"{front_door.url}/{game}"}
     try:
         done = subprocess.run(["bash", str(WALKTHROUGHS / f"{game}.sh")], cwd=tmp_path, env=env,
@@ -45,7 +59,7 @@ def test_walkthrough_plays_a_whole_game(game: str, front_door: FrontDoor, worker
     out = done.stdout
     assert done.returncode == 0, f"{game}: exit {done.returncode}\n{out[-3000:]}\n{done.stderr[-2000:]}"
     assert "parse error" not in done.stderr and "Cannot" not in done.stderr, done.stderr[-2000:]
-    for sign in SIGNS.get(game, []):
+    for sign in expected:
         assert sign in out, f"{game}: {sign!r} not printed:\n{out[-3000:]}"
 
 
