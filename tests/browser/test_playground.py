@@ -317,12 +317,16 @@ def test_a_guest_player_keeps_its_seat_lists_its_games_and_plays_one_request_a_m
             continue  # the game's last move, or a reload in between (a reloaded page reads the table)
         window = [x.url for k, x in log[i + 1:j] if k == "sent" and x.method == "GET" and x.url.endswith(reads)]
         if given[i]:
-            assert window == [], (i, window)
+            assert window == [], (i, window)  # `next` was the listing: nothing read before the next move
             quiet += 1
-        elif window:
+        else:
+            assert window, (i, "a move answered without `next`, and the next move was built on no read")
             listed_again += 1
-    # (how many of each the dice decide: a short game gave one of each)
-    assert quiet >= 1 and listed_again >= 1, (quiet, listed_again)
+    # every pair of moves is checked both ways; how many of each the dice decide (a short game may
+    # end before a second turn of the page's seat), but the call and the throw before the reload
+    # were answered with `next` (the seat acts again)
+    assert quiet >= 1, (quiet, listed_again)
+    print(f"[one request a move] {quiet} moves answered with next and played on it, {listed_again} read again")
 
     # My games: over now; another table, then My games' link opens this one again at your seat
     page.locator(f"{my_game(page, gid)}[data-status=finished]").wait_for()
