@@ -17,10 +17,13 @@ What is checked:
   needs Gradle, Kotlin and Swift toolchains with their libraries, which this machine cannot fetch:
   the check stops at the sources.
 * TypeScript: ``tests/clients/ts/play.ts``, a program written against openapi-typescript's types
-  and openapi-fetch only, compiles under ``tsc --strict`` with no error, holds no ``any``, no cast
-  and no non-null assertion, and plays a whole game of each game through the front door with node
-  (long-polled events, If-Match, a 412 and a 409 read as typed problems, the typed result). The
-  @hey-api/openapi-ts SDK compiles under ``tsc --strict`` and types what a client reads.
+  and openapi-fetch only, with each game's adapter from the game's own folder
+  (``tests/<game>/client.ts``: its table, its human's choices, what its events and result say),
+  compiles under ``tsc --strict`` with no error, holds no ``any``, no cast and no non-null
+  assertion, and plays a whole game of each game through the front door with node (long-polled
+  events, If-Match, a 412 and a 409 read as typed problems, the typed result). A registered game
+  without an adapter fails, naming the file to write. The @hey-api/openapi-ts SDK compiles under
+  ``tsc --strict`` and types what a client reads.
 
 The findings of issue 21 that the documents still show are marked ``xfail(strict=True)`` with the
 reason: each turns into a failure (XPASS) the day the documents are fixed, so the mark must go.
@@ -48,6 +51,9 @@ TOOLS = ROOT / "tools" / "clients"
 NODE_BIN = TOOLS / "node_modules" / ".bin"
 OPENAPI_GENERATOR = Path(sys.executable).with_name("openapi-generator-cli")
 PROGRAM = Path(__file__).resolve().parent / "ts"
+TS_TREE = Path("tests")
+"""The TypeScript files compiled together, laid out under this folder as in the repository:
+``clients/ts/play.ts``, ``clients/ts/gen/<game>.ts`` (generated), ``<game>/client.ts``."""
 GAMES = registry.names()
 KOTLIN_MODELS = Path("src/main/kotlin/org/openapitools/client/models")
 SWIFT_MODELS = Path("Sources/OpenAPIClient/Models")
@@ -62,9 +68,9 @@ FINDING_UNIONS = ("issue 21: openapi-generator's kotlin client (Moshi) makes a o
                   "implements, and has no polymorphic adapter; the one shape that makes the variants implement it (a "
                   "discriminator on a base they take allOf) makes every other generator type the union as the bare "
                   "base: docs/clients.md gives the Kotlin options that decode it")
-FINDING_TITLES = ("issue 21: Ludor's titles (items `anyOf` Title or null) generate an empty class in Kotlin and "
-                  "Swift; the form they read (`allOf` Title, `nullable`) does not admit null in OpenAPI 3.0.3, so "
-                  "the examples fail the lint")
+FINDING_NULLABLE_ITEMS = ("issue 21: an array's items `anyOf` a schema or null (Ludor's titles: Title or null) "
+                          "generate an empty class in Kotlin and Swift; the form they read (`allOf` the schema, "
+                          "`nullable`) does not admit null in OpenAPI 3.0.3, so the examples fail the lint")
 FINDING_PROBLEMS = ("issue 21: the problems say `additionalProperties: true` (problems.py), which gives each an index "
                     "signature in TypeScript: a 412's `current_version` and a 409's `legal` read as `unknown`")
 
@@ -108,7 +114,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str],
         for lang in ("kotlin", "swift6"):
             out = base / lang / game
             jobs[lang, game] = [str(generator), "generate", "-g", lang, "-i", doc, "-o", str(out)], out
-        out = base / "ts" / "gen" / f"{game}.ts"  # beside play.ts, which imports ./gen/<game>.js
+        out = base / "ts" / TS_TREE / "clients" / "ts" / "gen" / f"{game}.ts"  # play.ts's ./gen/<game>.js
         jobs["openapi-typescript", game] = [str(typescript), doc, "-o", str(out)], out
         out = base / "hey" / game
         jobs["hey-api", game] = [str(hey), "-i", doc, "-o", str(out)], out
@@ -152,11 +158,19 @@ EMPTY_KOTLIN = re.compile(r"^(?:data )?class (\w+) \(\s*\)", re.MULTILINE)
 EMPTY_SWIFT = re.compile(r"public (?:struct|final class) (\w+): [^{]*\{\s*public enum CodingKeys: [^{]*\{\s*\}")
 
 
+def expect_empty_classes(game: str, request: pytest.FixtureRequest) -> None:
+    """The finding's mark on a game whose document has array items `anyOf` a schema or null."""
+    schemas = json.loads((ROOT / "openapi" / f"{game}.json").read_text())["components"]["schemas"]
+    found = [f"{name}.{prop}" for name, schema in schemas.items() for prop, spec in schema.get("properties", {}).items()
+             if any(variant.get("nullable") for variant in spec.get("items", {}).get("anyOf", []))]
+    if found:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"{FINDING_NULLABLE_ITEMS} ({', '.join(found)})"))
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_kotlin_has_no_empty_class(generated: dict[tuple[str, str], Run], game: str,
                                    request: pytest.FixtureRequest) -> None:
-    if game == "ludor":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=FINDING_TITLES))
+    expect_empty_classes(game, request)
     empty = [m.group(1) for text in kotlin_classes(generated["kotlin", game].out).values()
              for m in EMPTY_KOTLIN.finditer(text)]
     assert not empty, f"{game}: empty Kotlin classes (their fields are lost): {empty}"
@@ -165,8 +179,7 @@ def test_kotlin_has_no_empty_class(generated: dict[tuple[str, str], Run], game: 
 @pytest.mark.parametrize("game", GAMES)
 def test_swift_has_no_empty_type(generated: dict[tuple[str, str], Run], game: str,
                                  request: pytest.FixtureRequest) -> None:
-    if game == "ludor":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=FINDING_TITLES))
+    expect_empty_classes(game, request)
     empty = [m.group(1) for text in swift_types(generated["swift6", game].out).values()
              for m in EMPTY_SWIFT.finditer(text)]
     assert not empty, f"{game}: empty Swift types (their fields are lost): {empty}"
@@ -234,12 +247,32 @@ def strip_comments(source: str) -> str:
     return re.sub(r"//[^\n]*", "", source)
 
 
-@pytest.mark.parametrize("name", ["play.ts", "docs/clients.md"])
+def adapter(game: str) -> Path:
+    """The game's TypeScript adapter, ``tests/<game>/client.ts``; a game without one fails."""
+    path = ROOT / "tests" / game / "client.ts"
+    if not path.exists():
+        pytest.fail(f"{game}: no TypeScript adapter: write tests/{game}/client.ts (copy tests/pig/client.ts: the "
+                    "table a human creates, what it plays, what the events and the result say)")
+    return path
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_game_has_a_typescript_adapter(game: str) -> None:
+    assert f'>("{game}", ' in adapter(game).read_text(), f'tests/{game}/client.ts: no register<...>("{game}", ...)'
+
+
+@pytest.mark.parametrize("name", ["play.ts", "docs/clients.md", *(f"tests/{game}/client.ts" for game in GAMES)])
 def test_the_typescript_code_holds_no_any_and_no_cast(name: str) -> None:
-    code = strip_comments(docs_loop() if name == "docs/clients.md" else (PROGRAM / name).read_text())
+    source = {"play.ts": lambda: (PROGRAM / name).read_text(), "docs/clients.md": docs_loop}.get(
+        name, lambda: adapter(name.split("/")[1]).read_text())  # tests/<game>/client.ts
+    code = strip_comments(source())
     assert not ANY.findall(code), f"{name}: `any`"
     casts = [code[m.start() - 30:m.end() + 10] for m in CAST.finditer(code)]
     assert not casts, f"{name}: a cast, a non-null assertion or a @ts- comment: {casts}"
+
+
+DOCS_LOOP = str(TS_TREE / "clients" / "ts" / "docs_loop.ts")
+"""The TypeScript block of docs/clients.md, compiled beside play.ts (it imports ./gen/ludix.js)."""
 
 
 @dataclass
@@ -257,28 +290,35 @@ def docs_loop() -> str:
 
 @pytest.fixture(scope="session")
 def program(generated: dict[tuple[str, str], Run]) -> Compiled:
-    """play.ts and the loop of docs/clients.md beside the generated types, compiled by
-    ``tsc --strict`` (emitted even with errors, so the games below run either way)."""
-    root = generated["openapi-typescript", GAMES[0]].out.parent.parent  # <base>/ts
-    shutil.copy(PROGRAM / "play.ts", root / "play.ts")
-    (root / "docs_loop.ts").write_text(docs_loop())
+    """play.ts, the games' adapters and the loop of docs/clients.md beside the generated types,
+    compiled by ``tsc --strict`` (emitted even with errors, so the games below run either way)."""
+    root = generated["openapi-typescript", GAMES[0]].out.parents[4]  # <base>/ts
+    files = [root / TS_TREE / "clients" / "ts" / "play.ts", root / DOCS_LOOP]
+    shutil.copy(PROGRAM / "play.ts", files[0])
+    files[1].write_text(docs_loop())
+    for game in GAMES:
+        if (ROOT / "tests" / game / "client.ts").exists():  # else its own test fails, naming the file
+            files.append(root / TS_TREE / game / "client.ts")
+            files[-1].parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / "tests" / game / "client.ts", files[-1])
     config = json.loads((PROGRAM / "tsconfig.json").read_text())
-    config["files"] = ["play.ts", "docs_loop.ts"]
+    config["files"] = [str(f.relative_to(root)) for f in files]
+    config["compilerOptions"]["rootDir"] = str(TS_TREE)
     (root / "tsconfig.json").write_text(json.dumps(config))
     (root / "package.json").write_text('{"type": "module"}\n')
     (root / "node_modules").symlink_to(TOOLS / "node_modules")
     done = run([str(NODE_BIN / "tsc"), "-p", str(root)], root, cwd=root)
-    assert (root / "dist" / "play.js").exists(), done.log[-3000:]
+    assert (root / "dist" / "clients" / "ts" / "play.js").exists(), done.log[-3000:]
     return Compiled(root, [line for line in done.log.splitlines() if "error TS" in line])
 
 
 def test_the_typescript_program_compiles_strict(program: Compiled) -> None:
-    errors = [e for e in program.errors if e.startswith("play.ts")]
+    errors = [e for e in program.errors if not e.startswith(DOCS_LOOP)]
     assert not errors, "\n".join(errors)
 
 
 def test_the_typescript_loop_of_docs_clients_md_compiles_strict(program: Compiled) -> None:
-    errors = [e for e in program.errors if e.startswith("docs_loop.ts")]
+    errors = [e for e in program.errors if e.startswith(DOCS_LOOP)]
     assert not errors, "\n".join(errors)
 
 
@@ -313,10 +353,11 @@ PLAYED: dict[str, dict[str, Any]] = {}
 @pytest.mark.parametrize("game", GAMES)
 def test_a_typescript_client_plays_a_whole_game(game: str, program: Compiled, front_door: FrontDoor,
                                                  worker: Path) -> None:
+    adapter(game)
     node = shutil.which("node")
     assert node is not None
-    done = subprocess.run([node, str(program.root / "dist" / "play.js"), game, front_door.url], capture_output=True,
-                          text=True, timeout=300, check=False)
+    done = subprocess.run([node, str(program.root / "dist" / "clients" / "ts" / "play.js"), game, front_door.url],
+                          capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     print(game, seen)

@@ -1,28 +1,31 @@
-// A whole game of each Ludoteca game, seat 0 a human against the game's bots, through the front
+// A whole game of any Ludoteca game, seat 0 a human against the game's bots, through the front
 // door, written only against the types openapi-typescript generates from openapi/<game>.json
 // (./gen/<game>.ts) and openapi-fetch: no `any`, no cast, no non-null assertion (checked by
 // tests/clients/test_generators.py, which also runs `tsc --strict` on it and then node).
 //
-//   node dist/play.js <game> <front door URL>    e.g. node dist/play.js ludix http://127.0.0.1:8000
+//   node dist/clients/ts/play.js <game> <front door URL>    e.g. ... ludix http://127.0.0.1:8000
 //
-// The human's choice: a random listed action (the listing is typed as the game's action union),
-// or, when only a template is offered (Ludic's Vexer), the rule filled in from the typed view.
-// One request a move: after its own move, the seat plays on from the answer (its `game`, and `next`,
-// its listing at the new version while it may still act); it reads the game and lists its actions
-// only when `next` is null (then it waits for the others' moves).
-// On the way it meets a 412 (a stale If-Match) and a 409 (an action no longer legal, and a move
-// after the end), each read as the typed problem; it prints one JSON line at the end.
+// What is the game's own is in its folder: tests/<game>/client.ts, its adapter, compiled beside
+// this file as in the repository (tests/clients/ts/play.ts, tests/<game>/client.ts, the generated
+// types in tests/clients/ts/gen/<game>.ts) and loaded by the game's name. It calls `register` with
+// its generated client (typed against `GameClient` below, so every route it needs is checked
+// against the game's own document), the body that creates its table, and how a human plays it:
+// what to choose among the listed actions (or how to fill a template: Ludic's Vexer writes a rule,
+// Speculation's joker guess fills a domain), what its events tell, what its result's summary says.
+//
+// The human's choice: one of the listed actions (the listing is typed as the game's action union),
+// or a template filled in from the typed view. One request a move: after its own move, the seat
+// plays on from the answer (its `game`, and `next`, its listing at the new version while it may
+// still act); it reads the game and lists its actions only when `next` is null (then it waits for
+// the others' moves). On the way it meets a 412 (a stale If-Match) and a 409 (an action no longer
+// legal, and a move after the end), each read as the typed problem; it prints one JSON line at the
+// end.
 
-import createClient from "openapi-fetch";
-import type { components as LudicTypes, paths as LudicPaths } from "./gen/ludic.js";
-import type { components as LudixTypes, paths as LudixPaths } from "./gen/ludix.js";
-import type { components as LudorTypes, paths as LudorPaths } from "./gen/ludor.js";
-import type { components as PigTypes, paths as PigPaths } from "./gen/pig.js";
-import type { components as SpeculationTypes, paths as SpeculationPaths } from "./gen/speculation.js";
+/** A game's status, as every document types it (a game whose status differs fails to compile). */
+export type Status = "waiting_for_players" | "active" | "finished";
 
-type Status = LudixTypes["schemas"]["GameStatus"];
-
-interface Envelope {
+/** What the shared loop reads of a game (each game's generated type has it, and more). */
+export interface Envelope {
   id: string;
   version: number;
   status: Status;
@@ -32,10 +35,56 @@ interface Envelope {
 }
 
 /** A seat's legal actions at a version (GET .../actions, or a move's answer's `next`). */
-interface Listing<A> {
+export interface Listing<A> {
   version: number;
   actions: A[];
   templates: A[];
+}
+
+/** The members of a problem (RFC 9457) the loop reads: a 412's version, a 409's legal actions. */
+export interface Problem<A> {
+  type: string;
+  title: string;
+  status: number;
+  current_version?: number;
+  legal?: A[];
+  game_status?: Status;
+}
+
+/** An openapi-fetch answer: the typed body, or the typed problem. */
+export type Answer<T, A> =
+  | { data: T; error?: never; response: Response }
+  | { data?: never; error: Problem<A>; response: Response };
+
+type Auth = { Authorization: string };
+type GamePath = { path: { game_id: string } };
+
+/** The routes the loop calls, as a game's generated client (`createClient<paths>`) must type
+ * them: tsc checks the game's client against this, route by route. A action, G game, E event,
+ * C the body that creates a game. */
+export interface GameClient<A, G, E, C> {
+  POST(url: "/games", init: { body: C }): Promise<Answer<{ game: G; token: string | null; seat: number | null }, A>>;
+  GET(url: "/games/{game_id}", init: { params: GamePath & { header?: { "If-None-Match"?: string } }; headers: Auth }):
+    Promise<Answer<G, A>>;
+  GET(url: "/games/{game_id}/events", init: { params: GamePath & { query: { after: number; wait: number } };
+    headers: Auth }): Promise<Answer<{ last_seq: number; events: E[] }, A>>;
+  GET(url: "/games/{game_id}/actions", init: { params: GamePath; headers: Auth }): Promise<Answer<Listing<A>, A>>;
+  POST(url: "/games/{game_id}/actions", init: { params: GamePath & { header: { "If-Match": string } }; body: A;
+    headers: Auth }): Promise<Answer<{ game: G; events: { type: string }[]; next: Listing<A> | null }, A>>;
+  GET(url: "/games/{game_id}/replay", init: { params: GamePath }): Promise<Answer<{ events: E[] }, A>>;
+}
+
+/** What a game's folder gives (tests/<game>/client.ts): its client, its table, how a human plays. */
+export interface Adapter<A extends { type: string }, G extends Envelope, E extends { type: string }, C> {
+  client: GameClient<A, G, E, C>;
+  /** The body of POST /games: the human at seat 0, the game's bots, a quick game's options. */
+  create: C;
+  /** The human's choice among the listed actions, or a template filled in; undefined: none. */
+  choose(game: G, actions: A[], templates: A[]): A | undefined;
+  /** What an event tells, in a few words ("" for nothing worth printing). */
+  told(event: E): string;
+  /** What the finished game's typed result says (its summary), with the replay's event count. */
+  ending(game: G, replayEvents: number): string;
 }
 
 /** What a move's answer was, read from the typed answer or the typed problem. */
@@ -44,7 +93,7 @@ type Played<A, G> =
   | { kind: "stale"; currentVersion: number; title: string }
   | { kind: "conflict"; problemType: string; legal: A[]; gameStatus: Status | undefined; title: string };
 
-/** One game's calls, each through its generated client (the paths and bodies differ per game). */
+/** One game's calls, for the loop (built from the game's adapter by `calls`). */
 interface Game<A extends { type: string }, G extends Envelope> {
   create(): Promise<{ gameId: string; token: string; seat: number | null }>;
   look(): Promise<{ game: G; etag: string }>;
@@ -57,11 +106,29 @@ interface Game<A extends { type: string }, G extends Envelope> {
   ending(game: G): Promise<string>;
 }
 
-function fail(message: string): never {
+/** The JSON line printed at the end (tests/clients/test_generators.py reads it). */
+interface Seen {
+  game: string;
+  moves: number;
+  listings: number;
+  next_given: number;
+  from_answer: number;
+  stale: boolean;
+  conflict: string;
+  game_over: string;
+  game_over_status: Status | null;
+  event_types: string[];
+  winners: number[];
+  scores: number[];
+  told: string[];
+  ending: string;
+}
+
+export function fail(message: string): never {
   throw new Error(message);
 }
 
-function pick<T>(items: T[]): T | undefined {
+export function pick<T>(items: T[]): T | undefined {
   return items[Math.floor(Math.random() * items.length)];
 }
 
@@ -74,7 +141,70 @@ function canonical(value: unknown): string {
   );
 }
 
-async function playWholeGame<A extends { type: string }, G extends Envelope>(name: string, game: Game<A, G>) {
+function bearer(token: string): Auth {
+  return { Authorization: `Bearer ${token}` };
+}
+
+/** The loop's calls over a game's adapter: each through the game's generated client. */
+function calls<A extends { type: string }, G extends Envelope, E extends { type: string }, C>(
+  adapter: Adapter<A, G, E, C>): Game<A, G> {
+  const { client } = adapter;
+  let gameId = "";
+  let auth = bearer("");
+  const path = (): GamePath => ({ path: { game_id: gameId } });
+  return {
+    async create() {
+      const { data, error } = await client.POST("/games", { body: adapter.create });
+      if (data === undefined) fail(`create: ${error.title}`);
+      gameId = data.game.id;
+      auth = bearer(data.token ?? fail("no token"));
+      return { gameId, token: data.token ?? "", seat: data.seat };
+    },
+    async look() {
+      const { data, response } = await client.GET("/games/{game_id}", { params: path(), headers: auth });
+      if (data === undefined) fail(`look: ${response.status}`);
+      return { game: data, etag: response.headers.get("ETag") ?? fail("no ETag") };
+    },
+    async unchanged(etag) {
+      const { response } = await client.GET("/games/{game_id}", {
+        params: { ...path(), header: { "If-None-Match": etag } }, headers: auth });
+      return response.status === 304;
+    },
+    async events(after, wait) {
+      const { data } = await client.GET("/games/{game_id}/events", {
+        params: { ...path(), query: { after, wait } }, headers: auth });
+      if (data === undefined) fail("events");
+      return { lastSeq: data.last_seq, types: data.events.map((e) => e.type), told: data.events.map(adapter.told) };
+    },
+    async listed() {
+      const { data } = await client.GET("/games/{game_id}/actions", { params: path(), headers: auth });
+      if (data === undefined) fail("actions");
+      return data;
+    },
+    async play(action, ifMatch) {
+      const { data, error, response } = await client.POST("/games/{game_id}/actions", {
+        params: { ...path(), header: { "If-Match": ifMatch } }, body: action, headers: auth });
+      if (data !== undefined)
+        return { kind: "played", version: data.game.version, events: data.events.map((e) => e.type), game: data.game,
+                 next: data.next };
+      if (response.status === 412 && error.current_version !== undefined)
+        return { kind: "stale", currentVersion: error.current_version, title: error.title };
+      if (response.status === 409)
+        return { kind: "conflict", problemType: error.type, title: error.title, legal: error.legal ?? [],
+                 gameStatus: error.game_status };
+      return fail(`play: ${error.status} ${error.title}`);
+    },
+    choose: (game, actions, templates) => adapter.choose(game, actions, templates),
+    async ending(game) {
+      const { data } = await client.GET("/games/{game_id}/replay", { params: path() });
+      if (data === undefined) fail("replay");
+      return adapter.ending(game, data.events.length);
+    },
+  };
+}
+
+async function playWholeGame<A extends { type: string }, G extends Envelope>(name: string, game: Game<A, G>):
+  Promise<Seen> {
   const seen = { moves: 0, stale: false, conflict: "", eventTypes: new Set<string>(), gameOver: "", told: [""],
                  listings: 0, nextGiven: 0, fromAnswer: 0 };
   const played: A[] = [];
@@ -174,355 +304,28 @@ async function playWholeGame<A extends { type: string }, G extends Envelope>(nam
   };
 }
 
-function bearer(token: string): { Authorization: string } {
-  return { Authorization: `Bearer ${token}` };
-}
+/** Each game's whole game, by name: filled by the adapters as they load. */
+const games = new Map<string, (base: string) => Promise<Seen>>();
 
-// -- Ludix ---------------------------------------------------------------------------------------
-function ludix(base: string): Game<LudixTypes["schemas"]["LudixAction"], LudixTypes["schemas"]["LudixGame"]> {
-  const client = createClient<LudixPaths>({ baseUrl: `${base}/ludix` });
-  let gameId = "";
-  let auth = bearer("");
-  return {
-    async create() {
-      const { data, error } = await client.POST("/games", { body: { seats: ["human", "bot:steady"] } });
-      if (data === undefined) fail(`create: ${error.title}`);
-      gameId = data.game.id;
-      auth = bearer(data.token ?? fail("no token"));
-      return { gameId, token: data.token ?? "", seat: data.seat };
-    },
-    async look() {
-      const { data, response } = await client.GET("/games/{game_id}", { params: { path: { game_id: gameId } }, headers: auth });
-      if (data === undefined) fail(`look: ${response.status}`);
-      return { game: data, etag: response.headers.get("ETag") ?? fail("no ETag") };
-    },
-    async unchanged(etag) {
-      const { response } = await client.GET("/games/{game_id}", {
-        params: { path: { game_id: gameId }, header: { "If-None-Match": etag } }, headers: auth });
-      return response.status === 304;
-    },
-    async events(after, wait) {
-      const { data } = await client.GET("/games/{game_id}/events", {
-        params: { path: { game_id: gameId }, query: { after, wait } }, headers: auth });
-      if (data === undefined) fail("events");
-      return { lastSeq: data.last_seq, types: data.events.map((e) => e.type),
-               told: data.events.map((e) => (e.type === "DiceThrown" ? `seat ${e.data.seat} threw ${e.data.dice}` : e.type === "PointsBanked" ? `seat ${e.data.seat} banked ${e.data.points}` : "")) };
-    },
-    async listed() {
-      const { data } = await client.GET("/games/{game_id}/actions", { params: { path: { game_id: gameId } }, headers: auth });
-      if (data === undefined) fail("actions");
-      return data;
-    },
-    async play(action, ifMatch) {
-      const { data, error, response } = await client.POST("/games/{game_id}/actions", {
-        params: { path: { game_id: gameId }, header: { "If-Match": ifMatch } }, body: action, headers: auth });
-      if (data !== undefined)
-        return { kind: "played", version: data.game.version, events: data.events.map((e) => e.type), game: data.game,
-                 next: data.next };
-      if (response.status === 412 && "current_version" in error && error.current_version !== undefined)
-        return { kind: "stale", currentVersion: error.current_version, title: error.title };
-      if (response.status === 409)
-        return { kind: "conflict", problemType: error.type, title: error.title,
-                 legal: "legal" in error && error.legal !== undefined ? error.legal : [],
-                 gameStatus: "game_status" in error ? error.game_status : undefined };
-      return fail(`play: ${error.status} ${error.title}`);
-    },
-    choose(_game, actions) {
-      return pick(actions);
-    },
-    async ending(game) {
-      const { data } = await client.GET("/games/{game_id}/replay", { params: { path: { game_id: gameId } } });
-      if (data === undefined) fail("replay");
-      const r = game.result ?? fail("no result");
-      return `totals ${r.summary.totals.join("/")}, ${r.summary.rounds} rounds, ${data.events.length} events`;
-    },
-  };
-}
-
-// -- Ludic ---------------------------------------------------------------------------------------
-function ludic(base: string): Game<LudicTypes["schemas"]["LudicAction"], LudicTypes["schemas"]["LudicGame"]> {
-  const client = createClient<LudicPaths>({ baseUrl: `${base}/ludic` });
-  let gameId = "";
-  let auth = bearer("");
-  const rank: Record<string, string> = { J: "jack", Q: "queen", K: "king" };
-  return {
-    async create() {
-      const { data, error } = await client.POST("/games", {
-        body: { seats: ["human", "bot:expert", "bot:expert"], options: { round_limit: 1 } } });
-      if (data === undefined) fail(`create: ${error.title}`);
-      gameId = data.game.id;
-      auth = bearer(data.token ?? fail("no token"));
-      return { gameId, token: data.token ?? "", seat: data.seat };
-    },
-    async look() {
-      const { data, response } = await client.GET("/games/{game_id}", { params: { path: { game_id: gameId } }, headers: auth });
-      if (data === undefined) fail(`look: ${response.status}`);
-      return { game: data, etag: response.headers.get("ETag") ?? fail("no ETag") };
-    },
-    async unchanged(etag) {
-      const { response } = await client.GET("/games/{game_id}", {
-        params: { path: { game_id: gameId }, header: { "If-None-Match": etag } }, headers: auth });
-      return response.status === 304;
-    },
-    async events(after, wait) {
-      const { data } = await client.GET("/games/{game_id}/events", {
-        params: { path: { game_id: gameId }, query: { after, wait } }, headers: auth });
-      if (data === undefined) fail("events");
-      return { lastSeq: data.last_seq, types: data.events.map((e) => e.type),
-               told: data.events.map((e) => (e.type === "SetPlayed" ? `seat ${e.data.seat} played ${e.data.top}/${e.data.bottom} to ${e.data.chosen}` : e.type === "RoundEnded" ? `round ${e.data.round}: ${e.data.rule ?? "?"}` : "")) };
-    },
-    async listed() {
-      const { data } = await client.GET("/games/{game_id}/actions", { params: { path: { game_id: gameId } }, headers: auth });
-      if (data === undefined) fail("actions");
-      return data;
-    },
-    async play(action, ifMatch) {
-      const { data, error, response } = await client.POST("/games/{game_id}/actions", {
-        params: { path: { game_id: gameId }, header: { "If-Match": ifMatch } }, body: action, headers: auth });
-      if (data !== undefined)
-        return { kind: "played", version: data.game.version, events: data.events.map((e) => e.type), game: data.game,
-                 next: data.next };
-      if (response.status === 412 && "current_version" in error && error.current_version !== undefined)
-        return { kind: "stale", currentVersion: error.current_version, title: error.title };
-      if (response.status === 409)
-        return { kind: "conflict", problemType: error.type, title: error.title,
-                 legal: "legal" in error && error.legal !== undefined ? error.legal : [],
-                 gameStatus: "game_status" in error ? error.game_status : undefined };
-      return fail(`play: ${error.status} ${error.title}`);
-    },
-    choose(game, actions, templates) {
-      const passes = actions.filter((a) => a.type === "pass"); // a Seeker leaves the guessing to the bots
-      if (passes.length > 0) return passes[0];
-      const plays = actions.filter((a) => a.type !== "guess");
-      if (plays.length > 0) return pick(plays);
-      if (templates.some((t) => t.type === "write_rule")) {
-        // the Vexer: a rule the 'obey' initial set obeys and the 'break' one breaks (its top card, exactly)
-        const top = game.state.columns.obey[0]?.top ?? fail("no initial set");
-        const colour = /[DH]$/.test(top) ? "red" : "black";
-        const value = top.slice(0, -1);
-        return { type: "write_rule", rule: `the top card is a ${colour} ${rank[value] ?? value}` };
-      }
-      return undefined;
-    },
-    async ending(game) {
-      const { data } = await client.GET("/games/{game_id}/replay", { params: { path: { game_id: gameId } } });
-      if (data === undefined) fail("replay");
-      const r = game.result ?? fail("no result");
-      return `${r.summary.won_by}, ${r.summary.rounds} rounds, ${data.events.length} events`;
-    },
-  };
-}
-
-// -- Speculation ---------------------------------------------------------------------------------
-function speculation(base: string): Game<SpeculationTypes["schemas"]["SpeculationAction"],
-  SpeculationTypes["schemas"]["SpeculationGame"]> {
-  const client = createClient<SpeculationPaths>({ baseUrl: `${base}/speculation` });
-  let gameId = "";
-  let auth = bearer("");
-  return {
-    async create() {
-      const { data, error } = await client.POST("/games", { body: { seats: ["human", "bot:basic"] } });
-      if (data === undefined) fail(`create: ${error.title}`);
-      gameId = data.game.id;
-      auth = bearer(data.token ?? fail("no token"));
-      return { gameId, token: data.token ?? "", seat: data.seat };
-    },
-    async look() {
-      const { data, response } = await client.GET("/games/{game_id}", { params: { path: { game_id: gameId } }, headers: auth });
-      if (data === undefined) fail(`look: ${response.status}`);
-      return { game: data, etag: response.headers.get("ETag") ?? fail("no ETag") };
-    },
-    async unchanged(etag) {
-      const { response } = await client.GET("/games/{game_id}", {
-        params: { path: { game_id: gameId }, header: { "If-None-Match": etag } }, headers: auth });
-      return response.status === 304;
-    },
-    async events(after, wait) {
-      const { data } = await client.GET("/games/{game_id}/events", {
-        params: { path: { game_id: gameId }, query: { after, wait } }, headers: auth });
-      if (data === undefined) fail("events");
-      return { lastSeq: data.last_seq, types: data.events.map((e) => e.type),
-               told: data.events.map((e) => (e.type === "ValueGuessed" ? `seat ${e.data.seat}: ${e.data.tier} ${e.data.value}? ${e.data.answer}` : e.type === "JokerGuessed" ? `seat ${e.data.seat}: joker ${e.data.values.join(",")}, ${e.data.right} right` : "")) };
-    },
-    async listed() {
-      const { data } = await client.GET("/games/{game_id}/actions", { params: { path: { game_id: gameId } }, headers: auth });
-      if (data === undefined) fail("actions");
-      return data;
-    },
-    async play(action, ifMatch) {
-      const { data, error, response } = await client.POST("/games/{game_id}/actions", {
-        params: { path: { game_id: gameId }, header: { "If-Match": ifMatch } }, body: action, headers: auth });
-      if (data !== undefined)
-        return { kind: "played", version: data.game.version, events: data.events.map((e) => e.type), game: data.game,
-                 next: data.next };
-      if (response.status === 412 && "current_version" in error && error.current_version !== undefined)
-        return { kind: "stale", currentVersion: error.current_version, title: error.title };
-      if (response.status === 409)
-        return { kind: "conflict", problemType: error.type, title: error.title,
-                 legal: "legal" in error && error.legal !== undefined ? error.legal : [],
-                 gameStatus: "game_status" in error ? error.game_status : undefined };
-      return fail(`play: ${error.status} ${error.title}`);
-    },
-    choose(_game, actions, templates) {
-      if (actions.length > 0) return pick(actions);
-      // the compact listing (at the joker): one guess_joker template with its domain, filled here
-      for (const t of templates) {
-        if (t.type !== "guess_joker" || t.domain === undefined) continue;
-        const { size, min, max, max_repeats: most } = t.domain;
-        const values: number[] = [];
-        while (values.length < size) {
-          const v = min + Math.floor(Math.random() * (max - min + 1));
-          if (values.filter((x) => x === v).length < most) values.push(v);
-        }
-        return { type: "guess_joker", values: values.sort((a, b) => a - b) };
-      }
-      return undefined;
-    },
-    async ending(game) {
-      const { data } = await client.GET("/games/{game_id}/replay", { params: { path: { game_id: gameId } } });
-      if (data === undefined) fail("replay");
-      const r = game.result ?? fail("no result");
-      return `winner ${r.summary.winner ?? "shared"}, tier guesses ${r.summary.tier_guesses.join("/")}, ${data.events.length} events`;
-    },
-  };
-}
-
-// -- Ludor ---------------------------------------------------------------------------------------
-function ludor(base: string): Game<LudorTypes["schemas"]["LudorAction"], LudorTypes["schemas"]["LudorGame"]> {
-  const client = createClient<LudorPaths>({ baseUrl: `${base}/ludor` });
-  let gameId = "";
-  let auth = bearer("");
-  return {
-    async create() {
-      const { data, error } = await client.POST("/games", {
-        body: { seats: ["human", "bot:greedy", "bot:greedy"], options: { round_limit: 1, deck: "forty" } } });
-      if (data === undefined) fail(`create: ${error.title}`);
-      gameId = data.game.id;
-      auth = bearer(data.token ?? fail("no token"));
-      return { gameId, token: data.token ?? "", seat: data.seat };
-    },
-    async look() {
-      const { data, response } = await client.GET("/games/{game_id}", { params: { path: { game_id: gameId } }, headers: auth });
-      if (data === undefined) fail(`look: ${response.status}`);
-      return { game: data, etag: response.headers.get("ETag") ?? fail("no ETag") };
-    },
-    async unchanged(etag) {
-      const { response } = await client.GET("/games/{game_id}", {
-        params: { path: { game_id: gameId }, header: { "If-None-Match": etag } }, headers: auth });
-      return response.status === 304;
-    },
-    async events(after, wait) {
-      const { data } = await client.GET("/games/{game_id}/events", {
-        params: { path: { game_id: gameId }, query: { after, wait } }, headers: auth });
-      if (data === undefined) fail("events");
-      return { lastSeq: data.last_seq, types: data.events.map((e) => e.type),
-               told: data.events.map((e) => (e.type === "CardsPlayed" ? `seat ${e.data.seat} played ${e.data.cards.join(" ")} (${e.data.combo.kind})` : e.type === "RoundEnded" ? `round ${e.data.round}: ${e.data.titles.join(", ")}` : "")) };
-    },
-    async listed() {
-      const { data } = await client.GET("/games/{game_id}/actions", { params: { path: { game_id: gameId } }, headers: auth });
-      if (data === undefined) fail("actions");
-      return data;
-    },
-    async play(action, ifMatch) {
-      const { data, error, response } = await client.POST("/games/{game_id}/actions", {
-        params: { path: { game_id: gameId }, header: { "If-Match": ifMatch } }, body: action, headers: auth });
-      if (data !== undefined)
-        return { kind: "played", version: data.game.version, events: data.events.map((e) => e.type), game: data.game,
-                 next: data.next };
-      if (response.status === 412 && "current_version" in error && error.current_version !== undefined)
-        return { kind: "stale", currentVersion: error.current_version, title: error.title };
-      if (response.status === 409)
-        return { kind: "conflict", problemType: error.type, title: error.title,
-                 legal: "legal" in error && error.legal !== undefined ? error.legal : [],
-                 gameStatus: "game_status" in error ? error.game_status : undefined };
-      return fail(`play: ${error.status} ${error.title}`);
-    },
-    choose(_game, actions) {
-      const plays = actions.filter((a) => a.type !== "pass");
-      return pick(plays.length > 0 ? plays : actions);
-    },
-    async ending(game) {
-      const { data } = await client.GET("/games/{game_id}/replay", { params: { path: { game_id: gameId } } });
-      if (data === undefined) fail("replay");
-      const r = game.result ?? fail("no result");
-      return `points ${r.summary.points.join("/")}, titles ${r.summary.titles.join(", ")}, ${data.events.length} events`;
-    },
-  };
-}
-
-// -- Pig -----------------------------------------------------------------------------------------
-function pig(base: string): Game<PigTypes["schemas"]["PigAction"], PigTypes["schemas"]["PigGame"]> {
-  const client = createClient<PigPaths>({ baseUrl: `${base}/pig` });
-  let gameId = "";
-  let auth = bearer("");
-  return {
-    async create() {
-      const { data, error } = await client.POST("/games", { body: { seats: ["human", "bot:hold20"], options: { target: 50 } } });
-      if (data === undefined) fail(`create: ${error.title}`);
-      gameId = data.game.id;
-      auth = bearer(data.token ?? fail("no token"));
-      return { gameId, token: data.token ?? "", seat: data.seat };
-    },
-    async look() {
-      const { data, response } = await client.GET("/games/{game_id}", { params: { path: { game_id: gameId } }, headers: auth });
-      if (data === undefined) fail(`look: ${response.status}`);
-      return { game: data, etag: response.headers.get("ETag") ?? fail("no ETag") };
-    },
-    async unchanged(etag) {
-      const { response } = await client.GET("/games/{game_id}", {
-        params: { path: { game_id: gameId }, header: { "If-None-Match": etag } }, headers: auth });
-      return response.status === 304;
-    },
-    async events(after, wait) {
-      const { data } = await client.GET("/games/{game_id}/events", {
-        params: { path: { game_id: gameId }, query: { after, wait } }, headers: auth });
-      if (data === undefined) fail("events");
-      return { lastSeq: data.last_seq, types: data.events.map((e) => e.type),
-               told: data.events.map((e) => (e.type === "DieRolled" ? `seat ${e.data.seat} rolled ${e.data.die}` : e.type === "PointsBanked" ? `seat ${e.data.seat} banked ${e.data.points}` : "")) };
-    },
-    async listed() {
-      const { data } = await client.GET("/games/{game_id}/actions", { params: { path: { game_id: gameId } }, headers: auth });
-      if (data === undefined) fail("actions");
-      return data;
-    },
-    async play(action, ifMatch) {
-      const { data, error, response } = await client.POST("/games/{game_id}/actions", {
-        params: { path: { game_id: gameId }, header: { "If-Match": ifMatch } }, body: action, headers: auth });
-      if (data !== undefined)
-        return { kind: "played", version: data.game.version, events: data.events.map((e) => e.type), game: data.game,
-                 next: data.next };
-      if (response.status === 412 && "current_version" in error && error.current_version !== undefined)
-        return { kind: "stale", currentVersion: error.current_version, title: error.title };
-      if (response.status === 409)
-        return { kind: "conflict", problemType: error.type, title: error.title,
-                 legal: "legal" in error && error.legal !== undefined ? error.legal : [],
-                 gameStatus: "game_status" in error ? error.game_status : undefined };
-      return fail(`play: ${error.status} ${error.title}`);
-    },
-    choose(_game, actions) {
-      return pick(actions);
-    },
-    async ending(game) {
-      const { data } = await client.GET("/games/{game_id}/replay", { params: { path: { game_id: gameId } } });
-      if (data === undefined) fail("replay");
-      const r = game.result ?? fail("no result");
-      return `scores ${r.summary.scores.join("/")} of ${r.summary.target}, seat ${r.summary.first_player} first, ${data.events.length} events`;
-    },
-  };
+/** Called by tests/<game>/client.ts as it loads: the game's adapter, made for a front door URL. */
+export function register<A extends { type: string }, G extends Envelope, E extends { type: string }, C>(
+  name: string, adapter: (gameUrl: string) => Adapter<A, G, E, C>): void {
+  games.set(name, (base) => playWholeGame(name, calls(adapter(`${base}/${name}`))));
 }
 
 async function main(): Promise<void> {
   const [name, base] = process.argv.slice(2);
-  if (name === undefined || base === undefined) fail("usage: node dist/play.js <game> <front door URL>");
-  const games = { ludix, ludic, speculation, ludor, pig };
-  const seen =
-    name === "ludix" ? await playWholeGame(name, games.ludix(base))
-    : name === "ludic" ? await playWholeGame(name, games.ludic(base))
-    : name === "speculation" ? await playWholeGame(name, games.speculation(base))
-    : name === "ludor" ? await playWholeGame(name, games.ludor(base))
-    : name === "pig" ? await playWholeGame(name, games.pig(base))
-    : fail(`unknown game ${name}`);
-  console.log(JSON.stringify(seen));
+  if (name === undefined || base === undefined) fail("usage: node dist/clients/ts/play.js <game> <front door URL>");
+  const adapter = `tests/${name}/client.ts`;
+  // the game's adapter, compiled beside this file as in the repository (dist/<game>/client.js)
+  await import(`../../${name}/client.js`).catch((err: unknown) =>
+    fail(`${name}: no adapter loaded: write ${adapter} (tests/pig/client.ts is the smallest); ${String(err)}`));
+  const play = games.get(name) ?? fail(`${name}: ${adapter} did not register("${name}", ...)`);
+  console.log(JSON.stringify(await play(base)));
 }
 
-await main();
+// not awaited at the top: the adapter imports this module, which must be done evaluating first
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
