@@ -67,6 +67,21 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return SharedStackScheduling(config, log)
 
 
+INTEGRATION_RERUNS = 1
+"""A test marked ``integration`` (real processes: Redis, the worker, services, a browser) that
+fails is run once more (pytest-rerunfailures) before it fails the suite; a unit test never is.
+Such a test depends on a shared 2-core machine's timing more than on the code: each flake found
+so far was a race in the test itself (and was fixed); the summary lists every rerun (``R``), so
+none goes unseen. ``--reruns 0`` (or ``-p no:rerunfailures``) turns it off."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.pluginmanager.hasplugin("rerunfailures") and config.getoption("reruns") is None:
+        for item in items:
+            if item.get_closest_marker("integration") and not item.get_closest_marker("flaky"):
+                item.add_marker(pytest.mark.flaky(reruns=INTEGRATION_RERUNS, reruns_delay=2))
+
+
 @pytest.fixture(scope="session")
 def supervisor() -> Iterator[Supervisor]:
     sup = Supervisor()
