@@ -87,6 +87,7 @@ import redis  # noqa: E402
 import requests  # noqa: E402
 from driver import SHAPES, Counters, Table, play, run  # noqa: E402
 from ludoteca.entrypoints.devstack import Supervisor, embedded_redis  # noqa: E402
+from ludoteca.service_layer import registry  # noqa: E402
 from stack import (  # noqa: E402
     ROOT,
     Stack,
@@ -102,7 +103,10 @@ from table import render  # noqa: E402
 sys.path.insert(0, str(ROOT / "tests"))
 from longpolls import LongPollCrowd  # noqa: E402
 
-GAMES = ("ludix", "ludic", "speculation", "ludor")
+GAMES = registry.names()
+"""The games measured by default: every registered game (``--games`` picks some)."""
+REFERENCE = "ludix"
+"""The game issue 9's targets are set for (a reference, its own targets; the others': 70% of null's)."""
 UNIX_PATH = "door-unix"
 QUICK_BUDGET_SECONDS = 100
 """The quick mode's wall-time budget, start to end (``make bench`` adds its own few seconds)."""
@@ -358,16 +362,16 @@ def print_targets(systems: list[System]) -> None:
     def ratio(game: str, path: str) -> float:
         return med([p.rate / n for p, n in zip(by[(game, path)].phases, null_rate[path], strict=True) if n])
 
-    lx_d, lx_g = by[("ludix", "direct")], by[("ludix", "door")]
+    lx_d, lx_g = by[(REFERENCE, "direct")], by[(REFERENCE, "door")]
     lines = [
         ("1. Ludix server CPU ms/move: door <= 1.0, direct <= 0.9",
          f"door {lx_g.per_move('server_cpu'):.2f}, direct {lx_d.per_move('server_cpu'):.2f}",
          lx_g.per_move("server_cpu") <= 1.0 and lx_d.per_move("server_cpu") <= 0.9),
-        ("2. Ludix moves/s >= 85% of null's (door path)", f"{ratio('ludix', 'door'):.0%}",
-         ratio("ludix", "door") >= 0.85),
+        ("2. Ludix moves/s >= 85% of null's (door path)", f"{ratio(REFERENCE, 'door'):.0%}",
+         ratio(REFERENCE, "door") >= 0.85),
     ]
-    for game in GAMES[1:]:
-        if (game, "door") in by:
+    for game in GAMES:
+        if game != REFERENCE and (game, "door") in by:
             lines.append((f"2. {game} moves/s >= 70% of null's (door path)", f"{ratio(game, 'door'):.0%}",
                           ratio(game, "door") >= 0.70))
     add_cpu = lx_g.per_move("server_cpu") / lx_d.per_move("server_cpu") - 1
@@ -435,12 +439,12 @@ def scaling(sup: Supervisor, redis_url: str, redis_pgid: int, logs: Path, args: 
     counts = [int(w) for w in args.workers.split(",")]
     specs = {}
     for w in counts:
-        specs[f"ludix-w{w}"] = service_spec("ludix", redis_url, w)
+        specs[f"{REFERENCE}-w{w}"] = service_spec(REFERENCE, redis_url, w)
         specs[f"null-w{w}"] = null_spec(redis_url, w)
     servers = start_servers(sup, specs, logs)
     systems = []
     for w in counts:
-        for game in ("ludix", "null"):
+        for game in (REFERENCE, "null"):
             srv = servers[f"{game}-w{w}"]
             s = System(game, f"{w} workers", srv.url, set(srv.pgids) | {redis_pgid}, set(), redis_pgid)
             s.tables = [Table(s.base, SHAPES[game], random.Random(f"w{w}-{k}"), Counters())
@@ -450,7 +454,7 @@ def scaling(sup: Supervisor, redis_url: str, redis_pgid: int, logs: Path, args: 
     run_rounds(systems, args.rounds, args.moves, args.phase_seconds, rclient, progress=True)
     print("\ngunicorn workers (straight to the service; Ludix in its shape, the null endpoint):")
     rows = []
-    base = {g: systems[i].m("rate") for i, g in enumerate(("ludix", "null"))}
+    base = {g: systems[i].m("rate") for i, g in enumerate((REFERENCE, "null"))}
     for s in systems:
         rows.append([s.game, s.path, s.m("rate"), s.m("rate") / base[s.game], ms(s.m("p50")), ms(s.m("p99")),
                      s.per_move("server_cpu")])
@@ -475,7 +479,7 @@ def idle_crowd(direct: str, door: str, count: int) -> tuple[LongPollCrowd, list[
 def longpolls(systems: list[System], args: argparse.Namespace, rclient: redis.Redis) -> None:
     """Ludix moves, straight and through the door, quiet and with ``--longpolls`` idle long-polls
     open, interleaved round by round (a fresh crowd each round, woken and closed at its end)."""
-    ludix = [s for s in systems if s.game == "ludix"]
+    ludix = [s for s in systems if s.game == REFERENCE]
     loaded = [System(s.game, f"{s.path} +{args.longpolls} polls", s.base, s.pgids, s.door_pgids, s.redis_pgid,
                      s.tables) for s in ludix]
     quiet = [System(s.game, s.path, s.base, s.pgids, s.door_pgids, s.redis_pgid, s.tables) for s in ludix]
@@ -499,7 +503,7 @@ def longpolls(systems: list[System], args: argparse.Namespace, rclient: redis.Re
           f"of each loaded phase: {still_open}):")
     rows = [[s.path, s.m("rate"), ms(s.m("p50")), ms(s.m("p99")), s.per_move("server_cpu"),
              sum(p.errors for p in s.phases)] for s in quiet + loaded]
-    print(render(["ludix", "moves/s", "p50 ms", "p99 ms", "server CPU ms/move", "errors"], rows))
+    print(render([REFERENCE, "moves/s", "p50 ms", "p99 ms", "server CPU ms/move", "errors"], rows))
 
 
 def bot_tables() -> None:
@@ -547,10 +551,10 @@ def main() -> int:
             redis_pgid = next(iter(sup.procs.values())).pid
             stack = Stack(redis_url, redis_pgid)
             specs = {**{g: service_spec(g, redis_url) for g in games}, "null": null_spec(redis_url)}
-            if args.flask_path and "ludix" in games:
-                target, env = service_spec("ludix", redis_url)
-                specs["ludix" + FLASK_PATH] = (target, {**env, "LUDOTECA_HOT_ROUTES": "0"})
-                games = [*games, "ludix" + FLASK_PATH]
+            if args.flask_path and REFERENCE in games:
+                target, env = service_spec(REFERENCE, redis_url)
+                specs[REFERENCE + FLASK_PATH] = (target, {**env, "LUDOTECA_HOT_ROUTES": "0"})
+                games = [*games, REFERENCE + FLASK_PATH]
             unix = args.door_transport != "tcp"
             stack.services = start_servers(sup, specs, logs, sockets=Path(tmp) if unix else None)
             for path in DOOR_PATHS[args.door_transport]:
@@ -566,12 +570,12 @@ def main() -> int:
             header(args, stack, "full" if args.full else "quick")
             print_main_table(systems)
             print_costs(systems, rclient)
-            if "ludix" in games and "door" in stack.doors:
+            if REFERENCE in games and "door" in stack.doors:
                 print_targets(systems)
             print_sizing(systems)
             print_shapes(games, args.moves, args.tables)
             if args.full:
-                if "ludix" in games and args.longpolls:
+                if REFERENCE in games and args.longpolls:
                     longpolls(systems, args, rclient)
                 if args.workers:
                     scaling(sup, redis_url, redis_pgid, logs, args, rclient)

@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from ludoteca.service_layer import registry
+
 
 class HttpError(Exception):
     pass
@@ -151,35 +153,38 @@ class Shape:
     seats: int
     options: dict[str, Any]
     describe: str
+    hold_at: int | None = None
+    """The hold-at policy's threshold, for a game whose moves are roll and hold; None: a listed
+    action at random."""
 
 
 HOLD_AT = 20
-"""Pig's and Ludix's players hold once the turn total reaches this (Ludix: with the pending throw)."""
+"""The hold-at policy (a push-your-luck game's: its actions are ``roll`` and ``hold``, Pig's and
+Ludix's): roll, and hold once the turn total reaches this (with a pending throw's best numeral,
+Ludix's), as the peer's driver does (tests/bench/peer)."""
+PUSH_YOUR_LUCK = frozenset({"roll", "hold"})
 
-SHAPES = {
-    "ludix": Shape("ludix", 2, {"target": 1000},
-                   "2 human seats, target 1000; roll, hold once the turn total (with the pending "
-                   "throw) reaches 20, decided from the POST response's game.state; 1 POST a move"),
-    "ludic": Shape("ludic", 3, {},
-                   "3 human seats; the seat to act (from the POST response's to_act) takes its "
-                   "listing from the POST response's next when it moved last, else GET .../actions; "
-                   "POST a listed action at random; when only templates are listed (the Vexer's "
-                   "write_rule), Ludic's random bot fills one in from the seat's view (the POST "
-                   "response's game when it moved last, else GET)"),
-    "speculation": Shape("speculation", 2, {},
-                         "2 human seats; the listing from the POST response's next when the same "
-                         "seat acts again, else GET .../actions; POST a listed action at random "
-                         "(guesses, ~700 listed)"),
-    "ludor": Shape("ludor", 3, {},
-                   "3 human seats; the listing from the POST response's next when the same seat "
-                   "acts again, else GET .../actions; POST a listed action at random (plays, "
-                   "passes, votes)"),
-    "pig": Shape("pig", 2, {},
-                 f"2 human seats, target 100; roll, hold once the turn total reaches {HOLD_AT} (hold-at-"
-                 f"{HOLD_AT}, as the peer's driver: tests/bench/peer), decided from the POST response's "
-                 "game.state; 1 POST a move"),
-    "null": Shape("null", 0, {}, "POST /null/<id> {\"n\": i}: one request a 'move'"),
-}
+
+def shape(game: str) -> Shape:
+    """The registered game's shape: its fewest seats, all human, its default options; the hold-at
+    policy for a push-your-luck game, else a listed action at random."""
+    definition = registry.game(game)
+    seats = definition.engine.min_seats
+    if set(definition.action_schemas) >= PUSH_YOUR_LUCK:
+        return Shape(game, seats, {}, f"{seats} human seats, default options; roll, hold once the turn total (with a "
+                     f"pending throw's best numeral) reaches {HOLD_AT} (hold-at-{HOLD_AT}, as the peer's driver: "
+                     "tests/bench/peer), decided from the POST response's game.state; 1 POST a move (the moves "
+                     "before the first roll, Ludix's call, played at random in the setup)", hold_at=HOLD_AT)
+    return Shape(game, seats, {}, f"{seats} human seats, default options; the seat to act (from the POST response's "
+                 "to_act) takes its listing from the POST response's next when it moved last, else GET .../actions; "
+                 "POST a listed action at random; when only templates are listed (Ludic's Vexer writes a rule), the "
+                 "game's random bot fills one in from the seat's view (the POST response's game when it moved last, "
+                 "else GET)")
+
+
+SHAPES = {**{game: shape(game) for game in registry.names()},
+          "null": Shape("null", 0, {}, "POST /null/<id> {\"n\": i}: one request a 'move'")}
+"""Every registered game's shape, and the null endpoint's."""
 
 
 class Table:
@@ -211,10 +216,15 @@ class Table:
             status, body = await self.conn.request("POST", f"/games/{self.gid}/players", {})
             self.tokens.append(body["token"])
         self.game, self.next = body["game"], None
-        if self.shape.game == "ludix":
-            status, body = await self.conn.request("POST", f"/games/{self.gid}/actions",
-                                                   {"type": "alea_jacta_est"}, self.tokens[0])
-            self.game = body["game"]
+        if self.shape.hold_at is not None:  # the moves before the first roll (Ludix's call), at random
+            for _ in range(10):
+                seat = self.game["to_act"][0]
+                _, listed = await self.conn.request("GET", f"/games/{self.gid}/actions", token=self.tokens[seat])
+                if any(a["type"] == "roll" for a in listed["actions"]):
+                    break
+                _, body = await self.conn.request("POST", f"/games/{self.gid}/actions",
+                                                  self.rnd.choice(listed["actions"]), self.tokens[seat])
+                self.game = body["game"]
         self.c.setup_requests += self.c.requests - before
 
     async def move(self) -> None:
@@ -242,15 +252,11 @@ class Table:
             self.game, self.next = body["game"], body.get("next")
 
     async def choose(self, seat: int) -> dict[str, Any]:
-        if self.shape.game == "ludix":
+        if self.shape.hold_at is not None:
             state = self.game["state"]
-            throw = state.get("throw")
-            if not throw:
-                return {"type": "roll"}
-            best = max((n["value"] for n in throw.get("numerals") or []), default=0)
-            return {"type": "hold"} if state["turn_total"] + best >= HOLD_AT else {"type": "roll"}
-        if self.shape.game == "pig":
-            return {"type": "hold"} if self.game["state"]["turn_total"] >= HOLD_AT else {"type": "roll"}
+            pending = state.get("throw") or {}
+            best = max((n["value"] for n in pending.get("numerals") or []), default=0)
+            return {"type": "hold"} if state["turn_total"] + best >= self.shape.hold_at else {"type": "roll"}
         # one request a move: the seat that moved last and acts again has its listing (and its
         # view) in that move's answer; another seat lists its own
         listed, view = self.next, self.game
@@ -264,9 +270,8 @@ class Table:
         # sets): the game's own random bot fills one in from that seat's view
         if view.get("you") != seat:
             _, view = await self.conn.request("GET", f"/games/{self.gid}", token=self.tokens[seat])
-        from ludoteca.service_layer import registry
-
-        bot = registry.game(self.shape.game).bots["random"]
+        definition = registry.game(self.shape.game)
+        bot = definition.bots.get("random") or definition.bots[definition.playing_level()]
         filled: dict[str, Any] = bot(view["state"], listed["templates"], self.rnd)
         return filled
 
