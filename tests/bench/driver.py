@@ -166,16 +166,18 @@ PUSH_YOUR_LUCK = frozenset({"roll", "hold"})
 
 
 def shape(game: str) -> Shape:
-    """The registered game's shape: its fewest seats, all human, its default options; the hold-at
+    """The registered game's shape: its fewest seats, all human, its ``bench_options`` (TestFacts); the hold-at
     policy for a push-your-luck game, else a listed action at random."""
     definition = registry.game(game)
     seats = definition.engine.min_seats
+    options = dict(definition.tests.bench_options)
+    said = f"options {options}" if options else "default options"
     if set(definition.action_schemas) >= PUSH_YOUR_LUCK:
-        return Shape(game, seats, {}, f"{seats} human seats, default options; roll, hold once the turn total (with a "
+        return Shape(game, seats, options, f"{seats} human seats, {said}; roll, hold once the turn total (with a "
                      f"pending throw's best numeral) reaches {HOLD_AT} (hold-at-{HOLD_AT}, as the peer's driver: "
                      "tests/bench/peer), decided from the POST response's game.state; 1 POST a move (the moves "
                      "before the first roll, Ludix's call, played at random in the setup)", hold_at=HOLD_AT)
-    return Shape(game, seats, {}, f"{seats} human seats, default options; the seat to act (from the POST response's "
+    return Shape(game, seats, options, f"{seats} human seats, {said}; the seat to act (from the POST response's "
                  "to_act) takes its listing from the POST response's next when it moved last, else GET .../actions; "
                  "POST a listed action at random; when only templates are listed (Ludic's Vexer writes a rule), the "
                  "game's random bot fills one in from the seat's view (the POST response's game when it moved last, "

@@ -1,7 +1,8 @@
 """The contract suite's shared parts: playouts of any registered game, the figures they print.
 
-A game gets all of ``tests/contract`` by registering (``ludoteca.games`` entry point). The only
-per-game knowledge here is in :mod:`twins` (what a seat may not know); the option sets worth
+A game gets all of ``tests/contract`` by registering (``ludoteca.games`` entry point). No per-game
+knowledge is here: what a seat may not know is each game's own ``tests/<game>/twin.py``, found
+through :mod:`twins`; the option sets worth
 playing besides the defaults are the game's own (``GameDefinition.tests.option_samples``; a game
 without any plays its defaults).
 """

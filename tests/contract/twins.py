@@ -73,13 +73,3 @@ def twin(definition: GameDefinition, state: Any, seat: int | None, rnd: random.R
     specific: Twin = module.twin
     return specific(state, seat, rnd)
 
-
-def __getattr__(name: str) -> Any:
-    """Transitional: ``tests/speculation/test_properties.py`` still imports ``shuffle_hidden`` from
-    here; it now lives in ``tests/speculation/twin.py`` (import it from there through
-    :func:`twin_module`, then this goes)."""
-    if name == "shuffle_hidden":
-        module = twin_module("speculation")
-        assert module is not None
-        return module.shuffle_hidden
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

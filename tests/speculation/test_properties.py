@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from contract.twins import shuffle_hidden
+from contract.twins import twin_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ludoteca.core.engine import Bot, Event
@@ -21,6 +21,8 @@ from ludoteca.core.rng import Rng
 from speculation.board import VALUE_CARDS, Tier
 from speculation.bots import BOTS
 from speculation.engine import SEATS, SpeculationEngine, State
+
+shuffle_hidden = twin_module("speculation").shuffle_hidden  # type: ignore[union-attr]  # tests/speculation/twin.py
 
 ENGINE = SpeculationEngine()
 seeds = st.binary(min_size=32, max_size=32).map(bytes.hex)

@@ -50,5 +50,6 @@ definition = GameDefinition(
         quick_options={"target": 50},
         option_samples=({"target": 50}, {"target": 1000}),
         race_rounds=50,
+        bench_options={"target": 1000},  # make bench's tables: long games, few setups (as issue 24 measured)
     ),
 )

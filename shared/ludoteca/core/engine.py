@@ -418,7 +418,9 @@ class TestFacts:
     played by bots only, ``capped_options`` under every other table of a game whose bot tables
     may play many rounds, and ``uncapped_levels`` the levels then also played to the game's own
     ending. ``private_events``: the event types that carry a secret, whose audience is never
-    everyone (the contract suite's ``private-events`` rule)."""
+    everyone (the contract suite's ``private-events`` rule). ``bench_options``: the options of
+    the tables ``make bench`` plays (``tests/bench/driver.py``; empty: the defaults), so that a
+    game's figures stay comparable from run to run."""
 
     __test__ = False  # not a pytest test class, though its name says Test
 
@@ -431,6 +433,7 @@ class TestFacts:
     capped_options: Mapping[str, Any] = field(default_factory=dict)
     uncapped_levels: tuple[str, ...] = ()
     private_events: frozenset[str] = frozenset()
+    bench_options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
