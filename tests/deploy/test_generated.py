@@ -4,8 +4,10 @@ installed games are what it writes, and it refuses to leave a game out silently.
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import re
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ from ludoteca.service_layer import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = [generate.REQUIREMENTS, generate.PROCFILE, generate.COMPOSE, generate.CADDYFILE, generate.INGRESS,
-             generate.TABLES]
+             generate.TABLES, generate.STYLES]
 
 
 def copy_tree(root: Path, to: Path) -> Path:
@@ -131,6 +133,39 @@ def test_the_playground_loads_every_games_table_from_its_own_folder() -> None:
     assert scripts.index("games.js") < scripts.index(frontdoor.TABLES) < scripts.index("playground.js")
     shared = (frontdoor.PLAYGROUND / "games.js").read_text()
     assert not any(f'"{g}"' in shared or f"{g.upper()} =" in shared for g in registry.names())
+
+
+def test_the_playground_styles_every_games_table_from_its_own_folder() -> None:
+    """``tables.css`` is each installed game's ``playground.css`` (its package's) as it is, in the
+    registry's order, and the page links it right after the shared ``playground.css`` (the games'
+    rules after the shared ones, as they were in one sheet); the shared sheet keeps no game's
+    section (a ``/* Ludic */`` heading) and no rule of a game's own element (``#ludic-rule``)."""
+    styles = frontdoor.game_styles()
+    assert styles and list(styles) == [g for g in registry.names() if g in styles]
+    text = (ROOT / generate.STYLES).read_text()
+    assert text.startswith(frontdoor.STYLES_HEADER)
+    at = [text.index(path.read_text().rstrip("\n")) for path in styles.values()]
+    assert at == sorted(at)
+    sheets = re.findall(r'<link rel="stylesheet" href="/playground/([a-z]+\.css)">',
+                        (frontdoor.PLAYGROUND / "index.html").read_text())
+    assert sheets == ["playground.css", frontdoor.STYLES]
+    shared = (frontdoor.PLAYGROUND / "playground.css").read_text()
+    headings = {h.strip().lower() for h in re.findall(r"/\*(.*?)\*/", shared, flags=re.S)}
+    games = set(registry.names())
+    assert not headings & games, f"a game's section in the shared sheet: move it to its {frontdoor.STYLE}"
+    assert not re.search(rf"#(?:{'|'.join(map(re.escape, games))})-", shared)
+
+
+def test_every_games_playground_files_ship_as_package_data() -> None:
+    """A game installed from its wheel (not editable) still has its table and its styles: each
+    game's ``playground.js`` and ``playground.css`` match its package's ``package-data``."""
+    for files in (frontdoor.game_tables(), frontdoor.game_styles()):
+        for name, path in files.items():
+            package = path.parent
+            project = tomllib.loads((package.parent / "pyproject.toml").read_text())
+            patterns = project["tool"]["setuptools"]["package-data"].get(package.name, [])
+            assert any(fnmatch.fnmatch(path.name, p) for p in patterns), \
+                f"{name}: add {path.name!r} to [tool.setuptools.package-data] {package.name} of its pyproject.toml"
 
 
 def test_a_table_registered_under_another_name_is_refused_by_name(tmp_path: Path,

@@ -25,7 +25,10 @@ Kubernetes objects, and ``openapi/<name>.json`` from its app factory (the entry 
 - ``shared/ludoteca/playground/tables.js``: the playground's tables, each game's own
   ``playground.js`` (in its package, beside its ``game.py``) one after the other
   (:func:`ludoteca.entrypoints.frontdoor.playground_tables`; the front door's ConfigMap carries
-  the same text). A game's file must register its table under the game's name.
+  the same text). A game's file must register its table under the game's name;
+- ``shared/ludoteca/playground/tables.css``: the playground's styles of the games, each game's own
+  ``playground.css`` (beside its ``playground.js``; a game may have none) one after the other
+  (:func:`ludoteca.entrypoints.frontdoor.playground_styles`; the ConfigMap carries it too).
 
 The Makefile derives the rest itself (mypy's package list and the editable installs: every
 ``services/*/`` folder). ``--check`` writes nothing and exits 1 naming the stale files and the
@@ -69,6 +72,7 @@ CADDYFILE = Path("deploy") / "Caddyfile"
 INGRESS = Path("deploy") / "k8s" / "ingress.yaml"
 OPENAPI = Path("openapi")
 TABLES = Path("shared") / "ludoteca" / "playground" / frontdoor.TABLES
+STYLES = Path("shared") / "ludoteca" / "playground" / frontdoor.STYLES
 RESERVED_PORTS = {manifests.FRONT_DOOR_PORT: "the front door", manifests.METRICS_PORT: "the worker's metrics",
                   manifests.METRICS_PORT + 1: "the sweeper's metrics"}
 GAMES_LINE = "# The games and services: a line a folder of services/ (written by `make generate`)"
@@ -393,6 +397,7 @@ def outputs(root: Path, games: Sequence[GameDefinition], procfile_text: str,
                CADDYFILE: frontdoor.compose_caddyfile(view),
                INGRESS: frontdoor.ingress_manifest(s.name for s in frontdoor.services(view)),
                TABLES: frontdoor.playground_tables(),
+               STYLES: frontdoor.playground_styles(),
                **manifests.outputs(view)}
     for d in games:
         out[OPENAPI / f"{d.name}.json"] = openapi.render(d.name)
