@@ -72,7 +72,7 @@ chromium:
 	fi
 
 # Precompute the bots' tables once (cached under $$LUDOTECA_CACHE or ~/.cache/ludoteca): each game's
-# warm_up (Ludix's solved game, Ludic's hypothesis space, Ludor's compiled simulator in numba's cache),
+# warm_up (what its bots precompute: a solved game, a hypothesis space, a compiled simulator...),
 # so no move ever waits for them.
 policy: install
 	@for game in $$($(BIN)/python -c 'from ludoteca.service_layer import registry; print(*registry.names())'); do \

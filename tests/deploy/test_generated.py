@@ -17,16 +17,18 @@ from ludoteca.service_layer import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = [generate.REQUIREMENTS, generate.PROCFILE, generate.COMPOSE, generate.CADDYFILE, generate.INGRESS,
-             generate.TABLES, generate.STYLES]
+             generate.TABLES, generate.STYLES, generate.README]
 
 
 def copy_tree(root: Path, to: Path) -> Path:
     """What the generator reads and writes of ``root``, copied to ``to``: the generated files,
-    ``deploy/`` and the ``pyproject.toml`` of each folder of ``services/`` whose games are
-    installed (a folder being added by someone else, not installed yet, is left out)."""
-    for rel in (generate.REQUIREMENTS, generate.COMPOSE):
+    ``deploy/``, the games' pages (``docs/games``) and the ``pyproject.toml`` of each folder of
+    ``services/`` whose games are installed (a folder being added by someone else, not installed
+    yet, is left out)."""
+    for rel in (generate.REQUIREMENTS, generate.COMPOSE, generate.README):
         shutil.copy(root / rel, to / rel)
     shutil.copytree(root / "deploy", to / "deploy")
+    shutil.copytree(root / generate.PAGES, to / generate.PAGES)
     shutil.copytree(root / generate.OPENAPI, to / generate.OPENAPI)
     installed = set(registry.names())
     for folder, games in generate.folders(root).items():
@@ -181,3 +183,27 @@ def test_a_table_registered_under_another_name_is_refused_by_name(tmp_path: Path
         generate.check_tables()
     copied.write_text(copied.read_text().replace('"pig"', '"pigling"'))
     generate.check_tables()
+
+
+def test_the_readme_lists_every_game_from_its_page(tmp_path: Path) -> None:
+    """README.md's list of the games: a line a game between the markers, in the registry's order,
+    its title and its page's first sentence, linked; a game without a page yet gets the first
+    line of its description; a README that lost its markers fails naming them."""
+    block = (ROOT / generate.README).read_text().split(generate.README_BEGIN)[1].split(generate.README_END)[0]
+    items = [line for line in block.splitlines() if line.startswith("- **")]
+    games = generate.definitions()
+    assert [line.split("**")[1] for line in items] == [d.title for d in games]
+    for d in games:
+        page = (generate.PAGES / f"{d.name}.md").as_posix()
+        assert f"]({page})" in block, page
+    text = f"# X\n\n{generate.README_BEGIN}\nold line\n{generate.README_END}\nafter\n"
+    (tmp_path / "docs" / "games").mkdir(parents=True)
+    first = games[0]
+    (tmp_path / "docs" / "games" / f"{first.name}.md").write_text(
+        f"# {first.title}\n\nIts first sentence (with a 7.5 inside). The second.\n\n- more\n")
+    written = generate.readme(tmp_path, games[:2], text)
+    assert "old line" not in written and written.endswith(f"{generate.README_END}\nafter\n")
+    assert f"- **{first.title}**: Its first sentence (with a 7.5 inside). [docs/games/{first.name}.md]" in written
+    assert f"- **{games[1].title}**: {games[1].description.splitlines()[0].split(': ', 1)[-1]}"[:60] in written
+    with pytest.raises(generate.GenerateError, match="markers"):
+        generate.readme(tmp_path, games, "# no list here\n")

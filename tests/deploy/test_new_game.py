@@ -219,6 +219,7 @@ def test_a_new_game_is_one_folder(tmp_path: Path) -> None:
     assert set(before) <= set(after)
     text = {rel: after[rel] for rel in written}
     assert f"-e ./services/{GAME}" in text[generate.REQUIREMENTS].splitlines()
+    assert "- **Countdown**: " in text[generate.README]  # the README's list (no page yet: its description)
     assert f"\n{GAME}: env LUDOTECA_GAME={GAME} " in text[generate.PROCFILE]
     assert f"-b 127.0.0.1:{PORT} " in text[generate.PROCFILE]
     assert f"\n  {GAME}:\n" in text[generate.COMPOSE] and f"\n  worker-{GAME}:\n" in text[generate.COMPOSE]

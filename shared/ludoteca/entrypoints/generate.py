@@ -28,7 +28,10 @@ Kubernetes objects, and ``openapi/<name>.json`` from its app factory (the entry 
   the same text). A game's file must register its table under the game's name;
 - ``shared/ludoteca/playground/tables.css``: the playground's styles of the games, each game's own
   ``playground.css`` (beside its ``playground.js``; a game may have none) one after the other
-  (:func:`ludoteca.entrypoints.frontdoor.playground_styles`; the ConfigMap carries it too).
+  (:func:`ludoteca.entrypoints.frontdoor.playground_styles`; the ConfigMap carries it too);
+- ``README.md``'s list of the games, between its two markers (:func:`readme`): a line a game, its
+  title and the first sentence of its page, ``docs/games/<game>.md`` (a game without a page yet:
+  the first line of its description).
 
 The Makefile derives the rest itself (mypy's package list and the editable installs: every
 ``services/*/`` folder). ``--check`` writes nothing and exits 1 naming the stale files and the
@@ -50,6 +53,7 @@ import re
 import shutil
 import sys
 import tempfile
+import textwrap
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -76,6 +80,10 @@ STYLES = Path("shared") / "ludoteca" / "playground" / frontdoor.STYLES
 RESERVED_PORTS = {manifests.FRONT_DOOR_PORT: "the front door", manifests.METRICS_PORT: "the worker's metrics",
                   manifests.METRICS_PORT + 1: "the sweeper's metrics"}
 GAMES_LINE = "# The games and services: a line a folder of services/ (written by `make generate`)"
+README = Path("README.md")
+README_BEGIN = "<!-- the games: written by `make generate` from each game's page, docs/games/<game>.md -->"
+README_END = "<!-- end of the games -->"
+PAGES = Path("docs") / "games"
 
 
 class GenerateError(Exception):
@@ -179,6 +187,35 @@ def requirements(root: Path, text: str) -> str:
     """``text`` with its game lines those of the folders of ``root/services``, at the end."""
     kept = [line for line in text.splitlines() if not line.startswith(("-e ./services/", "# The games"))]
     return "\n".join([*kept, GAMES_LINE, *(f"-e ./services/{f}" for f in folders(root))]) + "\n"
+
+
+# -- README.md's list of the games -------------------------------------------------------------------
+def lead_sentence(page: str) -> str:
+    """The first sentence of a Markdown page's first paragraph after its title."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", page) if p.strip() and not p.lstrip().startswith("#")]
+    text = " ".join(paragraphs[0].split()) if paragraphs else ""
+    found = re.match(r"(.+?[.!?])(?=\s|$)", text)
+    return found.group(1) if found else text
+
+
+def readme(root: Path, games: Sequence[GameDefinition], text: str) -> str:
+    """``text`` (the README) with the lines between :data:`README_BEGIN` and :data:`README_END`
+    one a game, in the registry's order: ``- **Title**: <its page's first sentence> [its page]``,
+    wrapped at 100 columns. A README without the markers is a :class:`GenerateError`."""
+    if README_BEGIN not in text or README_END not in text:
+        raise GenerateError(f"{README}: the list of the games needs its markers: {README_BEGIN} ... {README_END}")
+    lines = []
+    for d in games:
+        page = PAGES / f"{d.name}.md"
+        if (root / page).is_file():
+            item = f"- **{d.title}**: {lead_sentence((root / page).read_text())} [{page.as_posix()}]({page.as_posix()})"
+        else:
+            first = d.description.split("\n", 1)[0]
+            item = f"- **{d.title}**: {first.split(': ', 1)[-1]}"
+        lines += textwrap.wrap(item, 100, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
+    head, rest = text.split(README_BEGIN, 1)
+    tail = rest.split(README_END, 1)[1]
+    return "\n".join([head + README_BEGIN, *lines, README_END]) + tail
 
 
 # -- deploy/Procfile -----------------------------------------------------------------------------
@@ -398,6 +435,7 @@ def outputs(root: Path, games: Sequence[GameDefinition], procfile_text: str,
                INGRESS: frontdoor.ingress_manifest(s.name for s in frontdoor.services(view)),
                TABLES: frontdoor.playground_tables(),
                STYLES: frontdoor.playground_styles(),
+               README: readme(root, games, (root / README).read_text()),
                **manifests.outputs(view)}
     for d in games:
         out[OPENAPI / f"{d.name}.json"] = openapi.render(d.name)
