@@ -10,7 +10,8 @@ of every step (so a failure says which part changed: ``spectator``, ``seat 2``, 
 Behaviour does not change when the corpus replays: refactors (a new state idiom, a new codec, new
 module names) must leave every step identical. Only a deliberate change of the rules, the views or
 the events regenerates it (``make golden``, that is ``python tests/golden/record.py [game ...]``),
-and the commit says why.
+and the commit says why. A game's corpus is in its own test folder, ``tests/<game>/golden.json``
+(a new game records its own: ``make golden GAMES=<game>``).
 
 The games are played by the game's bots of every level and by uniformly random players (the
 human seats), at every seat count, with the defaults and with the option sets below; a game may
@@ -32,7 +33,8 @@ from ludoteca.core.engine import JSON, Event, GameDefinition
 from ludoteca.core.rng import Rng
 from ludoteca.service_layer import registry
 
-DATA = Path(__file__).with_name("data")
+TESTS = Path(__file__).resolve().parents[1]
+"""Each game's corpus is its own, ``tests/<game>/golden.json`` (in the game's test folder)."""
 FORMAT = 1
 HASH_CHARS = 12
 """Hex digits kept of each part's SHA-256 (48 bits: a changed part goes unnoticed with chance
@@ -214,12 +216,12 @@ def seed_of(game: str, label: str) -> str:
 
 
 def path_of(game: str) -> Path:
-    return DATA / f"{game}.json"
+    return TESTS / game / "golden.json"
 
 
 def write(game: str, games: list[JSON]) -> None:
     """Compact JSON, one recorded game a line (so a regenerated corpus diffs by game)."""
-    DATA.mkdir(exist_ok=True)
+    path_of(game).parent.mkdir(exist_ok=True)
     lines = ",\n".join(canonical(g) for g in games)
     path_of(game).write_text(f'{{"format":{FORMAT},"game":"{game}","games":[\n{lines}\n]}}\n')
 
