@@ -13,6 +13,7 @@ For a value found twice the heart goes down first, then the diamond (board order
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ludoteca.core.cards import FrenchCard
 
@@ -32,8 +33,12 @@ _RED_OF: dict[str, tuple[str, ...]] = {card: tuple(FrenchCard(value_of(card), s)
 """The red cards of a black value card's value, in the order they go down (heart, diamond)."""
 
 
+@lru_cache(maxsize=4096)
 def record_of(opponent: Board) -> Record:
-    """The record a player keeps of ``opponent`` (the board they attack)."""
+    """The record a player keeps of ``opponent`` (the board they attack). Kept per board (an
+    immutable value, hashed by its cards; a record is made of tuples): every view shows both
+    records, and a board changes only when a guess finds one of its cards (working the record
+    out was a sixth of a view)."""
     used: set[str] = set()
     cards: list[tuple[str | None, ...]] = []
     for faces_found, faces_cards in zip(opponent.found, opponent.cards, strict=True):
