@@ -33,12 +33,12 @@ _RED_OF: dict[str, tuple[str, ...]] = {card: tuple(FrenchCard(value_of(card), s)
 """The red cards of a black value card's value, in the order they go down (heart, diamond)."""
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def record_of(opponent: Board) -> Record:
     """The record a player keeps of ``opponent`` (the board they attack). Kept per board (an
     immutable value, hashed by its cards; a record is made of tuples): every view shows both
     records, and a board changes only when a guess finds one of its cards (working the record
-    out was a sixth of a view)."""
+    out was a sixth of a view). At most 512: the boards of the games in play, a few versions each."""
     used: set[str] = set()
     cards: list[tuple[str | None, ...]] = []
     for faces_found, faces_cards in zip(opponent.found, opponent.cards, strict=True):
