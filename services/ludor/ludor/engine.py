@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache, partial
+from functools import cached_property, lru_cache, partial
 from itertools import chain, combinations, product
 from types import MappingProxyType
 from typing import Any
@@ -236,6 +236,11 @@ class Move:
     declared_plim: bool = False
     out_of_turn: bool = False
 
+    @cached_property
+    def doc(self) -> JSON:
+        """The codec's document of this move (:func:`_doc`)."""
+        return _doc(self)
+
 
 @dataclass(frozen=True)
 class ClosedTrick:
@@ -243,6 +248,22 @@ class ClosedTrick:
     winner: int | None
     closed_by: ClosedBy | None
     moves: tuple[Move, ...]
+
+    @cached_property
+    def doc(self) -> JSON:
+        """The codec's document of this trick (:func:`_doc`)."""
+        return _doc(self)
+
+
+def _doc(value: Move | ClosedTrick) -> JSON:
+    """``codec.dump(value)``, kept by the value itself (``doc``, a cached property: not a field,
+    so its equality, hash, interning and codec are its fields' alone): a round's closed tricks
+    and the trick on the table's moves are in every view and every stored state, the same ones
+    from move to move (encoding their moves again was most of a view and of a dump: a round
+    plays ~300 moves). A state keeps the values ``apply`` made, and the codec interns moves on a
+    load. The document is shared by every view and stored state that lists the value, and
+    changed by nobody: views and documents are read and serialised only."""
+    return codec.dump(value)
 
 
 @dataclass(frozen=True)
@@ -807,6 +828,15 @@ class LudorEngine(ActionEngine[LudorState, LudorAction]):
     def _return_count(self, s: LudorState, receiver: int) -> int:
         return next(len(e.cards) for e in s.exchange if e.receiver == receiver)
 
+    def dump(self, state: LudorState) -> JSON:
+        """The codec's document (:meth:`StateEngine.dump`), the round's closed tricks and the
+        trick on the table's moves each the one it holds (:attr:`ClosedTrick.doc`,
+        :attr:`Move.doc`): the same document, its keys in the same order."""
+        data = codec.dump(evolve(state, tricks=(), moves=()))
+        data["tricks"] = [t.doc for t in state.tricks]
+        data["moves"] = [m.doc for m in state.moves]
+        return data
+
     # -- what a seat sees ----------------------------------------------------------------------
     def view(self, state: LudorState, seat: int | None) -> JSON:
         """Every part of :data:`VIEW`, as ``seat`` may see it (:data:`SECRETS`)."""
@@ -862,7 +892,7 @@ def _trick_view(state: LudorState, viewer: Viewer) -> JSON | None:
             "last_player": trick.last, "passed": sorted(trick.passed), "blocked": sorted(trick.blocked),
             "barred": trick.barred if trick.barred is not None and BARRED.may_see(state, viewer, trick.barred)
             else None,
-            "moves": [codec.dump(m) for m in state.moves]}
+            "moves": [m.doc for m in state.moves]}
 
 
 def _exchange_view(state: LudorState, viewer: Viewer) -> list[JSON]:
@@ -885,7 +915,7 @@ VIEW: tuple[Part[LudorState], ...] = (
     Part("titles", lambda state, viewer: _values(state.titles)),
     Part("finished", lambda state, viewer: list(state.finished)),
     Part("trick", _trick_view),
-    Part("tricks", lambda state, viewer: [codec.dump(t) for t in state.tricks]),
+    Part("tricks", lambda state, viewer: [t.doc for t in state.tricks]),
     Part("two_of_oros_played", lambda state, viewer: TWO_OF_OROS_CODE in state.pile),
     Part("exchange", _exchange_view),
     Part("to_give", lambda state, viewer: list(state.to_give)),
