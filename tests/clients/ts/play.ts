@@ -208,6 +208,8 @@ async function playWholeGame<A extends { type: string }, G extends Envelope>(nam
   const seen = { moves: 0, stale: false, conflict: "", eventTypes: new Set<string>(), gameOver: "", told: [""],
                  listings: 0, nextGiven: 0, fromAnswer: 0 };
   const played: A[] = [];
+  const offered = new Map<string, A>(); // every action a listing of seat 0 held, by its canonical text
+  const offer = (actions: A[]): void => actions.forEach((a) => offered.set(canonical(a), a));
   const grant = await game.create();
   if (grant.seat !== 0) fail(`${name}: the creator got seat ${grant.seat}`);
   let after = 0;
@@ -245,8 +247,9 @@ async function playWholeGame<A extends { type: string }, G extends Envelope>(nam
     // when the seat may act only out of turn (Ludor's Autoplim, listed in a move's `next`): an
     // action of its turn is then refused as not its turn, without the same list)
     if (seen.conflict === "" && g.to_act.includes(0) && !listed.templates.some((t) => "domain" in t)) {
+      // an action listed before (played or not) that is not listed now: a 409 listing what is
       const known = new Set(listed.actions.map(canonical));
-      const gone = played.find((a) => !known.has(canonical(a)));
+      const gone = [...offered.values()].find((a) => !known.has(canonical(a)));
       if (gone !== undefined) {
         const answer = await game.play(gone, etag); // judged at the version listed
         if (answer.kind === "conflict") {
@@ -261,6 +264,7 @@ async function playWholeGame<A extends { type: string }, G extends Envelope>(nam
         continue;
       }
     }
+    offer(listed.actions);
     const action = game.choose(g, listed.actions, listed.templates) ?? fail(`${name}: nothing to play`);
     if (!seen.stale && g.version > 1) {
       const answer = await game.play(action, `"${g.version - 1}"`);
