@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from ludic import language as L
 from ludic.language import RuleError
-from ludic.space import Space, atom_tables
+from ludic.space import Space, atom_tables, wider_tables
 from ludic.tables import table_of
 from ludic.universe import BREAK, COLUMNS, OBEY, SETS, CardType, set_of_codes, split_set
 
@@ -192,7 +192,7 @@ def believe(space: Space, ev: Evidence) -> Belief:
         best = int(misses.min())
         rows = np.flatnonzero(misses == best).astype(np.int64)
         if best > 0:
-            extended = _merge([_extend(space, rows, ev), _extend_pairs(space, ev)], ev)
+            extended = _merge([_extend_atoms(space, ev), _extend(space, rows, ev), _extend_pairs(space, ev)], ev)
             if extended is not None:
                 return extended
     if best == 0:
@@ -308,6 +308,85 @@ def _extend_pairs(space: Space, ev: Evidence) -> Belief | None:
         return L.Or(pair) if ops[i] == 1 else L.And(pair)
 
     return Belief(packed, prior_weights(packed), 0, ev.labels, rule)
+
+
+WIDER_LIMIT = 4000
+"""At most this many ``R or A`` (and as many ``R and A``) from :func:`_extend_atoms`."""
+
+
+def _extend_atoms(space: Space, ev: Evidence) -> Belief | None:
+    """A statement the space lacks (:func:`ludic.space.wider_tables`: "the product is at least 68",
+    "there is a black card higher than 9", "the top card is even and red", ...) alone, or joined
+    with ``or`` / ``and`` to any rule R of the space or to another such statement, when that fits
+    every observation. Used only once no rule of the space fits, so rules of the space are found
+    exactly as before. For ``R or A``: A breaks on every set seen breaking, R too (the candidate
+    sides of :func:`_pair_sides`), and together they obey every set seen obeying (``and``: the
+    same, negated); every partner of each A is found at once, by the sets A leaves uncovered."""
+    if not ev.labels:
+        return None
+    rules, pool = wider_tables(space)
+    sets, want = _label_arrays(ev.labels)
+    pool_bits = _bits_at(pool, sets).astype(bool)
+    singles: list[npt.NDArray[np.int64]] = []
+    pairs: list[tuple[int, npt.NDArray[np.int64], npt.NDArray[np.int64]]] = []
+    for op, side in zip((1, 0), _pair_sides(space, ev), strict=True):
+        target = want.astype(bool) if op == 1 else ~want.astype(bool)
+        bits = pool_bits if op == 1 else ~pool_bits
+        ok = np.flatnonzero(~bits[:, ~target].any(axis=1))
+        if not len(ok) or not target.any():
+            continue
+        cover = bits[ok][:, target]
+        whole = cover.all(axis=1)
+        singles.append(ok[whole])
+        side_cover = _bits_at(space.packed[side], sets[target]).astype(bool)
+        if op == 0:
+            side_cover = ~side_cover
+        side_words, ok_words, missing = _words64(side_cover), _words64(cover), _words64(~cover)
+        patterns, which = np.unique(missing, axis=0, return_inverse=True)
+        which = which.ravel()
+        lefts, rights = [], []
+        count = 0
+        for p, pattern in enumerate(patterns):
+            if not pattern.any():
+                continue
+            in_space = side[~(pattern[None, :] & ~side_words).any(axis=1)]
+            in_pool = np.flatnonzero(~(pattern[None, :] & ~ok_words).any(axis=1))
+            for i in np.flatnonzero(which == p):
+                others = ok[in_pool[in_pool > i]]
+                lefts += [np.full(len(in_space), ok[i]), np.full(len(others), ok[i])]
+                rights += [in_space, -1 - others]
+                count += len(in_space) + len(others)
+            if count >= WIDER_LIMIT:
+                break
+        if lefts:
+            pairs.append((op, np.concatenate(lefts)[:WIDER_LIMIT], np.concatenate(rights)[:WIDER_LIMIT]))
+    alone = np.unique(np.concatenate(singles)) if singles else np.zeros(0, dtype=np.int64)
+    if not len(alone) and not pairs:
+        return None
+    ops = np.concatenate([np.full(len(alone), -1)] + [np.full(len(p[1]), p[0]) for p in pairs])
+    atom_of = np.concatenate([alone] + [p[1] for p in pairs])
+    other = np.concatenate([np.full(len(alone), -1)] + [p[2] for p in pairs])
+    # The simplest first (a guess is one of the first few likeliest): one statement alone, then
+    # joined to an atom, then to a pair of atoms.
+    joins = np.where(ops < 0, 0, np.where(other < 0, 1, 1 + (space.recipes[np.maximum(other, 0), 0] != 0)))
+    order = np.argsort(joins, kind="stable")
+    ops, atom_of, other = ops[order], atom_of[order], other[order]
+    right_tables = np.where((other >= 0)[:, None], space.packed[np.maximum(other, 0)], pool[np.maximum(-1 - other, 0)])
+    packed = np.where((ops == 1)[:, None], pool[atom_of] | right_tables,
+                      np.where((ops == 0)[:, None], pool[atom_of] & right_tables, pool[atom_of]))
+    keep = _distinct_rows(packed, ev.wrong)
+    if not len(keep):
+        return None
+
+    def rule(i: int) -> L.Rule:
+        j = int(keep[i])
+        atom = rules[int(atom_of[j])]
+        if ops[j] < 0:
+            return atom
+        partner = space.rule(int(other[j])) if other[j] >= 0 else rules[int(-1 - other[j])]
+        return L.Or((partner, atom)) if ops[j] == 1 else L.And((partner, atom))
+
+    return Belief(packed[keep], prior_weights(packed[keep]), 0, ev.labels, rule)
 
 
 def _distinct_rows(packed: npt.NDArray[np.uint8], wrong: tuple[int, ...]) -> npt.NDArray[np.int64]:

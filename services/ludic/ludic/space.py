@@ -149,6 +149,51 @@ def atom_tables(space: Space) -> tuple[tuple[L.Rule, ...], npt.NDArray[np.uint8]
     return rules, packed.reshape(len(rules), BYTES).copy()
 
 
+def beyond_atoms() -> list[L.Rule]:
+    """Statements the space lacks, used only to reason *beyond* it (``seeker._extend_atoms``, once
+    no rule of the space fits what was seen): the product past every value it takes, a colored
+    card past every rank ("there is a black card higher than 9"), "the set contains a 6" and
+    "neither card is a 6", a card's parity and color together ("the top card is even and red"), a
+    card's two ranks ("the bottom card is a 4 or an 8") and ranges ("between 7 and 9"), one card
+    twice the other. Not part of :func:`atoms` (nor of the fingerprint, the space's tables or the
+    catalogue): a larger space costs actions on every rule in it."""
+    out: list[L.Rule] = []
+    products = sorted({a * b for a in range(2, 14) for b in range(2, 14)})
+    out += [L.Compare(PRODUCT, "ge", L.Const(k)) for k in products[1:]]
+    out += [L.Compare(PRODUCT, "le", L.Const(k)) for k in products[:-1]]
+    for color in ("red", "black"):
+        some = L.Quantified("some", (color,), "a")
+        out += [L.Compare(some, "ge", L.Const(k)) for k in range(3, 14)]
+        out += [L.Compare(some, "le", L.Const(k)) for k in range(2, 13)]
+    for kind in ("some", "no"):
+        out += [L.Compare(L.Quantified(kind, (), kind), "eq", L.Const(k)) for k in range(2, 14)]
+    top, bottom = CARDS
+    out += [L.Compare(top, "eq", L.Arith("*", bottom, L.Const(2))),
+            L.Compare(bottom, "eq", L.Arith("*", top, L.Const(2)))]
+    for card in CARDS:
+        out += [L.Property(card, (parity, color)) for parity in ("even", "odd") for color in ("red", "black")]
+        out += [L.Or((L.Compare(card, "eq", L.Const(a)), L.Compare(card, "eq", L.Const(b))))
+                for a in range(2, 14) for b in range(a + 1, 14)]
+        out += [L.Between(card, L.Const(low), L.Const(high)) for low in range(3, 12) for high in range(low + 2, 13)]
+    return out
+
+
+@functools.lru_cache(maxsize=2)
+def wider_tables(space: Space) -> tuple[tuple[L.Rule, ...], npt.NDArray[np.uint8]]:
+    """:func:`atom_tables` and then :func:`beyond_atoms`, one statement per distinct table (the
+    first), with their packed tables: what the expert Seeker joins to a rule of the space (or to
+    each other) when no rule of the space fits."""
+    rules, packed = atom_tables(space)
+    extra = beyond_atoms()
+    extra_packed = np.frombuffer(b"".join(compile_rule(rule).obey.to_bytes(BYTES, "little") for rule in extra),
+                                 dtype=np.uint8).reshape(len(extra), BYTES)
+    both = np.concatenate([packed, extra_packed])
+    _, first = np.unique(np.ascontiguousarray(both).view(np.dtype((np.void, BYTES))).ravel(), return_index=True)
+    first.sort()
+    every = rules + tuple(extra)
+    return tuple(every[int(i)] for i in first), both[first].copy()
+
+
 def fingerprint(atom_list: Sequence[L.Rule]) -> str:
     """What names a space: its atoms (the disk cache's file, the catalogue it was measured on)."""
     text = "\n".join(L.render(a) for a in atom_list)
@@ -166,6 +211,7 @@ def _warm(sp: Space) -> None:
     """Build the lookups a bot needs now, not during its first decision."""
     _index(sp)
     atom_tables(sp)
+    wider_tables(sp)
 
 
 def cache_dir() -> Path:
