@@ -12,7 +12,8 @@ rules written the way people write them (`tests/ludic/human_rules.txt`, `--human
 at most 40 actions each): how often the expert finds them within 40 actions; then rules it has
 never seen (`--fresh` rules drawn by `ludic/fresh.py`, a grammar of human-style rules of its own,
 from a new seed each run, printed; `--fresh-seed` repeats a draw): found rate and mean actions in
-and beyond its hypothesis space, and how many statements its guesses join; then a spectator who
+and beyond its hypothesis space, how many statements its guesses join, and the time of a decision
+(``--rules 0 --space-rules 0`` skips the drills, e.g. to measure fresh rules alone); then a spectator who
 knows the Vexer's catalogue (`--spectator` real rounds per band): how many rules of the band are
 left after 3 and 6 public sets;
 the hypothesis space size; the median, p95, p99 and worst time of one decision (CPU time of the
@@ -73,6 +74,8 @@ class Timed:
 
 
 def report(label: str, results: list[DrillResult]) -> None:
+    if not results:
+        return
     solved = [r for r in results if r.solved]
     actions = [r.actions for r in solved]
     draws = [r.draws for r in solved]
@@ -212,6 +215,9 @@ def bench_fresh(n_rules: int, seed: int) -> None:
     print(f"  guesses: {len(sizes)}, statements a guess: median {statistics.median(sizes):.0f}, "
           f"p95 {percentile(sizes, 0.95):.0f}, worst {sizes[-1]}; more than 4: "
           f"{100 * sum(x > 4 for x in sizes) / len(sizes):.1f}%")
+    ms = sorted(1000 * t for t in seeker.cpu)
+    print(f"  one decision, CPU time: median {statistics.median(ms):.2f} ms, p99 {percentile(ms, 0.99):.2f} ms, "
+          f"worst {max(ms):.2f} ms over {len(ms)} decisions")
     missed = [text for (text, _), (_, r) in zip(rules, results, strict=True) if not r.solved]
     for text in missed[:5]:
         print(f"  not found: {text}")
@@ -341,7 +347,8 @@ def main() -> None:
                           "games": 30, "level_rounds": 10, "seed": 7},
                  {"rules": 12, "space_rules": 8, "human": 20, "fresh": 40, "spectator": 10, "games": 20,
                   "level_rounds": 1})
-    bench_drills(args.rules, args.space_rules, args.seed)
+    if args.rules or args.space_rules:  # 0 and 0: the other parts alone (e.g. only --fresh)
+        bench_drills(args.rules, args.space_rules, args.seed)
     if args.human:
         bench_human(args.human, args.seed)
     if args.fresh:
