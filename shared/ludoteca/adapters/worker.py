@@ -29,6 +29,7 @@ before the turn (one HMGET, only when exporting).
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import threading
@@ -210,6 +211,7 @@ def _preload_games(**_: Any) -> None:
                 log.info("%s's bots warmed up in %.2f s", name, time.perf_counter() - start)
         except Exception:  # a game being written must not stop the others' bots
             log.warning("could not load game %s", name, exc_info=True)
+    gc.freeze()  # the games and their bots' tables, before the pool forks: no full collection walks them again
 
 
 worker_init.connect(_preload_games, weak=False)

@@ -9,6 +9,7 @@ dispatcher (the Celery worker's queues on ``Settings.broker_url``); ``create_app
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 from importlib.metadata import entry_points
@@ -35,4 +36,8 @@ def make_app(game: str | None = None) -> Flask:
     settings = Settings.from_env()
     app = create_app(registry.game(name), settings, dispatcher=CeleryDispatcher.for_url(settings.broker_url))
     install_body_errors(app)  # gunicorn's body parser errors: 400 problem+json
+    # What the process holds from now on (the modules, the schemas, the bots' tables: ~150k
+    # objects) moves out of the collector's generations: a full collection no longer walks it
+    # (60-90 ms each, 11-15 a thousand moves of Speculation, ~0.9 ms of CPU a move; frozen: 1/15)
+    gc.freeze()
     return app
