@@ -184,6 +184,14 @@ def shape(game: str) -> Shape:
                  "else GET)")
 
 
+def hold_at_choice(state: dict[str, Any], hold_at: int) -> dict[str, Any]:
+    """The hold-at policy's move from a push-your-luck game's state (its view): hold once the turn
+    total, with a pending throw's best numeral (Ludix's), reaches ``hold_at``, else roll."""
+    pending = state.get("throw") or {}
+    best = max((n["value"] for n in pending.get("numerals") or []), default=0)
+    return {"type": "hold"} if state["turn_total"] + best >= hold_at else {"type": "roll"}
+
+
 SHAPES = {**{game: shape(game) for game in registry.names()},
           "null": Shape("null", 0, {}, "POST /null/<id> {\"n\": i}: one request a 'move'")}
 """Every registered game's shape, and the null endpoint's."""
@@ -255,10 +263,7 @@ class Table:
 
     async def choose(self, seat: int) -> dict[str, Any]:
         if self.shape.hold_at is not None:
-            state = self.game["state"]
-            pending = state.get("throw") or {}
-            best = max((n["value"] for n in pending.get("numerals") or []), default=0)
-            return {"type": "hold"} if state["turn_total"] + best >= self.shape.hold_at else {"type": "roll"}
+            return hold_at_choice(self.game["state"], self.shape.hold_at)
         # one request a move: the seat that moved last and acts again has its listing (and its
         # view) in that move's answer; another seat lists its own
         listed, view = self.next, self.game

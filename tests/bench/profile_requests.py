@@ -5,12 +5,13 @@ and optionally a cProfile of the server's part only (the client's own work is ne
     python tests/bench/profile_requests.py speculation              # CPU per request kind
     python tests/bench/profile_requests.py ludic --moves 500 --profile tottime
 
-The shape is ``bench_api.py``'s (``driver.SHAPES``): human seats, the seat to act lists its
-actions and posts one at random (Ludix: roll or hold at 20 from the answer's state), a finished
-game replaced by a new one. The app is ``create_app``'s, hot routes on (``--flask-path``: off),
-rate limits on at a level no table reaches, over an embedded real redis-server. The figures are
-process CPU (``time.process_time``) around the app's WSGI call: compare kinds and revisions in
-one run, not with the HTTP figures of ``make bench`` (which add gunicorn, the sockets and Redis).
+The shape is ``bench_api.py``'s (``driver.SHAPES``): human seats, the seat to act lists its actions
+and posts one at random (a push-your-luck game, Ludix or Pig: roll or hold at 20 from the answer's
+state), a finished game replaced by a new one. The app is ``create_app``'s, hot routes on
+(``--flask-path``: off), rate limits on at a level no table reaches, over an embedded real redis-
+server. The figures are process CPU (``time.process_time``) around the app's WSGI call: compare
+kinds and revisions in one run, not with the HTTP figures of ``make bench`` (which add gunicorn,
+the sockets and Redis).
 
 ``--engine``: also the game engine's share of it: process CPU inside the engine's methods
 (``load``, ``apply``, ``view``, ``legal_actions`` ...; outermost calls only, so an engine method
@@ -41,7 +42,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from driver import SHAPES
+from driver import SHAPES, hold_at_choice
 from ludoteca.adapters.hosting import create_app
 from ludoteca.config import Settings
 from ludoteca.entrypoints.devstack import Supervisor, embedded_redis
@@ -148,17 +149,18 @@ def play(game: str, moves: int, profile: str | None, flask_path: bool, redis_url
         table["gid"], table["tokens"] = made["game"]["id"], [made["token"]]
         for _ in range(shape.seats - 1):
             table["tokens"].append(client.post(f"/games/{table['gid']}/players", json={}).get_json()["token"])
-        if game == "ludix":
-            client.post(f"/games/{table['gid']}/actions", json={"type": "alea_jacta_est"},
-                        headers={"Authorization": f"Bearer {table['tokens'][0]}"})
         table["game"] = client.get(f"/games/{table['gid']}").get_json()
+        while shape.hold_at is not None:  # the moves before the first roll (Ludix's call), at random
+            auth = {"Authorization": f"Bearer {table['tokens'][table['game']['to_act'][0]]}"}
+            listed = client.get(f"/games/{table['gid']}/actions", headers=auth).get_json()["actions"]
+            if any(a["type"] == "roll" for a in listed):
+                break
+            table["game"] = client.post(f"/games/{table['gid']}/actions", json=rnd.choice(listed),
+                                        headers=auth).get_json()["game"]
 
     def choose(seat: int, auth: dict[str, str]) -> dict[str, Any]:
-        if game == "ludix":
-            state = table["game"]["state"]
-            throw = state.get("throw")
-            best = max((n["value"] for n in (throw or {}).get("numerals") or []), default=0)
-            return {"type": "hold"} if throw and state["turn_total"] + best >= 20 else {"type": "roll"}
+        if shape.hold_at is not None:
+            return hold_at_choice(table["game"]["state"], shape.hold_at)
         listed = client.get(f"/games/{table['gid']}/actions", headers=auth).get_json()
         if listed["actions"]:
             action: dict[str, Any] = rnd.choice(listed["actions"])
