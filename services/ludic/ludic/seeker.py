@@ -3,9 +3,11 @@
 Evidence a Seeker has (all in its view): the initial sets, every set placed this round with its
 column (the public log, even of sets now face down), the sets its hints showed, and the guesses
 judged wrong. A hypothesis survives when it agrees with all of it. When none does (a human's rule
-outside the space), the Seeker tries one more atom on the nearest rules (``R and A``, ``R or A``);
-failing that, it keeps the rules with the fewest disagreements and guesses the best one *patched*
-with the observed exceptions, so that its guess never contradicts what it saw.
+outside the space), the Seeker tries a statement the space lacks (or an atom, or a single-card
+literal), alone or joined to a rule of the space (``R and A``, ``R or A``), and two rules of the
+space together (``R or S``, ``R and S``); failing that, it keeps the rules with the fewest
+disagreements and guesses the best one *patched* with the observed exceptions, so that its guess
+never contradicts what it saw.
 
 Every option is scored in expected bits of information per action (see :func:`decide`).
 """
@@ -25,7 +27,7 @@ import numpy.typing as npt
 
 from ludic import language as L
 from ludic.language import RuleError
-from ludic.space import Space, atom_tables, wider_tables
+from ludic.space import Space, wider_tables
 from ludic.tables import table_of
 from ludic.universe import BREAK, COLUMNS, OBEY, SETS, CardType, set_of_codes, split_set
 
@@ -35,8 +37,6 @@ GUESS_SAMPLE = 192
 """How many survivors estimate what a guess is worth."""
 GUESS_CANDIDATES = 8
 """How many of the likeliest survivors are considered for a guess."""
-EXTEND_BASE = 96
-"""How many of the nearest rules get one more atom when no rule of the space fits."""
 MAX_EXCEPTIONS = 1
 """A guess names at most this many sets as exceptions to a rule of the space (a set is two
 statements: 'the top card is a red 7 and the bottom card is a black 4'): a guess stays a rule a
@@ -179,8 +179,9 @@ def _misses(space: Space, labels: tuple[tuple[int, bool], ...]) -> npt.NDArray[n
 
 
 def believe(space: Space, ev: Evidence) -> Belief:
-    """Candidate elimination: the rules of the space that fit every observation; else the space's
-    nearest rules with one more atom that fit; else the nearest rules (to be patched)."""
+    """Candidate elimination: the rules of the space that fit every observation; else the joins
+    beyond the space that fit (:func:`_extend_atoms`, :func:`_extend_pairs`); else the nearest
+    rules (to be patched)."""
     rows = _narrowed(space, ev)
     best = 0
     if rows is None:
@@ -192,39 +193,13 @@ def believe(space: Space, ev: Evidence) -> Belief:
         best = int(misses.min())
         rows = np.flatnonzero(misses == best).astype(np.int64)
         if best > 0:
-            extended = _merge([_extend_atoms(space, ev), _extend(space, rows, ev), _extend_pairs(space, ev)], ev)
+            extended = _merge([_extend_atoms(space, ev), _extend_pairs(space, ev)], ev)
             if extended is not None:
                 return extended
     if best == 0:
         _remember(space, ev, rows)
     found = rows
     return Belief(space.packed[found], prior(space)[found], best, ev.labels, lambda i: space.rule(int(found[i])))
-
-
-def _extend(space: Space, rows: npt.NDArray[np.int64], ev: Evidence) -> Belief | None:
-    """``R and A`` / ``R or A`` for the nearest rules R and every atom A that fit all observations."""
-    atoms, atom_packed = atom_tables(space)
-    base = rows[:EXTEND_BASE]
-    sets, want = _label_arrays(ev.labels)
-    base_bits, atom_bits = _bits_at(space.packed[base], sets), _bits_at(atom_packed, sets)
-    parts = []
-    for op, combine in enumerate((np.bitwise_and, np.bitwise_or)):
-        r, a = np.nonzero((combine(base_bits[:, None, :], atom_bits[None]) == want).all(axis=2))
-        parts.append((np.full(len(r), op), base[r], a, combine(space.packed[base[r]], atom_packed[a])))
-    ops, lefts, rights = (np.concatenate([p[k] for p in parts]) for k in range(3))
-    packed = np.concatenate([p[3] for p in parts])
-    if not len(packed):
-        return None
-    keep = _distinct_rows(packed, ev.wrong)
-    if not len(keep):
-        return None
-
-    def rule(i: int) -> L.Rule:
-        j = int(keep[i])
-        pair = (space.rule(int(lefts[j])), atoms[int(rights[j])])
-        return L.And(pair) if ops[j] == 0 else L.Or(pair)
-
-    return Belief(packed[keep], prior_weights(packed[keep]), 0, ev.labels, rule)
 
 
 PAIR_BASE = 32
@@ -316,7 +291,8 @@ WIDER_LIMIT = 4000
 
 def _extend_atoms(space: Space, ev: Evidence) -> Belief | None:
     """A statement the space lacks (:func:`ludic.space.wider_tables`: "the product is at least 68",
-    "there is a black card higher than 9", "the top card is even and red", ...) alone, or joined
+    "there is a black card higher than 9", "the top card is even and red", ...; or an atom of the
+    space, or a single-card literal: "the top card is a red 7") alone, or joined
     with ``or`` / ``and`` to any rule R of the space or to another such statement, when that fits
     every observation. Used only once no rule of the space fits, so rules of the space are found
     exactly as before. For ``R or A``: A breaks on every set seen breaking, R too (the candidate
