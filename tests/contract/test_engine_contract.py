@@ -192,8 +192,11 @@ def play(definition: GameDefinition, seed: str, levels: list[str | None], option
         if strict:
             assert canonical(engine.dump(state)) == before, rule(
                 "immutable-input", f"{where}: apply, a view or a listing changed its input (an Rng drawn in place?)")
-            data = json.loads(json.dumps(engine.dump(new)))
-            assert canonical(engine.dump(engine.load(data))) == canonical(engine.dump(new)), rule(
+            dumped = engine.dump(new)
+            data = json.loads(json.dumps(dumped))
+            assert data == dumped, rule(  # a tuple is not a list, an int key not a str one
+                "codec", f"{where}: dump(state) is not plain JSON values (what decoding its text gives)")
+            assert canonical(engine.dump(engine.load(data))) == canonical(dumped), rule(
                 "codec", f"{where}: load(dump(state)) differs")
             check_events(definition.name, events, n)
         log.append((seat, action))

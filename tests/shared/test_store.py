@@ -11,8 +11,11 @@ import redis
 from ludoteca.adapters.connect import blocking_client
 from ludoteca.adapters.connect import redis_client as make_client
 from ludoteca.adapters.store import LONG_BLOCK_MS, LONG_BLOCK_SECONDS, GameStore
+from ludoteca.core import jsontext
 from ludoteca.service_layer.events import EventRecord
+from ludoteca.service_layer.record import GameRecord, Status
 from ludoteca.service_layer.repository import IdempotencyEntry, UnitOfWork
+from ludoteca.service_layer.timers import TurnClock
 
 
 def make_store(client: redis.Redis) -> GameStore:
@@ -133,3 +136,41 @@ def test_results_recorded_once(redis_client: redis.Redis) -> None:
     board = store.leaderboard(10)
     assert board[0]["player"] == "ana" and board[0]["wins"] == 1 and board[0]["played"] == 1
     assert store.stats()["games"] == 1
+
+
+def test_a_read_of_the_same_bytes_decodes_nothing_and_another_process_write_is_read_afresh(
+        redis_client: redis.Redis) -> None:
+    """DecodedDocs: a committed document is what the next read of it gets (the very object: no
+    decoding), a read of the same bytes again too; a write by another process (another store
+    object: other bytes) is decoded afresh; the memory is bounded; a stale commit's current
+    document is the one stored."""
+    store, other = make_store(redis_client), make_store(redis_client)
+    gid = new_game(store)
+    first = store.load(gid)
+    assert store.load(gid).doc is first.doc  # the same bytes: the same document
+    doc = {"n": 1, "event_count": 1, "state": {"cards": [[1, 2], [3]], "who": None}}
+    assert store.commit(move(gid, 1, doc)).status == "ok"
+    read = store.load(gid)
+    assert read.version == 2 and read.doc is doc  # what was committed, as stored
+    elsewhere = {"n": 2, "event_count": 1, "state": {"cards": [[4]], "who": 0}}
+    assert other.commit(move(gid, 2, elsewhere)).status == "ok"
+    fresh = store.load(gid)
+    assert fresh.version == 3 and fresh.doc == elsewhere and fresh.doc is not elsewhere
+    stale = store.commit(move(gid, 2, {"n": 9, "event_count": 1}))
+    assert stale.status == "stale" and stale.current is not None and stale.current.doc is fresh.doc
+    store.decoded.size = 2
+    for _ in range(3):
+        store.load(new_game(store))
+    assert len(store.decoded._docs) == 2 and store.load(gid).doc == elsewhere  # bounded, and read again
+
+
+def test_a_record_document_is_plain_json() -> None:
+    """What the store keeps of a commit is the service's document as built (DecodedDocs): it must
+    be what decoding its bytes gives (lists, not tuples; str keys), as the engines' dumps are
+    (tests/contract, rule 'codec')."""
+    record = GameRecord(id="g", players=("human", "bot:random"), names=("Ada", "random"), token_hashes=("h", None),
+                        options={"target": 10}, seed="s", seed_sha256="d", created_at=1.0, event_count=3,
+                        status=Status.ACTIVE, state={"a": [1]}, viewer_counts=(1, 2, 3), player_ids=("p", None),
+                        timer=TurnClock(12.5, (0,), {0: 4}))
+    doc = record.to_doc()
+    assert jsontext.loads(jsontext.dumps(doc)) == doc

@@ -124,7 +124,9 @@ class Engine(Protocol[S]):
       one not in the seat's ``legal``; handlers never check a raw body.
     - ``illegal-lists-legal``: an ``IllegalActionError`` that carries ``legal`` carries exactly the
       caller's :meth:`legal_actions` (an ``ActionEngine``'s refusals always do).
-    - ``codec``: :meth:`load` of :meth:`dump`, through JSON, is the same state.
+    - ``codec``: :meth:`load` of :meth:`dump`, through JSON, is the same state; and :meth:`dump`
+      gives plain JSON values, what decoding its text gives (lists, not tuples; ``str`` keys): the
+      store keeps a committed document as it is, for the reads that find the same bytes.
     - ``replay``: the same seed and the same actions give a byte-identical :meth:`dump` (pure: no
       I/O, no clock, no global random; all randomness from the ``Rng`` given to :meth:`new_game`).
     - ``bound``: :meth:`max_actions` is a positive ``int`` for every seat count and option set,

@@ -432,7 +432,7 @@ class GameService:
         if state is None:
             known = self.recent.get(stored.record.id) if not stored.cached else None
             if known is not None and known.version == stored.version and STATE in known.derived \
-                    and known.doc["state"] == stored.doc["state"]:
+                    and (known.doc is stored.doc or known.doc["state"] == stored.doc["state"]):
                 state = known.derived[STATE]
             else:
                 state = self.engine.load(stored.record.state)
