@@ -633,6 +633,7 @@ async function play(table, action) {
       note("Someone moved first: the table is up to date again, make your move.");
       table.sel = {};
       table.listing = null; // stale: no move is offered until the table is read again, at once
+      el("table").dataset.yourTurn = "false"; // (render says it again from the listing read)
       drawBoard(table);
     } else {
       showProblem(answer, "Your move was refused");
