@@ -29,15 +29,15 @@ def make_app(game: str | None = None) -> Flask:
         raise RuntimeError("set LUDOTECA_GAME to the game this process hosts")
     services = {ep.name: ep for ep in entry_points(group="ludoteca.services")}
     if name in services and name not in registry.names():
-        platform: Flask = importlib.import_module(services[name].module).make_app()
-        install_body_errors(platform)
-        return platform
-    configure_logging(name)  # every line names the service and the pid; access logs at INFO
-    settings = Settings.from_env()
-    app = create_app(registry.game(name), settings, dispatcher=CeleryDispatcher.for_url(settings.broker_url))
+        app: Flask = importlib.import_module(services[name].module).make_app()
+    else:
+        configure_logging(name)  # every line names the service and the pid; access logs at INFO
+        settings = Settings.from_env()
+        app = create_app(registry.game(name), settings, dispatcher=CeleryDispatcher.for_url(settings.broker_url))
     install_body_errors(app)  # gunicorn's body parser errors: 400 problem+json
     # What the process holds from now on (the modules, the schemas, the bots' tables: ~150k
     # objects) moves out of the collector's generations: a full collection no longer walks it
-    # (60-90 ms each, 11-15 a thousand moves of Speculation, ~0.9 ms of CPU a move; frozen: 1/15)
+    # (60-90 ms each, 11-15 a thousand moves of Speculation, ~0.9 ms of CPU a move; frozen: 1/15).
+    # A platform service (players) alike: its start-up heap is as long-lived as a game's
     gc.freeze()
     return app
