@@ -440,6 +440,7 @@ function openTable(game, id, token, seat, first = null, byPlayer = false) {
   el("table").hidden = false;
   el("table").dataset.gameId = id;
   el("table").dataset.role = token ? "player" : "spectator";
+  markTurn(table); // false until this table's listing is read (not the last table's turn)
   delete el("table").dataset.followed;
   el("log").replaceChildren();
   el("latest").textContent = "";
@@ -633,7 +634,7 @@ async function play(table, action) {
       note("Someone moved first: the table is up to date again, make your move.");
       table.sel = {};
       table.listing = null; // stale: no move is offered until the table is read again, at once
-      el("table").dataset.yourTurn = "false"; // (render says it again from the listing read)
+      markTurn(table);
       drawBoard(table);
     } else {
       showProblem(answer, "Your move was refused");
@@ -669,8 +670,23 @@ function ctxOf(table) {
     name: (seat) => seatName(table, seat),
     play: (action) => play(table, action),
     rerender: () => drawBoard(table),
-    myTurn: () => !!table.listing && (table.listing.actions.length + table.listing.templates.length) > 0,
+    myTurn: () => mayAct(table),
   };
+}
+
+// Whether the listing held for the version shown offers you a move.
+function mayAct(table) {
+  return !!table.listing && (table.listing.actions.length + table.listing.templates.length) > 0;
+}
+
+// `data-your-turn` (what the page's styles, the status line and the browser tests read), derived
+// here only: true while the listing held offers a move and the game is not over; no listing held
+// (none read yet, or a 412 dropped it) offers none. Returns whether it changed.
+function markTurn(table) {
+  const yourTurn = String(mayAct(table) && !!table.view && table.view.status !== "finished");
+  const changed = el("table").dataset.yourTurn !== yourTurn;
+  el("table").dataset.yourTurn = yourTurn;
+  return changed;
 }
 
 function render(table, game, listing) {
@@ -689,10 +705,7 @@ function render(table, game, listing) {
   else if (moved) table.listing = null;
   el("table").dataset.version = String(game.version);
   el("table").dataset.status = game.status;
-  const mine = !!table.listing && (table.listing.actions.length + table.listing.templates.length) > 0;
-  const yourTurn = String(mine && game.status !== "finished");
-  if (el("table").dataset.yourTurn !== yourTurn || (moved && game.status === "finished")) myGamesSoon();
-  el("table").dataset.yourTurn = yourTurn;
+  if (markTurn(table) || (moved && game.status === "finished")) myGamesSoon();
   if (moved || (listing && !same(listing, before))) drawBoard(table);
   drawStatus(table);
   drawResult(table);
