@@ -10,7 +10,9 @@ every second, so the tests cross the server's own closes too.
   and a 204;
 - 200 open streams (3/4 through the front door) cost no request thread a move needs: a victim's
   moves and ``/healthz`` answer within a liveness bound while they are open, and the streams of
-  the tables a player joins get the join exactly once. Figures printed with ``-s``.
+  the tables a player joins get the join exactly once. Figures printed with ``-s``;
+- with ``?turns=true`` the seat to act learns its listing from its stream (``turn``), so a move
+  is one request: the listing equals ``GET .../actions``, once a version, to the seats that may act.
 """
 
 from __future__ import annotations
@@ -293,3 +295,49 @@ def test_200_open_streams_do_not_starve_moves(stack: Stack) -> None:
     assert max(loaded_health) < LIVENESS, ms(loaded_health)
     assert crowd.errors == []
     assert set(crowd.statuses) <= {200}
+
+
+def test_a_seat_streaming_its_turns_plays_with_one_request_a_move(stack: Stack) -> None:
+    """``?turns=true``: the seat to act learns its listing from its own stream (a ``turn``
+    message, once a version, without an ``id``), so each move is one request, its POST; the
+    listing is the one ``GET .../actions`` gives; a seat that may not act at a version gets no
+    turn for it; a spectator asking for turns gets a 401 problem."""
+    table = Table(f"{stack.front_door}/ludix", 2, {"target": 1000})
+    stream_url = f"{table.base}/games/{table.gid}/stream"
+    r = table.s.get(stream_url, params={"turns": "true"}, timeout=30)
+    assert r.status_code == 401 and r.headers["content-type"] == "application/problem+json", r.text
+    streams = {seat: RawStream(stream_url + "?turns=true", table.auth(seat)) for seat in (0, 1)}
+    to_act = {table.game["version"]: set(table.game["to_act"])}
+    try:
+        for move in range(16):
+            version, seat = table.game["version"], table.game["to_act"][0]
+
+            def turned(ms: list[Any], v: int = version) -> bool:
+                return any(m.event == "turn" and m.data["version"] == v for m in ms)
+
+            got = streams[seat].read_until(turned, timeout=LIFETIME - 1)
+            listing = next(m.data for m in got if m.event == "turn" and m.data["version"] == version)
+            assert listing["seat"] == seat and listing["status"] == "active"
+            if move < 6:  # the listing a request would have given, at the same version
+                listed = table.s.get(f"{table.base}/games/{table.gid}/actions", headers=table.auth(seat), timeout=30)
+                assert listed.json() == listing
+            kinds = {a["type"]: a for a in listing["actions"]}
+            action = kinds.get("hold") if move % 3 == 2 and "hold" in kinds else listing["actions"][0]
+            r = table.s.post(f"{table.base}/games/{table.gid}/actions", json=action, timeout=30,
+                             headers={**table.auth(seat), "If-Match": f'"{version}"'})
+            assert r.status_code == 200, r.text
+            table.game = r.json()["game"]
+            to_act[table.game["version"]] = set(table.game["to_act"])
+        last = table.game["version"]
+        for seat, s in streams.items():
+            s.read_until(lambda ms: any(m.data["version"] == last for m in events_of(ms)), timeout=LIFETIME - 1)
+            turns = [m for m in s.http.messages if m.event == "turn"]
+            versions = [m.data["version"] for m in turns]
+            assert len(versions) == len(set(versions)), versions  # once a version
+            assert all(m.id is None for m in turns)  # not an event: resuming goes by the events' ids
+            assert all(seat in to_act[v] for v in versions), (seat, versions, to_act)
+            assert [m.seq for m in events_of(s.http.messages)] == list(range(1, len(events_of(s.http.messages)) + 1))
+            assert not s.closed
+    finally:
+        for s in streams.values():
+            s.close()

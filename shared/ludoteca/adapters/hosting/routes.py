@@ -189,9 +189,9 @@ class GameRoutes:
         wait = min(wait, self.settings.max_long_poll_seconds)
         return json_response(self.service.events(game_id, seat, after, wait))
 
-    def stream_events(self, stored: Stored, seat: int | None, after: int) -> Response:
+    def stream_events(self, stored: Stored, seat: int | None, after: int, turns: bool = False) -> Response:
         return streams.event_stream(self.service, stored, seat, after, self.settings.max_stream_seconds,
-                                    self.settings.stream_heartbeat_seconds)
+                                    self.settings.stream_heartbeat_seconds, turns)
 
     def get_replay(self, game_id: str) -> Response:
         check_game_id(game_id)
@@ -425,7 +425,8 @@ def games_blueprint(routes: GameRoutes, schemas: GameSchemas) -> Blueprint:
                       description=streams.RESPONSE_DESCRIPTION)
         @blp.alt_response(204, description="The game is over and no event is left after the cursor")
         @_document(blp, 400, 401, 404, 422)
-        @blp.doc(security=optional_bearer, parameters=[STREAM_AFTER, streams.LAST_EVENT_ID_PARAMETER],
+        @blp.doc(security=optional_bearer,
+                 parameters=[STREAM_AFTER, streams.TURNS_PARAMETER, streams.LAST_EVENT_ID_PARAMETER],
                  operationId="streamEvents",
                  summary="Stream the game's events",
                  description=streams.DESCRIPTION.format(max_stream=Settings.max_stream_seconds))
@@ -435,7 +436,7 @@ def games_blueprint(routes: GameRoutes, schemas: GameSchemas) -> Blueprint:
             The caller's events as they happen (server-sent events), resumable."""
             stored, seat = _caller(routes, game_id)
             after = streams.cursor(query["after"], request.headers.get("Last-Event-ID"))
-            return routes.stream_events(stored, seat, after)
+            return routes.stream_events(stored, seat, after, query["turns"])
 
     @blp.route("/<string:game_id>/replay")
     class Replay(MethodView):

@@ -12,12 +12,24 @@ public ones only. The wire format is the HTML standard's ``text/event-stream``::
 
     : keep-alive                   a comment when nothing happened for a heartbeat
 
+    event: turn                    with ?turns=true, a seat's stream: you may act at this version,
+    data: {"version":5,"seat":1,"status":"active","actions":[...],"templates":[]}
+
     event: end                     the game is over and every event was sent: the server closes
     data: {"status":"finished","last_seq":42,"result":{...}}
 
 Numbers: the caller's own (:mod:`ludoteca.service_layer.numbering`): the events a seat may see,
 or the spectators', are numbered 1, 2, 3, ... without gaps, so no ``id`` tells anyone of an event
 written for someone else. Each viewer reads its own Redis stream: only its events wake it.
+
+Turns (``?turns=true``, a seat's stream only): after the events of each batch (and when the stream
+opens), a ``turn`` message whenever the seat may act at the game's version (to act, or out of
+turn), once a version: the seat's listing as ``GET .../actions`` gives it, its ``version`` the
+``If-Match`` of the move. A client that holds its stream so needs one request a move, the move
+itself, where it would otherwise list its actions each time the turn comes back to it (the answer
+to its own move carries its listing when it acts again: ``next``). The message has no ``id``: it
+is not an event, and resuming goes by the events' ids as before. It costs the stream what it
+already spent: the game is read after every batch anyway (for ``end``).
 
 Resuming: a client that reconnects sends the last id it received as ``Last-Event-ID`` (an
 EventSource does so by itself) or, where it cannot set a header, as the ``after`` query
@@ -54,12 +66,12 @@ import redis
 from flask import Response
 from ludoteca.adapters.hosting.schemas import MAX_SAFE_INTEGER, QueryInteger
 from ludoteca.core import jsontext
-from ludoteca.core.errors import BadRequestError, LudotecaError
+from ludoteca.core.errors import AuthenticationError, BadRequestError, LudotecaError
 from ludoteca.service_layer.presenter import result_body
 from ludoteca.service_layer.record import Status
 from ludoteca.service_layer.repository import Stored
 from ludoteca.service_layer.service import GameService
-from marshmallow import validate
+from marshmallow import fields, validate
 from redis.exceptions import RedisClusterException
 
 log = logging.getLogger("ludoteca.streams")
@@ -87,21 +99,26 @@ DESCRIPTION = (
     "`Last-Event-ID` (an EventSource sends it by itself) or `?after=` to resume with no event lost "
     "or repeated. Comments (`: keep-alive`) keep an idle stream open; when the game is over and "
     "every event was sent, an `end` event (status, `last_seq`, result) comes last and the stream "
-    "closes. The server closes a stream after at most {max_stream:g} s: reconnect where you were. "
+    "closes. With `turns=true` (a seat's token), a `turn` message also comes whenever you may act, once a "
+    "version: your listing as `GET .../actions` gives it, so a move needs no listing request first. "
+    "The server closes a stream after at most {max_stream:g} s: reconnect where you were. "
     "A finished game with nothing after the cursor answers 204 (an EventSource then stops).")
 MESSAGE_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["event", "data"],
     "description": "One message of the stream, as an EventSource (or any parser of the HTML standard's "
                    "format) dispatches it; comments and the first `retry` carry no data and dispatch nothing.",
     "properties": {
-        "event": {"type": "string", "enum": ["message", "end"],
-                  "description": "`message` (unnamed): an event; `end`: the game is over and every event was sent"},
+        "event": {"type": "string", "enum": ["message", "turn", "end"],
+                  "description": "`message` (unnamed): an event; `turn` (with `turns=true`): you may act, your "
+                                "listing; `end`: the game is over and every event was sent"},
         "id": {"type": "string", "pattern": "^[0-9]{1,15}$",
                "description": "The event's `seq`, in the caller's numbering: send it back as `Last-Event-ID` "
                               "(an EventSource keeps the last one, so `end` carries it too)"},
         "data": {"type": "string",
                  "description": "JSON on one line: for `message` the event as `GET .../events` gives it "
-                                "(`seq`, `version`, `type`, `data`, `by`); for `end` `{status, last_seq, result}`"},
+                                "(`seq`, `version`, `type`, `data`, `by`); for `turn` your listing as "
+                                "`GET .../actions` gives it (`version`, `seat`, `status`, `actions`, `templates`); "
+                                "for `end` `{status, last_seq, result}`"},
         "retry": {"type": "integer", "minimum": 0, "description": "The reconnection delay (ms)"},
     },
 }
@@ -115,6 +132,10 @@ PLAYER_MESSAGE_SCHEMA: dict[str, Any] = {**MESSAGE_SCHEMA, "properties": {
                                                                 "`Last-Event-ID`"},
     "data": {"type": "string", "description": "JSON on one line: the notice as the long-poll gives it"}}}
 """A player's stream's messages (``GET /players/me/events`` as server-sent events): notices only."""
+TURNS_DESCRIPTION = ("A seat's stream (your token): also a `turn` message whenever you may act, once a version, "
+                     "carrying your listing as `GET .../actions` gives it (its `version` is the move's `If-Match`)")
+TURNS_PARAMETER = {"name": "turns", "in": "query", "required": False, "schema": {"type": "boolean", "default": False},
+                   "description": TURNS_DESCRIPTION}
 LAST_EVENT_ID_PARAMETER = {
     "name": "Last-Event-ID", "in": "header", "required": False,
     "schema": {"type": "string", "pattern": "^[0-9]{1,15}$"},
@@ -128,6 +149,7 @@ class StreamQuerySchema(ma.Schema):
     after = QueryInteger(load_default=0, validate=validate.Range(min=0, max=MAX_SAFE_INTEGER),
                          metadata={"description": "Start after this seq (0: from the first event); "
                                                   "`Last-Event-ID` wins when given"})
+    turns = fields.Boolean(load_default=False, metadata={"description": TURNS_DESCRIPTION})
 
 
 def cursor(after: int, last_event_id: str | None) -> int:
@@ -145,54 +167,68 @@ def message(event: dict[str, Any]) -> bytes:
 
 
 def event_stream(service: GameService, stored: Stored, seat: int | None, after: int,
-                 lifetime: float, heartbeat: float) -> Response:
+                 lifetime: float, heartbeat: float, turns: bool = False) -> Response:
     """The answer to ``GET /games/{id}/stream`` for ``seat`` (``None``: a spectator), from the
-    game as the request read it."""
+    game as the request read it; ``turns``: with ``turn`` messages (a seat's only: 401 without)."""
+    if turns and seat is None:
+        raise AuthenticationError("Turn messages carry a seat's listing: stream with your seat's token.")
     record = stored.record
     if record.status is Status.FINISHED and after >= record.seen_by(seat):
         return Response(status=204, headers=HEADERS)
-    messages = _messages(service, record.id, seat, after, lifetime, heartbeat)
+    messages = _messages(service, record.id, seat, after, lifetime, heartbeat, turns)
     return Response(messages, mimetype=MEDIA_TYPE, headers=HEADERS)
 
 
 def _messages(service: GameService, game_id: str, seat: int | None, after: int,
-              lifetime: float, heartbeat: float) -> Iterator[bytes]:
+              lifetime: float, heartbeat: float, turns: bool) -> Iterator[bytes]:
     """The stream's bytes (:func:`pump`): ``end`` once the game is over and its last event was
-    read. The game is read again (its status and the caller's event count) after each batch and
-    each idle heartbeat: a game's last move may hold no event this caller may see."""
+    read; with ``turns``, a ``turn`` message the first time the seat may act at a version. The
+    game is read again (its status, the caller's event count, its state for a turn) after each
+    batch and each idle heartbeat: a game's last move may hold no event this caller may see."""
+    told = -1  # the version of the last turn message
 
     def read(at: int, wait: float) -> tuple[list[dict[str, Any]], int]:
         page = service.events(game_id, seat, at, wait)
         return page["events"], page["last_seq"]
 
-    def ended(at: int) -> bytes | None:
-        record = service.load(game_id).record  # the request's read may be old: look again
+    def look(at: int) -> tuple[bytes, bool]:
+        nonlocal told
+        stored = service.load(game_id)  # the request's read may be old: look again
+        record = stored.record
         if record.status is Status.FINISHED and at >= record.seen_by(seat):
             return b"event: end\ndata: %s\n\n" % jsontext.dumps(
                 {"status": record.status.value, "last_seq": at,
-                 "result": result_body(service.engine.result(service.engine.load(record.state)))})
-        return None
+                 "result": result_body(service.engine.result(service.state_of(stored)))}), True
+        if turns and seat is not None and stored.version != told:
+            listing = service.presenter.next_actions(stored.version, record.status, seat, service.state_of(stored))
+            if listing is not None:
+                told = stored.version
+                return b"event: turn\ndata: %s\n\n" % jsontext.dumps(listing), False
+        return b"", False
 
-    return pump(f"{service.d.name} game {game_id}", after, lifetime, heartbeat, read, ended)
+    return pump(f"{service.d.name} game {game_id}", after, lifetime, heartbeat, read, look)
 
 
 def pump(what: str, after: int, lifetime: float, heartbeat: float,
          read: Callable[[int, float], tuple[list[dict[str, Any]], int]],
-         ended: Callable[[int], bytes | None] | None = None) -> Iterator[bytes]:
+         look: Callable[[int], tuple[bytes, bool]] | None = None) -> Iterator[bytes]:
     """An event stream's bytes, for a game's stream and a player's alike: ``retry`` and a comment
     naming ``what`` first, then a message per event ``read(at, wait)`` gives (the events after
-    ``at``, waiting up to ``wait`` seconds, and the new cursor), a comment per idle heartbeat,
-    and the closing bytes ``ended(at)`` gives when the stream is over; until ``lifetime``
-    seconds have passed. A Redis failure (or a refusal) mid-stream closes it."""
+    ``at``, waiting up to ``wait`` seconds, and the new cursor), a comment per idle heartbeat;
+    at the start and after each batch and heartbeat, what ``look(at)`` says (bytes to send, and
+    whether the stream is over with them); until ``lifetime`` seconds have passed. A Redis
+    failure (or a refusal) mid-stream closes it."""
     until = time.monotonic() + lifetime
     at = after
     yield b"retry: %d\n: %s after %d\n\n" % (RETRY_MS, what.encode(), at)
     try:
         while True:
-            closing = ended(at) if ended is not None else None
-            if closing is not None:
-                yield closing
-                return
+            if look is not None:
+                said, over = look(at)
+                if said:
+                    yield said
+                if over:
+                    return
             left = until - time.monotonic()
             if left <= 0:
                 return
