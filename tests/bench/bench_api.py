@@ -9,6 +9,11 @@ with its append-only file, every service and the null endpoint under gunicorn as
     python tests/bench/bench_api.py --games ludix --flask-path
                                                # Ludix and the null, and Ludix with its hot route
                                                # off (ludix-flask), side by side
+    python tests/bench/bench_api.py --games ludic,speculation,ludor --turns --rounds 3
+                                               # and each of those games played by clients that
+                                               # hold every seat's event stream, listing by request
+                                               # (<game>+stream) or from the stream's turn messages
+                                               # (<game>+turns, ?turns=true), side by side
     python tests/bench/bench_api.py --games ludix --door-transport both --rounds 9
                                                # the front door to the services over keep-alive
                                                # TCP and over unix sockets, side by side (two
@@ -85,7 +90,7 @@ sys.path.insert(0, str(HERE))
 
 import redis  # noqa: E402
 import requests  # noqa: E402
-from driver import SHAPES, Counters, Table, play, run  # noqa: E402
+from driver import SHAPES, Counters, Table, close_streams, play, run  # noqa: E402
 from ludoteca.entrypoints.devstack import Supervisor, embedded_redis  # noqa: E402
 from ludoteca.service_layer import registry  # noqa: E402
 from stack import (  # noqa: E402
@@ -204,8 +209,20 @@ FLASK_PATH = "-flask"
 (``LUDOTECA_HOT_ROUTES=0``, :mod:`ludoteca.adapters.hosting.hotroutes` off), for ``--flask-path``."""
 
 
+TURNS, STREAMS = "+turns", "+stream"
+"""Systems named ``<game>+turns`` and ``<game>+stream`` (``--turns``): that game's service played
+by clients that hold each seat's event stream, as a client following a game does, with
+``turns=true`` taking each listing from its ``turn`` messages, or without, listing by request;
+the streams' server CPU is counted as the moves'."""
+
+
 def shape_of(system: str) -> str:
-    return system.removesuffix(FLASK_PATH)
+    return system.removesuffix(FLASK_PATH).removesuffix(TURNS).removesuffix(STREAMS)
+
+
+def service_of(system: str) -> str:
+    """The service a system plays (``<game>-flask`` is a service of its own)."""
+    return system.removesuffix(TURNS).removesuffix(STREAMS)
 
 
 DOOR_PATHS = {"tcp": ("door",), "unix": (UNIX_PATH,), "both": ("door", UNIX_PATH)}
@@ -216,15 +233,15 @@ over keep-alive TCP, as ``make run`` does; ``door-unix``: over their unix socket
 def make_systems(stack: Stack, games: list[str], tables: int, warm_moves: int) -> list[System]:
     systems = []
     for game in [*games, "null"]:
-        svc = stack.services[game]
+        svc = stack.services[service_of(game)]
         systems.append(System(game, "direct", svc.url, set(svc.pgids) | {stack.redis_pgid}, set(),
                               stack.redis_pgid))
         for path, door in stack.doors.items():
-            systems.append(System(game, path, f"{door.url}/{game}", set(svc.pgids) | {stack.redis_pgid},
+            systems.append(System(game, path, f"{door.url}/{service_of(game)}", set(svc.pgids) | {stack.redis_pgid},
                                   set(door.pgids), stack.redis_pgid))
     for i, s in enumerate(systems):
-        s.tables = [Table(s.base, SHAPES[shape_of(s.game)], random.Random(f"{i}-{k}"), Counters())
-                    for k in range(tables)]
+        s.tables = [Table(s.base, SHAPES[shape_of(s.game)], random.Random(f"{i}-{k}"), Counters(),
+                          turns=s.game.endswith(TURNS), streams=s.game.endswith(STREAMS)) for k in range(tables)]
         run(play(s.tables, warm_moves, 60))  # warm-up: games created, connections open
     return systems
 
@@ -415,8 +432,15 @@ def print_shapes(games: list[str], moves: int, tables: int) -> None:
           "stopping at its time cap (quick mode: the 2-minute budget shared among the phases); a finished "
           "game is replaced by a new one on the same table, its setup requests counted in req/move):")
     for game in [*games, "null"]:
-        print(f"  {game}: {SHAPES[shape_of(game)].describe}"
-              + (" (every request through Flask: LUDOTECA_HOT_ROUTES=0)" if game != shape_of(game) else ""))
+        print(f"  {game}: {SHAPES[shape_of(game)].describe}" + VARIANTS.get(game.removeprefix(shape_of(game)), ""))
+
+
+VARIANTS = {FLASK_PATH: " (every request through Flask: LUDOTECA_HOT_ROUTES=0)",
+            STREAMS: " (and every seat holds its event stream, as a client following the game does; the streams' "
+                     "opening counted as setup)",
+            TURNS: " (every seat holds its event stream with turns=true: a listing comes from the seat's turn "
+                   "message instead of GET .../actions)"}
+"""What a system's name suffix adds to its game's shape."""
 
 
 def header(args: argparse.Namespace, stack: Stack, mode: str) -> None:
@@ -529,6 +553,9 @@ def main() -> int:
     parser.add_argument("--logs", type=Path, help="keep the servers' logs in this directory")
     parser.add_argument("--flask-path", action="store_true",
                         help="also Ludix with the hot route off (every request through Flask), side by side")
+    parser.add_argument("--turns", action="store_true",
+                        help="also each game whose clients list their actions, played with every seat holding "
+                             "its event stream with turns=true (<game>+turns), side by side")
     parser.add_argument("--door-transport", choices=sorted(DOOR_PATHS), default="tcp",
                         help="how the front door reaches the services: keep-alive TCP (as make run), unix "
                              "sockets, or both side by side (two front doors in front of the same services)")
@@ -555,6 +582,8 @@ def main() -> int:
                 target, env = service_spec(REFERENCE, redis_url)
                 specs[REFERENCE + FLASK_PATH] = (target, {**env, "LUDOTECA_HOT_ROUTES": "0"})
                 games = [*games, REFERENCE + FLASK_PATH]
+            if args.turns:
+                games = [*games, *(g + kind for kind in (STREAMS, TURNS) for g in games if SHAPES[g].hold_at is None)]
             unix = args.door_transport != "tcp"
             stack.services = start_servers(sup, specs, logs, sockets=Path(tmp) if unix else None)
             for path in DOOR_PATHS[args.door_transport]:
@@ -574,6 +603,7 @@ def main() -> int:
                 print_targets(systems)
             print_sizing(systems)
             print_shapes(games, args.moves, args.tables)
+            close_streams([t for s in systems for t in s.tables])
             if args.full:
                 if REFERENCE in games and args.longpolls:
                     longpolls(systems, args, rclient)

@@ -145,6 +145,95 @@ class Connection:
         return status, data
 
 
+class TurnStream:
+    """A seat's event stream with ``turns=true`` (``GET .../stream?turns=true``) on a connection
+    of its own, read by a task: the listings its ``turn`` messages bring, by version, so the seat
+    plays without a listing request (a table played ``turns``); without ``turns``, the stream a
+    client holds to follow the game, its listings by request (a table played ``stream``).
+    Reopened where it was (after the last event's id) when the server closes it; over at the
+    game's ``end``."""
+
+    def __init__(self, base: str, gid: str, token: str, counters: Counters, turns: bool = True) -> None:
+        parts = urlsplit(base)
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+        query = "?turns=true" if turns else ""
+        self.head = (f"GET {parts.path.rstrip('/')}/games/{gid}/stream{query} HTTP/1.1\r\n"
+                     f"Host: {self.host}:{self.port}\r\nAccept: text/event-stream\r\n"
+                     f"Authorization: Bearer {token}\r\n").encode()
+        self.c = counters
+        self.turns: dict[int, dict[str, Any]] = {}
+        self.arrived = asyncio.Event()
+        self.last_id = b""
+        self.over = False
+        self.task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        while not self.over:
+            reader, writer = await asyncio.open_connection(self.host, self.port)
+            try:
+                resume = b"Last-Event-ID: " + self.last_id + b"\r\n" if self.last_id else b""
+                writer.write(self.head + resume + b"\r\n")
+                self.c.requests += 1
+                self.c.setup_requests += 1
+                head = await reader.readuntil(b"\r\n\r\n")
+                if int(head.split(b" ", 2)[1]) != 200:  # 204: the game is over and was read to its end
+                    self.over = True
+                    return
+                buffer = b""
+                while not self.over:
+                    size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                    chunk = await reader.readexactly(size + 2)
+                    if size == 0:
+                        break
+                    self.c.bytes_received += size
+                    buffer += chunk[:-2]
+                    *blocks, buffer = buffer.split(b"\n\n")
+                    for block in blocks:
+                        self._message(block)
+            except (ConnectionError, asyncio.IncompleteReadError):
+                await asyncio.sleep(0.05)
+            finally:
+                writer.close()
+
+    def _message(self, block: bytes) -> None:
+        event, data = b"message", b""
+        for line in block.split(b"\n"):
+            name, _, value = line.partition(b": ")
+            if name == b"event":
+                event = value
+            elif name == b"data":
+                data = value
+            elif name == b"id":
+                self.last_id = value
+        if event == b"turn":
+            listing = json.loads(data)
+            self.turns[listing["version"]] = listing
+            self.arrived.set()
+        elif event == b"end":
+            self.over = True
+
+    async def turn(self, version: int, timeout: float = 10.0) -> dict[str, Any]:
+        """The listing of ``version``, once its ``turn`` message has come (older ones dropped)."""
+        deadline = time.monotonic() + timeout
+        while version not in self.turns:
+            self.arrived.clear()
+            left = deadline - time.monotonic()
+            if left <= 0 or self.over:
+                raise HttpError(f"no turn message for version {version}")
+            try:
+                await asyncio.wait_for(self.arrived.wait(), left)
+            except TimeoutError:
+                continue
+        listing = self.turns.pop(version)
+        for v in [v for v in self.turns if v < version]:
+            del self.turns[v]
+        return listing
+
+    def close(self) -> None:
+        self.over = True
+        self.task.cancel()
+
+
 # ---- the shapes: one table, one game, every seat's token, one connection ----
 
 @dataclass
@@ -200,9 +289,14 @@ SHAPES = {**{game: shape(game) for game in registry.names()},
 class Table:
     """One table of one game played by one client over one keep-alive connection."""
 
-    def __init__(self, base: str, shape: Shape, rnd: random.Random, counters: Counters) -> None:
+    def __init__(self, base: str, shape: Shape, rnd: random.Random, counters: Counters, turns: bool = False,
+                 streams: bool = False) -> None:
         self.conn = Connection(base, counters)
+        self.conn_base = base
         self.shape, self.rnd, self.c = shape, rnd, counters
+        self.turns = turns  # each seat holds its stream with turns=true: no listing request
+        self.follow = streams or turns  # each seat holds its event stream
+        self.streams: list[TurnStream] = []
         self.gid = ""
         self.tokens: list[str] = []
         self.game: dict[str, Any] = {}
@@ -211,6 +305,8 @@ class Table:
 
     def use(self, counters: Counters) -> None:
         self.c = self.conn.c = counters
+        for s in self.streams:
+            s.c = counters
 
     async def new_game(self) -> None:
         before = self.c.requests
@@ -226,6 +322,10 @@ class Table:
             status, body = await self.conn.request("POST", f"/games/{self.gid}/players", {})
             self.tokens.append(body["token"])
         self.game, self.next = body["game"], None
+        if self.follow:
+            for s in self.streams:
+                s.close()
+            self.streams = [TurnStream(self.conn_base, self.gid, t, self.c, self.turns) for t in self.tokens]
         if self.shape.hold_at is not None:  # the moves before the first roll (Ludix's call), at random
             for _ in range(10):
                 seat = self.game["to_act"][0]
@@ -268,7 +368,10 @@ class Table:
         # view) in that move's answer; another seat lists its own
         listed, view = self.next, self.game
         if listed is None or listed["seat"] != seat or listed["version"] != self.game["version"]:
-            _, listed = await self.conn.request("GET", f"/games/{self.gid}/actions", token=self.tokens[seat])
+            if self.turns:  # the seat's stream brings it
+                listed = await self.streams[seat].turn(self.game["version"])
+            else:
+                _, listed = await self.conn.request("GET", f"/games/{self.gid}/actions", token=self.tokens[seat])
             view = {}
         if listed["actions"]:
             action: dict[str, Any] = self.rnd.choice(listed["actions"])
@@ -281,6 +384,16 @@ class Table:
         bot = definition.bots.get("random") or definition.bots[definition.playing_level()]
         filled: dict[str, Any] = bot(view["state"], listed["templates"], self.rnd)
         return filled
+
+
+def close_streams(tables: Sequence[Table]) -> None:
+    """Close the tables' event streams (their reading tasks end on the driver's loop)."""
+    tasks = [s.task for t in tables for s in t.streams]
+    for t in tables:
+        for s in t.streams:
+            s.close()
+    if tasks:
+        run(asyncio.gather(*tasks, return_exceptions=True))
 
 
 _LOOP: asyncio.AbstractEventLoop | None = None
