@@ -13,22 +13,21 @@ max time of one decision (all its decisions, including those with a single candi
 decision time of every level over all the tables. ``--quick`` plays fewer rounds (and stops a
 table at ``--max-seconds``, saying so); progress goes to stderr every few seconds.
 
-The table ``expert-vs-expert-v1`` plays whole games of ``--game-rounds`` chained rounds (titles
-and exchanges carried over), ``--games`` of them in blocks of four on one seed, the expert at each
-seat of a block in turn (paired seeds, seat rotation): today's expert against three copies of the
-expert of before (``expert-v1``, ``ludor.simulation.V1``). ``--no-infer``, ``--no-model``,
-``--no-interrupt``, ``--no-prune`` and ``--first-bonus`` take the expert's parts away one by one; ``--focus``,
-``--own-model`` and ``--searcher`` try variants (``ludor.simulation.Style``); ``--skip-seeds``
-starts at a later seed, to extend a sample; a last line gives the first places per seed (for
-comparisons paired on the seeds). Its seeds are numbered from 0 (the development seeds: tuning
-runs play these) up to :data:`HELD_OUT`, where the held-out seeds begin: ``--held-out`` plays those
-only (from ``HELD_OUT + --skip-seeds``), the figure of record, never used for tuning; a run without
-it refuses to reach them. ``--quick`` plays the table on both (two development seeds, then two
-held-out ones);
-``--fit-passes`` plays ``--games`` games of four ``expert-v1`` and prints the pass likelihood to
-paste into ``ludor.simulation.PASS_LIKELIHOOD`` (no tables then); ``--regret GAMES`` measures how
-close the search comes to its own converged choice at several budgets, pruned and not
-(:func:`regret`; no tables then).
+The table ``expert-vs-expert-v1`` plays whole games of ``--game-rounds`` chained rounds (titles and
+exchanges carried over), ``--games`` of them in blocks of four on one seed, the expert at each seat
+of a block in turn (paired seeds, seat rotation): today's expert against three copies of the expert
+of before (``expert-v1``, ``ludor.simulation.V1``). ``--no-infer``, ``--no-model``,
+``--no-interrupt``, ``--no-prune`` and ``--first-bonus`` take the expert's parts away one by one;
+``--focus``, ``--own-model``, ``--searcher``, ``--plays`` and ``--resample`` try variants
+(``ludor.simulation.Style``); ``--skip-seeds`` starts at a later seed, to extend a sample; a last
+line gives the first places per seed (for comparisons paired on the seeds). Its seeds are numbered
+from 0 (the development seeds: tuning runs play these) up to :data:`HELD_OUT`, where the held-out
+seeds begin: ``--held-out`` plays those only (from ``HELD_OUT + --skip-seeds``), the figure of
+record, never used for tuning; a run without it refuses to reach them. ``--quick`` plays the table
+on both (two development seeds, then two held-out ones); ``--fit-passes`` plays ``--games`` games of
+four ``expert-v1`` and prints the pass likelihood to paste into ``ludor.simulation.PASS_LIKELIHOOD``
+(no tables then); ``--regret GAMES`` measures how close the search comes to its own converged choice
+at several budgets, pruned and not (:func:`regret`; no tables then).
 
 Targets (issue 5): greedy first >= 70% against 3 random bots; expert first clearly > 25% against
 3 greedy bots. Issue 13: the expert first >= 30% against 3 expert-v1 (25% is parity).
@@ -317,6 +316,12 @@ def main() -> None:
                         help="variant: the expert's rollouts play its own seat as the searchers play (not greedy)")
     parser.add_argument("--searcher", action="store_true",
                         help="variant: the expert's rollouts play the other experts' leads and answers as fitted too")
+    parser.add_argument("--plays", type=float, default=0.0, metavar="POWER",
+                        help="variant: the expert weighs its deals by the others' plays too (leads and answers), "
+                             "their likelihood raised to POWER (1: as fitted)")
+    parser.add_argument("--resample", type=int, default=0, metavar="STEPS",
+                        help="variant: the expert moves each deal towards the likely ones by STEPS swaps instead of "
+                             "weighing it")
     parser.add_argument("--regret", type=int, default=0, metavar="GAMES",
                         help="the search's regret against its own converged choice on the positions of GAMES "
                              "games, pruned and not, at 0.5, 1 and 1.5 times the budget (no tables)")
@@ -335,7 +340,8 @@ def main() -> None:
     bots = dict(BOTS)
     style = Style(infer=not args.no_infer, focus=args.focus, model=not args.no_model,
                   first=FIRST_BONUS if args.first_bonus is None else args.first_bonus,
-                  own=args.own_model, searcher=args.searcher, prune=not args.no_prune)
+                  own=args.own_model, searcher=args.searcher, prune=not args.no_prune, plays=args.plays,
+                  resample=args.resample)
     if (args.rollouts, args.seconds, style) != (EXPERT_ROLLOUTS, EXPERT_SECONDS, TODAY):
         bots["expert"] = make_expert(args.rollouts, args.seconds, style)
     bots["expert-v1"] = make_expert(style=V1)  # the baseline keeps the service's budget

@@ -322,6 +322,80 @@ class TestPassInference:
             assert list(hands.sum(axis=1)) == [0, 5, 5] and hands[:, 4].sum() >= 3
 
 
+class TestPlayInference:
+    """The variant reading plays (``Style.plays``): each lead of a plain rank and each answer to a
+    set below the 2s, with the player's hand when it played (its hand now plus what it played
+    since), weighs the imagined deals by how likely such a hand plays that (the searchers lead
+    and answer low, and spend control cards when they have nothing natural)."""
+
+    def test_leads_and_answers_are_recorded_with_what_their_seat_played_since(self, engine: LudorEngine,
+                                                                             table: Table, run: Run) -> None:
+        state = table([["5O", "5C", "3O", "9O"], ["6O", "6C", "8O", "2C"], ["7E", "7B", "4C", "12C"],
+                       ["9C", "9E", "4O", "11O"]])
+        state, _ = run(state, (0, "5O 5C"), (1, "6O 6C"), (2, "7E 7B"), (3, "9C 9E"), (0, "pass"), (1, "pass"),
+                       (2, "pass"), (3, "4O"), (0, "9O"), (1, "2C"))
+        k = Knowledge.from_view(engine.view(state, 0))
+        p = {c: POWER_OF[f"{c}O"] for c in ("4", "5", "6", "7", "9")}
+        assert [e[:5] for e in k.plays] == [
+            (1, fast.NATURAL, p["5"], 2, p["6"]), (2, fast.NATURAL, p["6"], 2, p["7"]),
+            (3, fast.NATURAL, p["7"], 2, p["9"]), (3, fast.LEAD, -1, 0, p["4"]), (1, fast.CONTROL, p["9"], 1, -1)]
+        later = [e[5] for e in k.plays]
+        assert later[0][POWER_OF["2C"]] == 1 and sum(later[0]) == 1  # seat 1 played the 2 since its 6s
+        assert later[2][p["4"]] == 1 and sum(later[2]) == 1 and sum(later[3]) == 0 and sum(later[4]) == 0
+        assert all(e[0] != 1 for e in Knowledge.from_view(engine.view(state, 1)).plays)  # not its own
+
+    def test_the_weight_of_a_deal_counts_the_lower_ranks_held_and_not_played(self) -> None:
+        lead, natural, control = 0.5, 0.25, 0.125
+        factors = np.array([lead, natural, control])
+        hands = np.zeros((3, 15), dtype=np.int64)
+        hands[1, [POWER_OF["3O"], POWER_OF["4O"], POWER_OF["8O"]]] = 1
+        hands[2, POWER_OF["6O"]] = 2
+        seven, five = POWER_OF["7O"], POWER_OF["5O"]
+        later = np.zeros((1, 15), dtype=np.int64)
+
+        def weight(*play: int, played: tuple[str, ...] = ()) -> float:
+            return float(fast.play_weight(hands, np.array([play], dtype=np.int64),
+                                          later + np.array(counts_of(list(played)), dtype=np.int64), factors))
+        assert weight(1, fast.LEAD, -1, 0, seven) == pytest.approx(lead ** 2)  # the 3 and the 4 kept
+        assert weight(1, fast.LEAD, -1, 0, POWER_OF["3O"]) == 1.0  # its lowest
+        assert weight(1, fast.LEAD, -1, 0, seven, played=("5C",)) == pytest.approx(lead ** 3)  # it held a 5 too
+        assert weight(1, fast.NATURAL, five, 1, POWER_OF["9O"]) == pytest.approx(natural)  # over its 8
+        assert weight(2, fast.NATURAL, five, 2, seven) == pytest.approx(natural)  # over its pair of 6s
+        assert weight(2, fast.NATURAL, five, 2, POWER_OF["6O"]) == 1.0
+        assert weight(2, fast.CONTROL, five, 2, -1) == pytest.approx(control)  # the 6s were an answer
+        assert weight(2, fast.CONTROL, seven, 2, -1) == 1.0  # nothing natural at 7 or above
+        assert weight(1, fast.CONTROL, five, 2, -1) == 1.0  # no pair
+        assert fast.play_weight(hands, np.zeros((0, 5), dtype=np.int64), later[:0], factors) == 1.0
+
+    def test_resampling_moves_a_deal_towards_the_passes_keeping_sizes_and_known_cards(self) -> None:
+        nine, three, seven = POWER_OF["9O"], POWER_OF["3O"], POWER_OF["7O"]
+        hands = np.zeros((4, 15), dtype=np.int64)
+        hands[1, nine], hands[2, three], hands[3, [nine, three]] = 3, 3, (1, 2)
+        known = np.zeros((4, 15), dtype=np.int64)
+        known[3, nine] = 1  # given to seat 3 in the exchange: it stays there
+        passes = np.array([[1, seven, 1]], dtype=np.int64)  # seat 1 passed on a 7 holding three 9s?
+        likelihood = np.ones((2, fast.PASS_CLASSES))
+        likelihood[:, :4] = 0.001  # a hand with a natural answer hardly ever passes
+        no_plays, factors = np.zeros((0, 5), dtype=np.int64), np.ones(3)
+        fast.seed(11)
+        fast.resample(hands, 0, known, passes, np.zeros((1, 15), dtype=np.int64), likelihood, no_plays,
+                      np.zeros((0, 15), dtype=np.int64), factors, 200)
+        assert hands[1, nine] == 0 and hands[1].sum() == 3  # its 9s went to seat 2
+        assert list(hands.sum(axis=1)) == [0, 3, 3, 3] and hands[:, nine].sum() == 4 and hands[3, nine] >= 1
+
+    def test_the_expert_reading_plays_plays_legally(self, engine: LudorEngine) -> None:
+        bot = make_expert(rollouts=40, seconds=0.05, style=replace(TODAY, plays=1.0, resample=20))
+        state = engine.new_game(["bot:expert", "bot:greedy", "bot:greedy", "bot:greedy"], {"round_limit": 2},
+                                 Rng("ab" * 32))
+        rng = random.Random(3)
+        while engine.result(state) is None:
+            seat = min(engine.to_act(state))
+            view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
+            action = (bot if seat == 0 else BOTS["greedy"])(view, legal, rng)
+            assert action in legal
+            state, _ = engine.apply(state, seat, action)
+
+
 class TestOutOfTurn:
     """The expert, asked out of turn with the Autoplim, puts it down when that beats waiting."""
 

@@ -5,20 +5,21 @@ A seat knows its own hand, the others' card counts, every card played this round
 the table, and the cards of its own exchange: a card it gave away that it has not seen played or
 come back is still in the receiver's hand. Every other card not seen is equally likely to be in
 any other hand, in proportion to the room left in it; what the others' passes tell
-(:func:`set_passes`) makes some deals likelier than others (:func:`ludor.rollouts.pass_weight`).
+(:func:`set_passes`) makes some deals likelier than others (:func:`ludor.rollouts.pass_weight`), and
+so may what they chose to play (:func:`set_plays`, :func:`ludor.rollouts.play_weight`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ludoteca.core import codec
 
-from ludor.combos import KIND_NAMES, SET, Combo, Ruleset
-from ludor.hierarchy import AS, POWER_OF, POWERS, RANK_NAMES, counts_of, deck_counts
+from ludor.combos import KIND_NAMES, SET, TWO_OF_OROS_PLAY, Combo, Ruleset
+from ludor.hierarchy import AS, POWER_OF, POWERS, RANK_NAMES, TWO, counts_of, deck_counts
 from ludor.options import AutoplimPlim, Deck, LudorOptions
 from ludor.trick import Trick
 
@@ -38,25 +39,73 @@ Pass = tuple[int, int, int, list[int]]
 as counts per power)."""
 
 
+def _moves(view: Mapping[str, Any]) -> Iterator[tuple[Mapping[str, Any], Combo | None]]:
+    """This round's moves in order, each with the play it faced (None: it led the trick)."""
+    for t in [*view["tricks"], *([view["trick"]] if view["trick"] else [])]:
+        top: Combo | None = None
+        for m in t["moves"]:
+            yield m, top
+            if m["action"] != "pass" and m["combo"] is not None:
+                top = combo_from_view(m["combo"])
+
+
+def _played_since(later: list[int], seat: int, move: Mapping[str, Any]) -> None:
+    """Count ``move``'s cards in ``later`` if ``seat`` played them."""
+    if move["seat"] == seat:
+        for c in move["cards"]:
+            later[POWER_OF[c]] += 1
+
+
+def _below_the_twos(top: Combo | None) -> bool:
+    return top is not None and top.kind == SET and top.power <= AS
+
+
 def set_passes(view: Mapping[str, Any]) -> list[Pass]:
     """This round's passes on a set below the 2s, with what each passer has played since: its
     hand when it passed is its hand now plus those cards (the expert's likelihood of a pass,
     :func:`ludor.rollouts.pass_class`, reads that hand)."""
     out: list[Pass] = []
-    tricks = [*view["tricks"], *([view["trick"]] if view["trick"] else [])]
-    for t in tricks:
-        top: Combo | None = None
-        for m in t["moves"]:
-            if m["action"] == "pass":
-                if top is not None and top.kind == SET and top.power <= AS:
-                    out.append((m["seat"], top.power, top.size, [0] * POWERS))
-                continue
-            for seat, _, _, later in out:
-                if seat == m["seat"]:
-                    for c in m["cards"]:
-                        later[POWER_OF[c]] += 1
-            if m["combo"] is not None:
-                top = combo_from_view(m["combo"])
+    for m, top in _moves(view):
+        if m["action"] == "pass":
+            if top is not None and _below_the_twos(top):
+                out.append((m["seat"], top.power, top.size, [0] * POWERS))
+            continue
+        for seat, _, _, later in out:
+            _played_since(later, seat, m)
+    return out
+
+
+Play = tuple[int, int, int, int, int, list[int]]
+"""A seat's play that tells something of the rest of its hand: (seat, what it was
+(:data:`LEAD`, :data:`NATURAL` or :data:`CONTROL`), the power and size of the set it answered
+(-1, 0 for a lead), the power it played (-1 for a control answer), the cards it has played since,
+as counts per power)."""
+LEAD, NATURAL, CONTROL = 0, 1, 2
+"""A lead of a plain rank (below the 2s, no joker); a natural answer to a set below the 2s (plain
+cards only); an answer to such a set with 2s, jokers or the 2 de Oros (the same numbers as
+:mod:`ludor.rollouts`)."""
+
+
+def set_plays(view: Mapping[str, Any]) -> list[Play]:
+    """This round's leads of a plain rank and answers to a set below the 2s, with what each
+    player has played since (its hand when it played is its hand now plus those cards): the
+    expert's likelihood of a play (:func:`ludor.rollouts.play_weight`) reads which lower ranks
+    that hand held and did not play."""
+    out: list[Play] = []
+    for m, top in _moves(view):
+        if m["action"] == "pass":
+            continue
+        for seat, *_, later in out:
+            _played_since(later, seat, m)
+        if m["combo"] is None:
+            continue
+        combo = combo_from_view(m["combo"])
+        plain = max(POWER_OF[c] for c in m["cards"]) < TWO
+        if top is None and combo.kind == SET and plain:
+            out.append((m["seat"], LEAD, -1, 0, combo.power, [0] * POWERS))
+        elif top is not None and _below_the_twos(top) and combo.kind in (SET, TWO_OF_OROS_PLAY):
+            what, played = (NATURAL, combo.power) if plain and combo.kind == SET else (CONTROL, -1)
+            out.append((m["seat"], what, top.power, top.size, played, [0] * POWERS))
     return out
 
 
@@ -85,6 +134,8 @@ class Knowledge:
     """Each seat's kind: ``human`` or ``bot:<level>`` (public)."""
     passes: list[Pass] = field(default_factory=list)
     """The other seats' passes on sets this round (:func:`set_passes`)."""
+    plays: list[Play] = field(default_factory=list)
+    """The other seats' leads and answers to sets this round (:func:`set_plays`)."""
 
     @property
     def n(self) -> int:
@@ -113,9 +164,10 @@ class Knowledge:
             for p in powers:
                 unseen[p] -= 1
         passes = [p for p in set_passes(view) if p[0] != seat]
+        plays = [p for p in set_plays(view) if p[0] != seat]
         return cls(seat, hand, counts_of(hand), list(view["hand_counts"]), trick_from_view(view["trick"]),
                    list(view["finished"]), bool(view["two_of_oros_played"]), options.rules,
-                   options.autoplim_plim, known, unseen, list(view["players"]), passes)
+                   options.autoplim_plim, known, unseen, list(view["players"]), passes, plays)
 
     def sample(self, rng: random.Random) -> list[list[int]]:
         """Every seat's hand as counts: its own as it is, the others dealt at random from the

@@ -88,6 +88,14 @@ class Style:
     own: bool = False
     """Play its own seat's later moves in the rollouts as the searchers play
     (:data:`ludor.rollouts.SPENDER`), not greedy."""
+    plays: float = 0.0
+    """Weigh the deals by the likelihood of the others' plays too (:func:`ludor.rollouts.play_weight`),
+    raised to this power (0: plays are not read; 1: the likelihood as fitted; between, tempered:
+    each factor counts less, so fewer deals count for next to nothing)."""
+    resample: int = 0
+    """Instead of weighing each uniform deal by the likelihood of the passes (and plays), move it
+    towards the likely deals by this many Metropolis swaps of cards between the others
+    (:func:`ludor.rollouts.resample`) and count it as any other (0: weigh, as before)."""
     prune: bool = True
     """Stop simulating a candidate once it is clearly worse than the best (:func:`_survivors`):
     its share of the budget goes to the others, and the search stops when one is left."""
@@ -135,6 +143,10 @@ def _scores(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: i
     passes = np.array([e[:3] for e in k.passes], dtype=np.int64).reshape(-1, 3)
     later = np.array([e[3] for e in k.passes], dtype=np.int64).reshape(-1, POWERS)
     likelihood = PASS_LIKELIHOOD if style.infer else NO_LIKELIHOOD
+    read = k.plays if style.plays > 0 else []
+    factors = fast.PLAY_FACTORS ** style.plays
+    plays = np.array([e[:5] for e in read], dtype=np.int64).reshape(-1, 5)
+    plays_later = np.array([e[5] for e in read], dtype=np.int64).reshape(-1, POWERS)
     trick = k.trick
     t0 = fast.trick_array(trick.leader, trick.turn, trick.top, trick.last,
                           k.two_of_oros_played, len(k.finished))
@@ -158,9 +170,10 @@ def _scores(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: i
     spent = dealt = 0
     while True:
         part = np.zeros((batch, len(active)), dtype=np.float64)
-        fast.evaluate(k.seat, own, sizes, unseen, known, passes, later, likelihood, t0, passed, blocked, finished,
-                      moves[active], takes[active], declares[active], named[active], batch, rng.getrandbits(31),
-                      k.rules.straights, run, run_index, fast.PLIM_MODES[k.plim_mode], policies, style.first, part,
+        fast.evaluate(k.seat, own, sizes, unseen, known, passes, later, likelihood, plays, plays_later,
+                      factors, t0, passed, blocked, finished, moves[active], takes[active], declares[active],
+                      named[active], batch, rng.getrandbits(31), k.rules.straights, run, run_index,
+                      fast.PLIM_MODES[k.plim_mode], policies, style.first, style.resample, part,
                       weights[dealt:dealt + batch])
         rewards[dealt:dealt + batch, active] = part
         dealt += batch
