@@ -166,6 +166,29 @@ def test_a_finished_game_ends_its_stream_then_answers_204(apps: Callable[[str], 
     assert [m.seq for m in events_of(messages)] == [last] and messages[-1].event == "end"
 
 
+def test_turns_the_seat_that_may_act_gets_its_listing_once_the_other_none(apps: Callable[[str], Flask]) -> None:
+    """``?turns=true``: at the stream's start, a ``turn`` message (no ``id``) with exactly the
+    listing ``GET .../actions`` gives, for the seat that may act only; without the parameter, none."""
+    app = apps("ludix")
+    api = Api(app.test_client())
+    gid, tokens = humans_table(api, "ludix")
+    play_first_legal(api, gid, tokens, 3)
+    view = api.view(gid)
+    acting = view["to_act"][0]
+    for seat, token in enumerate(tokens):
+        status, messages, _ = stream(app, gid, token, "?turns=true")
+        assert status == 200
+        turns = [m for m in messages if m.event == "turn"]
+        if seat == acting:
+            assert [m.data for m in turns] == [api.actions(gid, token)]  # once, though the stream beat 4 times
+            assert turns[0].id is None and turns[0].data["version"] == view["version"]
+        else:
+            assert turns == []
+        assert [m.data for m in events_of(messages)] == polled(api, gid, token)  # the events unchanged
+        _, plain, _ = stream(app, gid, token)
+        assert [m for m in plain if m.event == "turn"] == []
+
+
 @pytest.mark.parametrize(("headers", "query", "status"), [
     ({"Last-Event-ID": "x7"}, "", 400),
     ({"Last-Event-ID": ""}, "", 400),
@@ -176,6 +199,8 @@ def test_a_finished_game_ends_its_stream_then_answers_204(apps: Callable[[str], 
     ({}, "?after=-1", 422),
     ({}, "?after=1e3", 422),
     ({}, "?wait=3", 422),
+    ({}, "?turns=true", 401),  # a spectator has no listing
+    ({}, "?turns=maybe", 422),
 ])
 def test_refusals_are_problems(apps: Callable[[str], Flask], headers: dict[str, str], query: str,
                                status: int) -> None:
