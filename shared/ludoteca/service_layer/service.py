@@ -382,6 +382,20 @@ class GameService:
             self.recent.put(game_id, stored.version, stored.doc)
         return stored
 
+    def seen_at(self, game_id: str, version: int) -> Stored:
+        """The game at ``version`` or later, for a reader that knows the game reached ``version``
+        (a stream that has just read that version's events): this process's memory of the game
+        when it is at least that new, without a read; else a read, remembered. So the streams of
+        one game in one process (its seats', its spectators') share one read a version, and none
+        follows this process's own commit. A later version with no event for the reader is found
+        by a plain :meth:`load` (a stream's heartbeat)."""
+        known = self.recent.get(game_id)
+        if known is not None and known.version >= version:
+            return known
+        stored = self._load(game_id)
+        self.recent.put(game_id, stored.version, stored.doc)
+        return self.recent.get(game_id) or stored
+
     def seat_for_move(self, game_id: str, token: str, stored: Stored | None = None) -> tuple[Stored, int]:
         """The game a move starts from (``stored``, else from memory if this process has the
         game) and the seat ``token`` verifies to (401 if none); a remembered game is read again

@@ -29,7 +29,7 @@ turn), once a version: the seat's listing as ``GET .../actions`` gives it, its `
 itself, where it would otherwise list its actions each time the turn comes back to it (the answer
 to its own move carries its listing when it acts again: ``next``). The message has no ``id``: it
 is not an event, and resuming goes by the events' ids as before. It costs the stream what it
-already spent: the game is read after every batch anyway (for ``end``).
+already spent: the game is looked at after every batch anyway (for ``end``).
 
 Resuming: a client that reconnects sends the last id it received as ``Last-Event-ID`` (an
 EventSource does so by itself) or, where it cannot set a header, as the ``after`` query
@@ -186,14 +186,22 @@ def _messages(service: GameService, game_id: str, seat: int | None, after: int,
     game is read again (its status, the caller's event count, its state for a turn) after each
     batch and each idle heartbeat: a game's last move may hold no event this caller may see."""
     told = -1  # the version of the last turn message
+    seen = 0  # the version of the last event read since the last look (0: none)
 
     def read(at: int, wait: float) -> tuple[list[dict[str, Any]], int]:
+        nonlocal seen
         page = service.events(game_id, seat, at, wait)
+        if page["events"]:
+            seen = page["events"][-1]["version"]
         return page["events"], page["last_seq"]
 
     def look(at: int) -> tuple[bytes, bool]:
-        nonlocal told
-        stored = service.load(game_id)  # the request's read may be old: look again
+        nonlocal told, seen
+        # after a batch, the game at least as new as its events, shared by this process's streams
+        # of the game (its memory: no read after its own commit); at the start and after an idle
+        # heartbeat, a read (the request's may be old; a version may hold no event for this caller)
+        stored = service.seen_at(game_id, seen) if seen else service.load(game_id)
+        seen = 0
         record = stored.record
         if record.status is Status.FINISHED and at >= record.seen_by(seat):
             return b"event: end\ndata: %s\n\n" % jsontext.dumps(
