@@ -168,7 +168,8 @@ def test_a_finished_game_ends_its_stream_then_answers_204(apps: Callable[[str], 
 
 def test_turns_the_seat_that_may_act_gets_its_listing_once_the_other_none(apps: Callable[[str], Flask]) -> None:
     """``?turns=true``: at the stream's start, a ``turn`` message (no ``id``) with exactly the
-    listing ``GET .../actions`` gives, for the seat that may act only; without the parameter, none."""
+    game ``GET /games/{id}`` and the listing ``GET .../actions`` give the seat, for the seat that
+    may act only; without the parameter, none."""
     app = apps("ludix")
     api = Api(app.test_client())
     gid, tokens = humans_table(api, "ludix")
@@ -180,8 +181,9 @@ def test_turns_the_seat_that_may_act_gets_its_listing_once_the_other_none(apps: 
         assert status == 200
         turns = [m for m in messages if m.event == "turn"]
         if seat == acting:
-            assert [m.data for m in turns] == [api.actions(gid, token)]  # once, though the stream beat 4 times
-            assert turns[0].id is None and turns[0].data["version"] == view["version"]
+            # once, though the stream beat 4 times
+            assert [m.data for m in turns] == [{"game": api.view(gid, token), "next": api.actions(gid, token)}]
+            assert turns[0].id is None and turns[0].data["next"]["version"] == view["version"]
         else:
             assert turns == []
         assert [m.data for m in events_of(messages)] == polled(api, gid, token)  # the events unchanged

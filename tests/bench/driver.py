@@ -206,7 +206,7 @@ class TurnStream:
             elif name == b"id":
                 self.last_id = value
         if event == b"turn":
-            listing = json.loads(data)
+            listing = json.loads(data)["next"]
             self.turns[listing["version"]] = listing
             self.arrived.set()
         elif event == b"end":

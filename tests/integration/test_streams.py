@@ -12,7 +12,8 @@ every second, so the tests cross the server's own closes too.
   moves and ``/healthz`` answer within a liveness bound while they are open, and the streams of
   the tables a player joins get the join exactly once. Figures printed with ``-s``;
 - with ``?turns=true`` the seat to act learns its listing from its stream (``turn``), so a move
-  is one request: the listing equals ``GET .../actions``, once a version, to the seats that may act.
+  is one request: the game and the listing equal ``GET /games/{id}`` and ``GET .../actions``, once a
+  version, to the seats that may act.
 """
 
 from __future__ import annotations
@@ -313,14 +314,17 @@ def test_a_seat_streaming_its_turns_plays_with_one_request_a_move(stack: Stack) 
             version, seat = table.game["version"], table.game["to_act"][0]
 
             def turned(ms: list[Any], v: int = version) -> bool:
-                return any(m.event == "turn" and m.data["version"] == v for m in ms)
+                return any(m.event == "turn" and m.data["next"]["version"] == v for m in ms)
 
             got = streams[seat].read_until(turned, timeout=LIFETIME - 1)
-            listing = next(m.data for m in got if m.event == "turn" and m.data["version"] == version)
-            assert listing["seat"] == seat and listing["status"] == "active"
-            if move < 6:  # the listing a request would have given, at the same version
+            turn = next(m.data for m in got if m.event == "turn" and m.data["next"]["version"] == version)
+            listing = turn["next"]
+            assert listing["seat"] == seat and listing["status"] == "active" and turn["game"]["you"] == seat
+            if move < 6:  # the game and the listing requests would have given, at the same version
                 listed = table.s.get(f"{table.base}/games/{table.gid}/actions", headers=table.auth(seat), timeout=30)
                 assert listed.json() == listing
+                viewed = table.s.get(f"{table.base}/games/{table.gid}", headers=table.auth(seat), timeout=30)
+                assert viewed.json() == turn["game"]
             kinds = {a["type"]: a for a in listing["actions"]}
             action = kinds.get("hold") if move % 3 == 2 and "hold" in kinds else listing["actions"][0]
             r = table.s.post(f"{table.base}/games/{table.gid}/actions", json=action, timeout=30,
@@ -332,7 +336,7 @@ def test_a_seat_streaming_its_turns_plays_with_one_request_a_move(stack: Stack) 
         for seat, s in streams.items():
             s.read_until(lambda ms: any(m.data["version"] == last for m in events_of(ms)), timeout=LIFETIME - 1)
             turns = [m for m in s.http.messages if m.event == "turn"]
-            versions = [m.data["version"] for m in turns]
+            versions = [m.data["next"]["version"] for m in turns]
             assert len(versions) == len(set(versions)), versions  # once a version
             assert all(m.id is None for m in turns)  # not an event: resuming goes by the events' ids
             assert all(seat in to_act[v] for v in versions), (seat, versions, to_act)

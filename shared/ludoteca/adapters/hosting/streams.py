@@ -12,8 +12,8 @@ public ones only. The wire format is the HTML standard's ``text/event-stream``::
 
     : keep-alive                   a comment when nothing happened for a heartbeat
 
-    event: turn                    with ?turns=true, a seat's stream: you may act at this version,
-    data: {"version":5,"seat":1,"status":"active","actions":[...],"templates":[]}
+    event: turn                    with ?turns=true, a seat's stream: you may act at this version
+    data: {"game":{"version":5,"you":1,...},"next":{"version":5,"seat":1,"actions":[...],...}}
 
     event: end                     the game is over and every event was sent: the server closes
     data: {"status":"finished","last_seq":42,"result":{...}}
@@ -24,12 +24,14 @@ written for someone else. Each viewer reads its own Redis stream: only its event
 
 Turns (``?turns=true``, a seat's stream only): after the events of each batch (and when the stream
 opens), a ``turn`` message whenever the seat may act at the game's version (to act, or out of
-turn), once a version: the seat's listing as ``GET .../actions`` gives it, its ``version`` the
-``If-Match`` of the move. A client that holds its stream so needs one request a move, the move
-itself, where it would otherwise list its actions each time the turn comes back to it (the answer
-to its own move carries its listing when it acts again: ``next``). The message has no ``id``: it
-is not an event, and resuming goes by the events' ids as before. It costs the stream what it
-already spent: the game is looked at after every batch anyway (for ``end``).
+turn), once a version, carrying what a move's answer carries for the seat that moved: ``game``,
+the game as the seat sees it (``GET /games/{id}`` with its token), and ``next``, its listing
+(``GET .../actions``), whose ``version`` is the ``If-Match`` of the move. A client that holds its
+stream so needs one request a move, the move itself, where it would otherwise read the game and
+list its actions each time the turn comes back to it (the answer to its own move carries both
+when it acts again). The message has no ``id``: it is not an event, and resuming goes by the
+events' ids as before. The stream looks at the game after every batch anyway (for ``end``); a
+turn adds the seat's view and listing, once a version.
 
 Resuming: a client that reconnects sends the last id it received as ``Last-Event-ID`` (an
 EventSource does so by itself) or, where it cannot set a header, as the ``after`` query
@@ -100,7 +102,8 @@ DESCRIPTION = (
     "or repeated. Comments (`: keep-alive`) keep an idle stream open; when the game is over and "
     "every event was sent, an `end` event (status, `last_seq`, result) comes last and the stream "
     "closes. With `turns=true` (a seat's token), a `turn` message also comes whenever you may act, once a "
-    "version: your listing as `GET .../actions` gives it, so a move needs no listing request first. "
+    "version, carrying what a move's answer carries: `game` (the game as you see it) and `next` (your listing), "
+    "so a move needs no read first. "
     "The server closes a stream after at most {max_stream:g} s: reconnect where you were. "
     "A finished game with nothing after the cursor answers 204 (an EventSource then stops).")
 MESSAGE_SCHEMA: dict[str, Any] = {
@@ -116,9 +119,9 @@ MESSAGE_SCHEMA: dict[str, Any] = {
                               "(an EventSource keeps the last one, so `end` carries it too)"},
         "data": {"type": "string",
                  "description": "JSON on one line: for `message` the event as `GET .../events` gives it "
-                                "(`seq`, `version`, `type`, `data`, `by`); for `turn` your listing as "
-                                "`GET .../actions` gives it (`version`, `seat`, `status`, `actions`, `templates`); "
-                                "for `end` `{status, last_seq, result}`"},
+                                "(`seq`, `version`, `type`, `data`, `by`); for `turn` `{game, next}` as a move's "
+                                "answer has them (the game as `GET /games/{id}` gives it to you, your listing as "
+                                "`GET .../actions` gives it); for `end` `{status, last_seq, result}`"},
         "retry": {"type": "integer", "minimum": 0, "description": "The reconnection delay (ms)"},
     },
 }
@@ -133,7 +136,8 @@ PLAYER_MESSAGE_SCHEMA: dict[str, Any] = {**MESSAGE_SCHEMA, "properties": {
     "data": {"type": "string", "description": "JSON on one line: the notice as the long-poll gives it"}}}
 """A player's stream's messages (``GET /players/me/events`` as server-sent events): notices only."""
 TURNS_DESCRIPTION = ("A seat's stream (your token): also a `turn` message whenever you may act, once a version, "
-                     "carrying your listing as `GET .../actions` gives it (its `version` is the move's `If-Match`)")
+                     "carrying `game` (the game as you see it) and `next` (your listing; its `version` is the move's "
+                     "`If-Match`), as a move's answer does")
 TURNS_PARAMETER = {"name": "turns", "in": "query", "required": False, "schema": {"type": "boolean", "default": False},
                    "description": TURNS_DESCRIPTION}
 LAST_EVENT_ID_PARAMETER = {
@@ -208,10 +212,12 @@ def _messages(service: GameService, game_id: str, seat: int | None, after: int,
                 {"status": record.status.value, "last_seq": at,
                  "result": result_body(service.engine.result(service.state_of(stored)))}), True
         if turns and seat is not None and stored.version != told:
-            listing = service.presenter.next_actions(stored.version, record.status, seat, service.state_of(stored))
+            state = service.state_of(stored)
+            listing = service.presenter.next_actions(stored.version, record.status, seat, state)
             if listing is not None:
                 told = stored.version
-                return b"event: turn\ndata: %s\n\n" % jsontext.dumps(listing), False
+                return b"event: turn\ndata: %s\n\n" % jsontext.dumps(
+                    {"game": service.envelope(stored, seat, state), "next": listing}), False
         return b"", False
 
     return pump(f"{service.d.name} game {game_id}", after, lifetime, heartbeat, read, look)
