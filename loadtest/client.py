@@ -18,20 +18,24 @@ from the seat's view and listed actions, after a think time (:class:`Think`), po
 ``If-Match`` and ``Idempotency-Key``; when none of its seats is to act it long-polls the events.
 One request a move: a seat that acts again right after its own move plays from that move's
 answer (``next``, its listing at the new version; its ``game``, its view); a listing is asked
-for only when another seat moved in between.
+for only when another seat moved in between, unless the table follows its seat's stream with
+``turns=true`` (:class:`TurnFollower`): then each ``turn`` message brings the game and the
+listing when the turn comes back, and the client reads nothing before its move.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import gevent
+import gevent.event
 from ludoteca.core.engine import Bot
 from ludoteca.service_layer import registry
 
@@ -214,7 +218,11 @@ class Table:
     cursors: dict[int, int] = field(default_factory=dict)
     moves: int = 0
     listed: dict[str, Any] | None = None
-    """The last move's ``next``: its mover's legal actions at the version it made (or None)."""
+    """The last move's ``next``: its mover's legal actions at the version it made (or None); or
+    a turn message's (``listed_by`` says which)."""
+    listed_by: str = "from the move's answer"
+    follower: TurnFollower | None = None
+    """The seat's stream with ``turns=true``, when the table follows it (else long-polls)."""
 
     @property
     def game(self) -> str:
@@ -269,7 +277,7 @@ class Table:
         this seat's at this version (no request), else ``GET .../actions`` (None: failed, counted)."""
         known, self.listed = self.listed, None
         if known is not None and known["seat"] == seat and known["version"] == env["version"]:
-            self.client.tally.add(self.game, "listings", "from the move's answer")
+            self.client.tally.add(self.game, "listings", self.listed_by)
             return known
         listed = self.client.call("GET", f"/games/{self.gid}/actions", "actions", token=self.tokens[seat])
         self.client.tally.add(self.game, "listings", "requested")
@@ -299,6 +307,7 @@ class Table:
             self.envelope = None
             return "refused"
         self.envelope, self.listed = answer.body["game"], answer.body["next"]
+        self.listed_by = "from the move's answer"
         self.moves += 1
         c.tally.add(self.game, "moves", "replayed" if answer.headers.get("Idempotent-Replayed") else "applied")
         seqs = [e.get("seq", 0) for e in answer.body["events"] if isinstance(e, dict)]
@@ -307,7 +316,16 @@ class Table:
         return "applied"
 
     def wait_turn(self, env: dict[str, Any]) -> None:
-        """None of our seats is to act: long-poll the events of one of them, then read the game."""
+        """None of our seats is to act: long-poll the events of one of them, then read the game;
+        or, following the seat's stream, wait for its next turn message (the game and the
+        listing: nothing to read), and read the game only when none comes (the game may be over)."""
+        if self.follower is not None:
+            turn = self.follower.wait(env["version"], LONG_POLL)
+            if turn is not None:
+                self.envelope, self.listed, self.listed_by = turn["game"], turn["next"], "from a turn message"
+                return
+            self.refresh(self.follower.seat)
+            return
         seat = env["you"] if env.get("you") in self.tokens else min(self.tokens)
         answer = self.client.call("GET", f"/games/{self.gid}/events", "events", token=self.tokens[seat],
                                   params={"after": self.cursors.get(seat, 0), "wait": LONG_POLL},
@@ -315,3 +333,108 @@ class Table:
         if answer is not None:
             self.cursors[seat] = max(self.cursors.get(seat, 0), answer.body["last_seq"])
         self.refresh(seat)
+
+
+def sse_blocks(r: Any) -> Iterator[tuple[str, str, str]]:
+    """The blocks of a streamed ``text/event-stream`` answer ``r`` (requests' ``iter_lines``), each
+    as (event, data, id) with ``message``, ``""`` and ``""`` where a field is absent; comment-only
+    blocks (heartbeats) come too, empty, so a reader can look at its clock."""
+    event, data, ident = "message", "", ""
+    for raw in r.iter_lines(decode_unicode=True):
+        line = raw if isinstance(raw, str) else raw.decode()
+        if line == "":
+            yield event, data, ident
+            event, data, ident = "message", "", ""
+            continue
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "event":
+            event = value
+        elif name == "data":
+            data += value
+        elif name == "id":
+            ident = value
+
+
+class TurnFollower:
+    """A seat's event stream with ``turns=true`` (docs/api.md, "Your turn on the stream"), read by
+    a greenlet of its own: each ``turn`` message (the game as the seat sees it and its listing)
+    is checked (one version, the seat's own) and the newest kept; the stream is reopened where
+    it was (``Last-Event-ID``) when the server closes it, and is over at its ``end`` (or a 204)."""
+
+    KIND = "turns stream"
+
+    def __init__(self, client: Client, gid: str, seat: int, token: str) -> None:
+        self.c, self.gid, self.seat, self.token = client, gid, seat, token
+        self.latest: dict[str, Any] | None = None
+        self.arrived = gevent.event.Event()
+        self.over = False
+        self.last = 0
+        self.greenlet = gevent.spawn(self._run)
+
+    def _run(self) -> None:
+        failures, c = 0, self.c
+        while not self.over and failures < FAILURES_LIMIT:
+            headers = {"Accept": "text/event-stream", "Authorization": f"Bearer {self.token}"}
+            if self.last:
+                headers["Last-Event-ID"] = str(self.last)
+            with c.session.request("GET", f"/{c.game}/games/{self.gid}/stream", name=f"{c.game} {self.KIND}",
+                                   headers=headers, params={"turns": "true"}, stream=True, timeout=(10, 30),
+                                   catch_response=True) as r:
+                status = int(r.status_code or 0)
+                c.tally.status(c.game, self.KIND, status)
+                if status == 204:  # over, and everything was sent before
+                    r.success()
+                    break
+                if status != 200 or not r.headers.get("Content-Type", "").startswith("text/event-stream"):
+                    c._unexpected(r, self.KIND, f"{status} {r.headers.get('Content-Type')}")
+                    failures += 1
+                    gevent.sleep(1.0)
+                    continue
+                r.success()
+                self._read(r)
+        self.over = True
+        self.arrived.set()
+
+    def _read(self, r: Any) -> None:
+        try:
+            for event, data, ident in sse_blocks(r):
+                if self.over:
+                    return
+                if ident:
+                    self.last = int(ident)
+                if event == "turn" and data:
+                    self._turn(json.loads(data))
+                elif event == "end":
+                    self.over = True
+                    return
+        except OSError as err:  # a read timeout or a cut connection: reopen after `last`
+            self.c.tally.add(self.c.game, self.KIND, f"reconnect {type(err).__name__}")
+
+    def _turn(self, turn: Any) -> None:
+        game = turn.get("game") if isinstance(turn, dict) else None
+        listed = turn.get("next") if isinstance(turn, dict) else None
+        if not (isinstance(game, dict) and _envelope(game) and isinstance(listed, dict) and game.get("you") == self.seat
+                and listed.get("seat") == self.seat and listed.get("version") == game.get("version")):
+            self.c.tally.unexpected(self.c.game, self.KIND, f"a turn message of the wrong shape: {str(turn)[:200]}")
+            return
+        self.latest = turn
+        self.arrived.set()
+
+    def wait(self, after: int, timeout: float) -> dict[str, Any] | None:
+        """The newest turn message at a version after ``after``; None when none comes within
+        ``timeout`` seconds or the stream is over."""
+        deadline = gevent.get_hub().loop.now() + timeout
+        while True:
+            self.arrived.clear()
+            turn = self.latest
+            if turn is not None and turn["next"]["version"] > after:
+                return turn
+            left = deadline - gevent.get_hub().loop.now()
+            if self.over or left <= 0:
+                return None
+            self.arrived.wait(left)
+
+    def stop(self) -> None:
+        self.over = True
+        self.greenlet.kill(block=False)

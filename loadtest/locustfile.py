@@ -11,7 +11,7 @@ master and every worker alike):
 * ``LOAD_MIX``: the games and their weights, ``ludix=3,ludic=1`` (unset: every game whose
   definition loads, weight 1; a game left out or weighted 0 is not played; ``python -m loadtest``
   leaves out the games the stack does not serve);
-* ``LOAD_SCENARIOS``: the scenarios and their weights, ``table=4,bots=3,watch=2,lobby=1`` (the
+* ``LOAD_SCENARIOS``: the scenarios and their weights, ``table=4,bots=2,follow=2,watch=2,lobby=1`` (the
   default; :mod:`loadtest.scenarios`);
 * ``LOAD_THINK``: a factor on every think time (1; 0: none, :class:`loadtest.client.Think`).
 

@@ -55,7 +55,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--duration", type=seconds, default=None, help="run length: 90s, 2m, 1h (1m; soak 30m)")
     p.add_argument("--workers", type=int, default=0, help="locust workers on this machine (0: one process)")
     p.add_argument("--mix", default="", help="games and weights, ludix=3,ludic=1 (every game, 1 each)")
-    p.add_argument("--scenarios", default="", help="scenarios and weights, table=4,bots=3,watch=2,lobby=1")
+    p.add_argument("--scenarios", default="", help="scenarios and weights, table=4,bots=2,follow=2,watch=2,lobby=1")
     p.add_argument("--think", type=float, default=1.0, help="factor on the clients' think times (1; 0: none)")
     p.add_argument("--metrics", default=None,
                    help="comma-separated /metrics URLs of the services and the worker (default: make run's; "

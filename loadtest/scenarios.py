@@ -6,6 +6,9 @@ here names one):
   a real one does).
 * ``bots``: one human seat against the game's bots, which the server's Celery worker plays; the
   client long-polls while they think.
+* ``follow``: the same table, but the client holds its seat's stream with ``turns=true`` and
+  plays from its turn messages (the game and its listing when the turn comes back): one request
+  a move, nothing read before it.
 * ``watch``: a table of bots only, watched by a spectator to its end (or :data:`WATCH_SECONDS`)
   over server-sent events or long-polls; the events must come numbered 1, 2, 3 ... without a gap,
   and a stream must end with its ``end`` event.
@@ -26,7 +29,7 @@ from typing import Any
 import gevent
 from ludoteca.service_layer import registry
 
-from loadtest.client import LONG_POLL, Client, Table, playing_bot
+from loadtest.client import LONG_POLL, Client, Table, TurnFollower, playing_bot, sse_blocks
 
 WATCH_SECONDS = 90.0
 """The longest a spectator watches one table."""
@@ -79,13 +82,22 @@ def human_table(c: Client) -> str:
     return Table(c, gid, tokens).play()
 
 
-def bot_table(c: Client) -> str:
+def bot_table(c: Client, follow: bool = False) -> str:
+    """One human seat against the game's bots; ``follow``: following its stream's turns."""
     level, _ = playing_bot(c.game)
     made = create(c, ["human"] + [f"bot:{level}"] * (seats(c.game) - 1))
     if made is None:
         return "not created"
     c.tally.add(c.game, "tables", "started")
-    return Table(c, made[0], {0: made[1]}).play()
+    table = Table(c, made[0], {0: made[1]})
+    if follow:
+        table.follower = TurnFollower(c, made[0], 0, made[1])
+        c.tally.add(c.game, "tables", "following its stream")
+    try:
+        return table.play()
+    finally:
+        if table.follower is not None:
+            table.follower.stop()
 
 
 def watch(c: Client) -> str:
@@ -164,37 +176,24 @@ def stream(c: Client, gid: str) -> str:
 
 def read_stream(c: Client, r: Any, last: int, started: float) -> tuple[str | None, int]:
     """Read one connection's messages: (the outcome when the watch is over, else None; the last seq)."""
-    event, data, ident = "message", "", None
     try:
-        for raw in r.iter_lines(decode_unicode=True):
-            line = raw if isinstance(raw, str) else raw.decode()
-            if line == "":
-                if data:
-                    if event == "end":
-                        end = json.loads(data)
-                        if end.get("last_seq") != last:
-                            c.tally.unexpected(c.game, "stream", f"end says last_seq {end.get('last_seq')}, saw {last}")
-                            return "failing", last
-                        c.tally.add(c.game, "watched", "to the end")
-                        return "finished", last
-                    checked = check_seqs(c, "stream", last, [int(ident or -1)])
-                    if checked is None:
+        for event, data, ident in sse_blocks(r):
+            if data:
+                if event == "end":
+                    end = json.loads(data)
+                    if end.get("last_seq") != last:
+                        c.tally.unexpected(c.game, "stream", f"end says last_seq {end.get('last_seq')}, saw {last}")
                         return "failing", last
-                    c.tally.add(c.game, "watched", "events")
-                    last = checked
-                event, data, ident = "message", "", None
-                if gevent.get_hub().loop.now() - started > WATCH_SECONDS:
-                    c.tally.add(c.game, "watched", "left")
-                    return "left", last
-                continue
-            name, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
-            if name == "event":
-                event = value
-            elif name == "data":
-                data += value
-            elif name == "id":
-                ident = value
+                    c.tally.add(c.game, "watched", "to the end")
+                    return "finished", last
+                checked = check_seqs(c, "stream", last, [int(ident or -1)])
+                if checked is None:
+                    return "failing", last
+                c.tally.add(c.game, "watched", "events")
+                last = checked
+            if gevent.get_hub().loop.now() - started > WATCH_SECONDS:
+                c.tally.add(c.game, "watched", "left")
+                return "left", last
     except OSError as err:  # requests' read timeout or a cut connection: reconnect after `last`
         c.tally.add(c.game, "watched", f"reconnect {type(err).__name__}")
     return None, last
@@ -239,6 +238,10 @@ def lobby(c: Client) -> str:
     return table.play()
 
 
+def followed_bot_table(c: Client) -> str:
+    return bot_table(c, follow=True)
+
+
 SCENARIOS: dict[str, Callable[[Client], str]] = {
-    "table": human_table, "bots": bot_table, "watch": watch, "lobby": lobby}
-DEFAULT_WEIGHTS = {"table": 4, "bots": 3, "watch": 2, "lobby": 1}
+    "table": human_table, "bots": bot_table, "follow": followed_bot_table, "watch": watch, "lobby": lobby}
+DEFAULT_WEIGHTS = {"table": 4, "bots": 2, "follow": 2, "watch": 2, "lobby": 1}

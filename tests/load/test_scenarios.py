@@ -29,7 +29,7 @@ pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 SECONDS = 20
-SCENARIOS = ("table", "bots", "watch", "lobby")
+SCENARIOS = ("table", "bots", "follow", "watch", "lobby")
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,8 @@ def test_every_scenario_of_every_game(stack: Stack, tmp_path: Path) -> None:
         assert g["watched"].get("tables", 0) > 0 and g["watched"].get("events", 0) > 0, (game, g["watched"])
         assert g["lobby"].get("hosted", 0) + g["lobby"].get("joined", 0) > 0, (game, g["lobby"])
         assert g["tables"].get("started", 0) > 0, (game, g["tables"])
+        assert g["tables"].get("following its stream", 0) > 0, (game, g["tables"])  # the follow scenario
+        assert g["listings"].get("from a turn message", 0) > 0, (game, g.get("listings"))
         assert g["move_ms"]["p50"] is not None and server["move_seconds"]["p50"] is not None
     for name in ("report.html", "locust_stats.csv", "summary.md", "metrics.json"):
         assert (run / name).stat().st_size > 0, name
