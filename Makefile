@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 # integration files start their own Redis, worker and services on free ports.
 TEST_JOBS ?= 2
 
-.PHONY: install chromium policy run test test-fast lint openapi generate golden load bench bench-full bench-api bench-abuse bench-bots bench-peer clean
+.PHONY: install chromium policy run test test-fast lint openapi generate golden load bench bench-full bench-api bench-abuse bench-bots bench-peer bench-follow clean
 
 # The OpenAPI lint (spectral, tests/api/test_openapi_lint.py): node packages pinned by the lock file
 LINT_DIR   := tools/openapi-lint
@@ -138,6 +138,11 @@ bench-abuse: install policy
 # Pig beside boardgame.io (tests/bench/peer, npm ci on first run), Ludix and the null, in one run
 bench-peer: install
 	$(BIN)/python tests/bench/bench_peer.py $(BENCH_ARGS)
+
+# one seat against the bots, followed by long-polls or by its stream's turn messages: requests and
+# server CPU a human move, side by side in one run (about 5 minutes)
+bench-follow: install policy
+	$(BIN)/python tests/bench/bench_follow.py $(BENCH_ARGS)
 
 # every bot benchmark; BOT_ARGS=--quick for their quick mode
 BOT_ARGS ?=
