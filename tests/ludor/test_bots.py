@@ -322,24 +322,6 @@ class TestPassInference:
             assert list(hands.sum(axis=1)) == [0, 5, 5] and hands[:, 4].sum() >= 3
 
 
-def test_the_endgame_lookahead_finds_the_order_greedy_misses() -> None:
-    """Holding a 2 and a 5, greedy leads the 5 and the seat holding a lone 9 goes out on it;
-    looking ahead (``Style.endgame``), the 2 first wins the trick and the 5 then goes out."""
-    hands = np.zeros((3, 15), dtype=np.int64)
-    hands[0, [POWER_OF["2C"], POWER_OF["5O"]]] = 1
-    hands[1, POWER_OF["9O"]] = 1
-    hands[2, [POWER_OF["3O"], POWER_OF["4O"], POWER_OF["6O"]]] = 1
-    run, run_index = fast.run_arrays(())
-
-    def position(me: int) -> int:
-        return int(fast.play_out(hands.copy(), np.array([2, 1, 3], dtype=np.int64),
-                                 fast.trick_array(0, 0, None, None, False, 0), np.zeros(3, dtype=np.bool_),
-                                 np.zeros(3, dtype=np.bool_), np.full(3, -1, dtype=np.int64), 0, False, run,
-                                 run_index, fast.P_MATCH, np.array([me, fast.GREEDY, fast.GREEDY], dtype=np.int64)))
-    assert position(fast.GREEDY) == 1
-    assert position(fast.LOOKAHEAD) == 0
-
-
 class TestPlayInference:
     """The variant reading plays (``Style.plays``): each lead of a plain rank and each answer to a
     set below the 2s, with the player's hand when it played (its hand now plus what it played
@@ -402,7 +384,7 @@ class TestPlayInference:
         assert list(hands.sum(axis=1)) == [0, 3, 3, 3] and hands[:, nine].sum() == 4 and hands[3, nine] >= 1
 
     def test_the_expert_reading_plays_plays_legally(self, engine: LudorEngine) -> None:
-        bot = make_expert(rollouts=40, seconds=0.05, style=replace(TODAY, plays=1.0, resample=20, endgame=True))
+        bot = make_expert(rollouts=40, seconds=0.05, style=replace(TODAY, plays=1.0, resample=20))
         state = engine.new_game(["bot:expert", "bot:greedy", "bot:greedy", "bot:greedy"], {"round_limit": 2},
                                  Rng("ab" * 32))
         rng = random.Random(3)

@@ -34,10 +34,7 @@ P_MATCH, P_ALWAYS, P_OFF = 0, 1, 2
 C_OPEN, C_PASSES, C_TWO_OF_OROS, C_AUTOPLIM = -1, 0, 1, 2
 # How a seat is modelled in the rollouts: the greedy bot, the random bot, or today's expert as
 # its play shows it (greedy that spends its control cards on answers, :data:`SPEND_CONTROL`).
-GREEDY, RANDOM, SPENDER, SEARCHER, LOOKAHEAD = 0, 1, 2, 3, 4
-ENDGAME_CARDS = 2
-"""The :data:`LOOKAHEAD` model (the expert's own seat, ``Style.endgame``): greedy, except that
-with this many cards or fewer it tries each of its moves on the deal (:func:`_lookahead`)."""
+GREEDY, RANDOM, SPENDER, SEARCHER = 0, 1, 2, 3
 SPEND_CONTROL = 0.8
 """How often the expert, with no natural answer to a set but an answer with 2s, jokers or the
 2 de Oros, plays it (where greedy passes): 79% of such turns over simulated games of today's
@@ -586,154 +583,31 @@ def play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, run
 
 
 @njit(cache=True)
-def _policy_move(hands, t, s, sizes, passed, blocked, straights, run, run_index, plim_on, policy,  # type: ignore[no-untyped-def]
-                 take, takes, powers):
-    """Seat ``s``'s move by ``policy`` (:data:`LOOKAHEAD` here: greedy): (move, declare PLIM), a
-    play's cards in ``take``."""
-    if policy == RANDOM:
-        return random_move(hands[s], t, straights, run, run_index, plim_on, take, takes, powers)
-    if policy == SEARCHER:
-        return searcher(hands[s], t, s, sizes, passed, blocked, straights, run, run_index, plim_on, take, takes,
-                        powers)
-    spend = policy == SPENDER and t[TOP_KIND] == SET and np.random.random() < SPEND_CONTROL
-    return greedy(hands[s], t, s, sizes, passed, blocked, straights, run, run_index, plim_on, take, takes, powers,
-                  spend)
-
-
-@njit(cache=True)
-def _going(t, finished, me):  # type: ignore[no-untyped-def]
-    """Is the round still on, ``me`` (-1: nobody) still holding cards?"""
-    return t[OVER] == 0 and not (me >= 0 and _has_finished(finished, t[N_FINISHED], me))
-
-
-@njit(cache=True)
-def _position(finished, t, me):  # type: ignore[no-untyped-def]
-    """``me``'s finishing position (0 = first), -1 if not known (or ``me`` -1)."""
+def _play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, run_index,  # type: ignore[no-untyped-def]
+              plim_mode, policies, take, takes, powers):
+    """:func:`play_out` with its scratch arrays given (allocated once per search, not per rollout)."""
+    plim_on = plim_mode != P_OFF
+    while t[OVER] == 0:
+        if me >= 0 and _has_finished(finished, t[N_FINISHED], me):
+            break
+        s = t[TURN]
+        if policies[s] == RANDOM:
+            move, declare = random_move(hands[s], t, straights, run, run_index, plim_on, take, takes, powers)
+        elif policies[s] == SEARCHER:
+            move, declare = searcher(hands[s], t, s, sizes, passed, blocked, straights, run, run_index, plim_on,
+                                     take, takes, powers)
+        else:
+            spend = policies[s] == SPENDER and t[TOP_KIND] == SET and np.random.random() < SPEND_CONTROL
+            move, declare = greedy(hands[s], t, s, sizes, passed, blocked, straights, run, run_index, plim_on,
+                                   take, takes, powers, spend)
+        apply(hands, sizes, t, passed, blocked, finished, s, move, take, declare, straights, run, run_index,
+              plim_mode, np.int64(-1))
+    if me < 0:
+        return -1
     for i in range(t[N_FINISHED]):
         if finished[i] == me:
             return i
     return -1
-
-
-@njit(cache=True)
-def _step(hands, sizes, t, passed, blocked, finished, straights, run, run_index,  # type: ignore[no-untyped-def]
-          plim_mode, policies, take, takes, powers):
-    """The seat to move plays its policy (:func:`_policy_move`)."""
-    s = t[TURN]
-    move, declare = _policy_move(hands, t, s, sizes, passed, blocked, straights, run, run_index, plim_mode != P_OFF,
-                                 policies[s], take, takes, powers)
-    apply(hands, sizes, t, passed, blocked, finished, s, move, take, declare, straights, run, run_index, plim_mode,
-          np.int64(-1))
-
-
-@njit(cache=True)
-def _play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, run_index,  # type: ignore[no-untyped-def]
-              plim_mode, policies, take, takes, powers):
-    """:func:`play_out` with its scratch arrays given (allocated once per search, not per rollout).
-    A seat played :data:`LOOKAHEAD` looks ahead with :data:`ENDGAME_CARDS` cards or fewer
-    (:func:`_lookahead`)."""
-    while _going(t, finished, me):
-        s = t[TURN]
-        if policies[s] == LOOKAHEAD and sizes[s] <= ENDGAME_CARDS:
-            move, declare = _lookahead(hands, sizes, t, passed, blocked, finished, s, straights, run, run_index,
-                                       plim_mode, policies, take, takes, powers)
-            apply(hands, sizes, t, passed, blocked, finished, s, move, take, declare, straights, run, run_index,
-                  plim_mode, np.int64(-1))
-        else:
-            _step(hands, sizes, t, passed, blocked, finished, straights, run, run_index, plim_mode, policies, take,
-                  takes, powers)
-    return _position(finished, t, me)
-
-
-@njit(cache=True)
-def _restore(hands, sizes, t, passed, blocked, finished, hands0, sizes0, t0, passed0,  # type: ignore[no-untyped-def]
-             blocked0, finished0):
-    """Set a round's arrays back to a copy of another's (a rollout starts again from its position)."""
-    hands[:, :] = hands0
-    sizes[:] = sizes0
-    t[:] = t0
-    passed[:] = passed0
-    blocked[:] = blocked0
-    finished[:] = finished0
-
-
-@njit(cache=True)
-def _add_candidate(moves, cand, declares, m, move, take, declare):  # type: ignore[no-untyped-def]
-    """Append (move, take, declare) to the candidates unless it is one already; returns their number."""
-    for i in range(m):
-        if moves[i] == move and declares[i] == declare:
-            same = True
-            for q in range(POWERS):
-                if cand[i, q] != take[q]:
-                    same = False
-                    break
-            if same or move != M_PLAY:
-                return m
-    moves[m] = move
-    cand[m, :] = take
-    declares[m] = declare
-    return m + 1
-
-
-@njit(cache=True)
-def _lookahead(hands, sizes, t, passed, blocked, finished, s, straights, run, run_index,  # type: ignore[no-untyped-def]
-               plim_mode, policies, take, takes, powers):
-    """Seat ``s``'s move in the endgame (:data:`LOOKAHEAD`): greedy's move and each other one
-    (each rank's whole set or the jokers alone leading, every undominated answer, the 2 de Oros,
-    passing, the Autoplim) tried on this deal and played out (``s`` greedy, every candidate on the
-    same random numbers); the one that finishes ``s`` best, greedy's
-    on a tie. It sees the deal: its own endgame played knowing the others' cards."""
-    plim_on = plim_mode != P_OFF
-    tk, tp, ts = t[TOP_KIND], t[TOP_POWER], t[TOP_SIZE]
-    hand = hands[s]
-    moves = np.zeros(24, dtype=np.int64)
-    cand = np.zeros((24, POWERS), dtype=np.int64)
-    declares = np.zeros(24, dtype=np.bool_)
-    move, declare = greedy(hand, t, s, sizes, passed, blocked, straights, run, run_index, plim_on, take, takes,
-                           powers, False)
-    if move != M_PLAY:
-        take[:] = 0
-    m = _add_candidate(moves, cand, declares, 0, move, take, declare)
-    row = np.zeros(POWERS, dtype=np.int64)
-    if tk < 0:
-        for p in range(JOKER + 1):
-            if hand[p] > 0:
-                _unit(row, p, hand[p])
-                m = _add_candidate(moves, cand, declares, m, M_PLAY, row, False)
-    else:
-        k = _answer_list(hand, tk, tp, ts, straights, run, run_index, takes, powers)
-        for i in range(min(k, 16)):
-            m = _add_candidate(moves, cand, declares, m, M_PLAY, takes[i], False)
-        row[:] = 0
-        m = _add_candidate(moves, cand, declares, m, M_PASS, row, False)
-    if hand[TWO_OF_OROS] > 0:
-        _unit(row, np.int64(TWO_OF_OROS), np.int64(1))
-        m = _add_candidate(moves, cand, declares, m, M_PLAY, row, False)
-    if hand[AUTOPLIM] > 0:
-        row[:] = 0
-        m = _add_candidate(moves, cand, declares, m, M_AUTOPLIM, row, plim_on and tk >= 0)
-    if m > 1:
-        inner = policies.copy()
-        inner[s] = GREEDY
-        h, sz, tt = hands.copy(), sizes.copy(), t.copy()
-        pa, bl, fi = passed.copy(), blocked.copy(), finished.copy()
-        seed = np.random.randint(1 << 30)
-        best, best_position = 0, len(sizes)
-        for c in range(m):
-            _restore(h, sz, tt, pa, bl, fi, hands, sizes, t, passed, blocked, finished)
-            np.random.seed(seed)
-            apply(h, sz, tt, pa, bl, fi, s, moves[c], cand[c], declares[c], straights, run, run_index, plim_mode,
-                  np.int64(-1))
-            while _going(tt, fi, s):  # played out, ``s`` greedy (no lookahead within the lookahead)
-                _step(h, sz, tt, pa, bl, fi, straights, run, run_index, plim_mode, inner, take, takes, powers)
-            position = _position(fi, tt, s)
-            if position < best_position:
-                best, best_position = c, position
-        np.random.seed(seed + 1)
-    else:
-        best = 0
-    take[:] = cand[best]
-    return moves[best], declares[best]
 
 
 @njit(cache=True)
@@ -952,7 +826,12 @@ def evaluate(me, own, sizes, unseen, known, passes, later, likelihood,  # type: 
             weights[d] = pass_weight(hands0, passes, later, likelihood) * play_weight(hands0, plays, plays_later,
                                                                                       factors)
         for c in range(len(moves)):
-            _restore(hands, sz, t, passed, blocked, finished, hands0, sizes, t0, passed0, blocked0, finished0)
+            hands[:, :] = hands0
+            sz[:] = sizes
+            t[:] = t0
+            passed[:] = passed0
+            blocked[:] = blocked0
+            finished[:] = finished0
             if moves[c] != M_NONE:
                 apply(hands, sz, t, passed, blocked, finished, me, moves[c], cand_takes[c], declares[c], straights,
                       run, run_index, plim_mode, cand_named[c])

@@ -92,11 +92,6 @@ class Style:
     """Weigh the deals by the likelihood of the others' plays too (:func:`ludor.rollouts.play_weight`),
     raised to this power (0: plays are not read; 1: the likelihood as fitted; between, tempered:
     each factor counts less, so fewer deals count for next to nothing)."""
-    endgame: bool = False
-    """Play its own seat's later moves in the rollouts greedy except in its endgame, where it
-    tries each move on the deal and plays the one that finishes it best
-    (:data:`ludor.rollouts.LOOKAHEAD`, :data:`ludor.rollouts.ENDGAME_CARDS` cards or fewer; off:
-    the gain measured on development seeds was within the noise, RULES.md section 12)."""
     resample: int = 0
     """Instead of weighing each uniform deal by the likelihood of the passes (and plays), move it
     towards the likely deals by this many Metropolis swaps of cards between the others
@@ -163,7 +158,7 @@ def _scores(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: i
     own = np.array(k.counts, dtype=np.int64)
     unseen = np.array(k.unseen, dtype=np.int64)
     model = fast.SEARCHER if style.searcher else fast.SPENDER
-    me = model if style.own else fast.LOOKAHEAD if style.endgame else fast.GREEDY
+    me = model if style.own else fast.GREEDY
     policies = np.array([_policy(kind, style.model, model) if seat != k.seat else me
                          for seat, kind in enumerate(k.players)], dtype=np.int64)
     batch = max(1, min(DEALS_PER_BATCH, rollouts // len(options)))
