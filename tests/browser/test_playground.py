@@ -379,7 +379,11 @@ def test_a_seat_left_through_the_api_is_watched_and_my_games_says_so(tab: Any, f
 
 def test_a_bots_only_table_watched_at_a_pace(tab: Any, front_door: Any, worker: Path) -> None:
     page = tab.page
-    gid = open_table(page, front_door.url, "ludix", watch=True, speed="fast", table=(2, "random", {"target": 50}))
+    # target 200 (about 40-60 events): the page paces the events newer than the table it shows, so
+    # the game must still be going when the page first reads it; to 50 (about 20 events, a few bot
+    # turns) the worker could finish the game first, and every event then came at once (CI saw it
+    # twice: the page right, the test's premise wrong)
+    gid = open_table(page, front_door.url, "ludix", watch=True, speed="fast", table=(2, "random", {"target": 200}))
     # events shown one by one, not at once (the first ones wait for the worker's first bot turns:
     # a loaded machine took over the default 20 s)
     page.locator("#table[data-pacing=true]").wait_for(timeout=GAME_SECONDS * 1000)
