@@ -32,6 +32,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import psutil
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
@@ -39,51 +41,28 @@ sys.path.insert(0, str(ROOT / "tests" / "bench"))
 from conftest import served_games, start_worker  # noqa: E402
 from ludoteca.entrypoints.devstack import Supervisor, embedded_redis  # noqa: E402
 from ludoteca.service_layer import registry  # noqa: E402
-from stack import TICK  # noqa: E402
+from stack import cpu_by_group  # noqa: E402
 
 SCENARIOS = ("bots", "follow")
 
 
-def descendants() -> set[int]:
-    """The processes this one started, and theirs (the stack)."""
-    parent: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    parent[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
-            except OSError:
-                continue
-    mine, grew = {os.getpid()}, True
-    while grew:
-        more = {p for p, pp in parent.items() if pp in mine and p not in mine}
-        mine |= more
-        grew = bool(more)
-    return mine - {os.getpid()}
-
-
-def cpu_seconds(pids: set[int]) -> float:
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total / TICK
+def stack_groups() -> set[int]:
+    """The stack's process groups: each process this one started leads a group of its own (the
+    Supervisor starts every server in a session of its own, its workers inside), the load
+    client, when running, excepted (it stays in this process's group)."""
+    return {os.getpgid(p.pid) for p in psutil.Process().children()} - {os.getpgrp()}
 
 
 def run_once(door: str, scenario: str, args: argparse.Namespace, out: Path, name: str) -> tuple[int, int, float]:
     """One load run of ``scenario``: (human moves applied, requests, server CPU seconds)."""
-    stack = descendants()
-    before = cpu_seconds(stack)
+    stack = stack_groups()
+    before = sum(cpu_by_group(stack).values())
     argv = [sys.executable, "-m", "loadtest", "--host", door, "--users", str(args.users), "--spawn-rate",
             str(args.users), "--duration", f"{args.seconds}s", "--scenarios", f"{scenario}=1", "--think",
             str(args.think), "--out", str(out), "--name", name]
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=args.seconds + 240,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
-    used = cpu_seconds(stack) - before
+    used = sum(cpu_by_group(stack).values()) - before
     if done.returncode != 0:
         raise SystemExit(f"the load run {name} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
     summary = json.loads((out / name / "summary.json").read_text())

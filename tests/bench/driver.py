@@ -29,13 +29,18 @@ import argparse
 import asyncio
 import json
 import random
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from ludoteca.service_layer import registry
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: its reader of event streams
+from sse import Decoder, Message, request_bytes
 
 
 class HttpError(Exception):
@@ -154,62 +159,53 @@ class TurnStream:
     game's ``end``."""
 
     def __init__(self, base: str, gid: str, token: str, counters: Counters, turns: bool = True) -> None:
-        parts = urlsplit(base)
-        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
-        query = "?turns=true" if turns else ""
-        self.head = (f"GET {parts.path.rstrip('/')}/games/{gid}/stream{query} HTTP/1.1\r\n"
-                     f"Host: {self.host}:{self.port}\r\nAccept: text/event-stream\r\n"
-                     f"Authorization: Bearer {token}\r\n").encode()
+        self.url = f"{base.rstrip('/')}/games/{gid}/stream" + ("?turns=true" if turns else "")
+        self.token = token
         self.c = counters
         self.turns: dict[int, dict[str, Any]] = {}
         self.arrived = asyncio.Event()
-        self.last_id = b""
+        self.last_id: str | None = None
         self.over = False
         self.task = asyncio.ensure_future(self._run())
 
     async def _run(self) -> None:
+        """Each connection's answer read by the tests' reader of streams (``sse.Decoder``: the
+        status line, the chunked body, the messages)."""
         while not self.over:
-            reader, writer = await asyncio.open_connection(self.host, self.port)
+            headers = {"Authorization": f"Bearer {self.token}"}
+            if self.last_id is not None:
+                headers["Last-Event-ID"] = self.last_id
+            (host, port), request = request_bytes(self.url, headers)
+            reader, writer = await asyncio.open_connection(host, port)
+            http, handled = Decoder(), 0
             try:
-                resume = b"Last-Event-ID: " + self.last_id + b"\r\n" if self.last_id else b""
-                writer.write(self.head + resume + b"\r\n")
+                writer.write(request)
                 self.c.requests += 1
                 self.c.setup_requests += 1
-                head = await reader.readuntil(b"\r\n\r\n")
-                if int(head.split(b" ", 2)[1]) != 200:  # 204: the game is over and was read to its end
-                    self.over = True
-                    return
-                buffer = b""
-                while not self.over:
-                    size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-                    chunk = await reader.readexactly(size + 2)
-                    if size == 0:
+                while not (self.over or http.ended):
+                    chunk = await reader.read(65536)
+                    if not chunk:
                         break
-                    self.c.bytes_received += size
-                    buffer += chunk[:-2]
-                    *blocks, buffer = buffer.split(b"\n\n")
-                    for block in blocks:
-                        self._message(block)
-            except (ConnectionError, asyncio.IncompleteReadError):
+                    self.c.bytes_received += len(chunk)
+                    http.feed(chunk)
+                    if http.status and http.status != 200:  # 204: the game is over and was read to its end
+                        self.over = True
+                    for m in http.messages[handled:]:
+                        self._message(m)
+                    handled = len(http.messages)
+            except ConnectionError:
                 await asyncio.sleep(0.05)
             finally:
                 writer.close()
 
-    def _message(self, block: bytes) -> None:
-        event, data = b"message", b""
-        for line in block.split(b"\n"):
-            name, _, value = line.partition(b": ")
-            if name == b"event":
-                event = value
-            elif name == b"data":
-                data = value
-            elif name == b"id":
-                self.last_id = value
-        if event == b"turn":
-            listing = json.loads(data)["next"]
+    def _message(self, m: Message) -> None:
+        if m.id is not None:
+            self.last_id = m.id
+        if m.event == "turn":
+            listing = m.data["next"]
             self.turns[listing["version"]] = listing
             self.arrived.set()
-        elif event == b"end":
+        elif m.event == "end":
             self.over = True
 
     async def turn(self, version: int, timeout: float = 10.0) -> dict[str, Any]:

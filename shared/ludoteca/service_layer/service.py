@@ -392,9 +392,8 @@ class GameService:
         known = self.recent.get(game_id)
         if known is not None and known.version >= version:
             return known
-        stored = self._load(game_id)
-        self.recent.put(game_id, stored.version, stored.doc)
-        return self.recent.get(game_id) or stored
+        stored = self._reload(game_id)
+        return self.recent.get(game_id) or stored  # the remembered one: its decoded state is shared
 
     def seat_for_move(self, game_id: str, token: str, stored: Stored | None = None) -> tuple[Stored, int]:
         """The game a move starts from (``stored``, else from memory if this process has the
