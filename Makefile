@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 # integration files start their own Redis, worker and services on free ports.
 TEST_JOBS ?= 2
 
-.PHONY: install chromium policy run test test-fast lint openapi generate golden load bench bench-full bench-api bench-abuse bench-bots bench-peer bench-follow clean
+.PHONY: install chromium policy run test test-fast lint openapi generate golden load bench bench-full bench-api bench-abuse bench-bots bench-peer bench-follow bench-doors clean
 
 # The OpenAPI lint (spectral, tests/api/test_openapi_lint.py): node packages pinned by the lock file
 LINT_DIR   := tools/openapi-lint
@@ -138,6 +138,11 @@ bench-abuse: install policy
 # Pig beside boardgame.io (tests/bench/peer, npm ci on first run), Ludix and the null, in one run
 bench-peer: install
 	$(BIN)/python tests/bench/bench_peer.py $(BENCH_ARGS)
+
+# the front door's CPU per request beside nginx and Traefik when this machine has them (not part of
+# the stack: DESIGN.md asks for a door pip installs), in front of the same null endpoint, in one run
+bench-doors: install
+	$(BIN)/python tests/bench/bench_doors.py $(BENCH_ARGS)
 
 # one seat against the bots, followed by long-polls or by its stream's turn messages: requests and
 # server CPU a human move, side by side in one run (about 5 minutes)
