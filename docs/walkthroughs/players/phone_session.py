@@ -2,7 +2,7 @@
 of Pig created against a bot, two of Ludix found by matchmaking), each player playing every game
 from ONE stream of notices (`GET /players/me/events`, long-polled), then the ratings.
 
-    python docs/walkthroughs/players/phone_session.py [DOOR]    # DOOR: http://127.0.0.1:8000
+    .venv/bin/python docs/walkthroughs/players/phone_session.py [DOOR]    # DOOR: http://127.0.0.1:8000
 
 With `make run` going in another terminal. It prints what a phone would show and exits 1 when
 something is off (tests/integration/test_player_session.py runs it against a real stack).
@@ -24,7 +24,10 @@ TIMEOUT = 30
 
 def call(method: str, path: str, token: str | None = None, **kwargs: Any) -> Any:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    resp = requests.request(method, f"{DOOR}{path}", headers=headers, timeout=TIMEOUT, **kwargs)
+    try:
+        resp = requests.request(method, f"{DOOR}{path}", headers=headers, timeout=TIMEOUT, **kwargs)
+    except requests.ConnectionError as err:  # no stack there: say so in a line, not a traceback
+        raise SystemExit(f"{method} {DOOR}{path}: no answer ({type(err).__name__}); is `make run` going?") from None
     if resp.status_code >= 400:
         raise SystemExit(f"{method} {path}: {resp.status_code} {resp.text[:300]}")
     return resp.json()
