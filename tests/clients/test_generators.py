@@ -68,9 +68,6 @@ FINDING_UNIONS = ("issue 21: openapi-generator's kotlin client (Moshi) makes a o
                   "implements, and has no polymorphic adapter; the one shape that makes the variants implement it (a "
                   "discriminator on a base they take allOf) makes every other generator type the union as the bare "
                   "base: docs/clients.md gives the Kotlin options that decode it")
-FINDING_NULLABLE_ITEMS = ("issue 21: an array's items `anyOf` a schema or null (Ludor's titles: Title or null) "
-                          "generate an empty class in Kotlin and Swift; the form they read (`allOf` the schema, "
-                          "`nullable`) does not admit null in OpenAPI 3.0.3, so the examples fail the lint")
 FINDING_PROBLEMS = ("issue 21: the problems say `additionalProperties: true` (problems.py), which gives each an index "
                     "signature in TypeScript: a 412's `current_version` and a 409's `legal` read as `unknown`")
 
@@ -158,28 +155,15 @@ EMPTY_KOTLIN = re.compile(r"^(?:data )?class (\w+) \(\s*\)", re.MULTILINE)
 EMPTY_SWIFT = re.compile(r"public (?:struct|final class) (\w+): [^{]*\{\s*public enum CodingKeys: [^{]*\{\s*\}")
 
 
-def expect_empty_classes(game: str, request: pytest.FixtureRequest) -> None:
-    """The finding's mark on a game whose document has array items `anyOf` a schema or null."""
-    schemas = json.loads((ROOT / "openapi" / f"{game}.json").read_text())["components"]["schemas"]
-    found = [f"{name}.{prop}" for name, schema in schemas.items() for prop, spec in schema.get("properties", {}).items()
-             if any(variant.get("nullable") for variant in spec.get("items", {}).get("anyOf", []))]
-    if found:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=f"{FINDING_NULLABLE_ITEMS} ({', '.join(found)})"))
-
-
 @pytest.mark.parametrize("game", GAMES)
-def test_kotlin_has_no_empty_class(generated: dict[tuple[str, str], Run], game: str,
-                                   request: pytest.FixtureRequest) -> None:
-    expect_empty_classes(game, request)
+def test_kotlin_has_no_empty_class(generated: dict[tuple[str, str], Run], game: str) -> None:
     empty = [m.group(1) for text in kotlin_classes(generated["kotlin", game].out).values()
              for m in EMPTY_KOTLIN.finditer(text)]
     assert not empty, f"{game}: empty Kotlin classes (their fields are lost): {empty}"
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_swift_has_no_empty_type(generated: dict[tuple[str, str], Run], game: str,
-                                 request: pytest.FixtureRequest) -> None:
-    expect_empty_classes(game, request)
+def test_swift_has_no_empty_type(generated: dict[tuple[str, str], Run], game: str) -> None:
     empty = [m.group(1) for text in swift_types(generated["swift6", game].out).values()
              for m in EMPTY_SWIFT.finditer(text)]
     assert not empty, f"{game}: empty Swift types (their fields are lost): {empty}"

@@ -855,7 +855,7 @@ class LudorEngine(ActionEngine[LudorState, LudorAction]):
             bound = {"reached": "rounds", "limit": MAX_ROUNDS}
         return GameResult(winners, tuple(float(p) for p in state.points), {
             "rounds": len(state.rounds), "points": list(state.points),
-            "titles": _values(state.titles), "orders": [list(r.order) for r in state.rounds],
+            "titles": _in_force(state.titles), "orders": [list(r.order) for r in state.rounds],
             "bound": bound,
         })
 
@@ -912,7 +912,7 @@ VIEW: tuple[Part[LudorState], ...] = (
     Part("dealer", lambda state, viewer: state.dealer),
     Part("hand", _hand),
     Part("hand_counts", lambda state, viewer: state.sizes),
-    Part("titles", lambda state, viewer: _values(state.titles)),
+    Part("titles", lambda state, viewer: _in_force(state.titles)),
     Part("finished", lambda state, viewer: list(state.finished)),
     Part("trick", _trick_view),
     Part("tricks", lambda state, viewer: [t.doc for t in state.tricks]),
@@ -985,6 +985,17 @@ def _why_not_an_answer(top: Combo, combo: Combo) -> str:
 
 def _values(titles: Sequence[Title | None]) -> list[str | None]:
     return [None if t is None else t.value for t in titles]
+
+
+def _in_force(titles: Sequence[Title | None]) -> list[str] | None:
+    """The titles a view or a summary shows: None before the first round ends, then every seat's
+    (a round's end titles every seat at once). A list or nothing, never a list holding nulls: the
+    clients generated from the OpenAPI document (Kotlin, Swift) cannot read an array of nullable
+    enum values (issue 21's finding)."""
+    if all(t is None for t in titles):
+        return None
+    assert all(t is not None for t in titles), titles
+    return [t.value for t in titles if t is not None]
 
 
 def _is_named(combo: Combo, take: Sequence[int]) -> bool:

@@ -31,7 +31,7 @@ const LUDOR = {
     parts.push(panel(`Round ${s.round}`, "ludor-seats",
       h("ul", { class: "seats" }, s.players.map((_, seat) => h("li", { class: `seat${ctx.view.to_act.includes(seat) ? " current" : ""}` },
         h("strong", {}, ctx.name(seat)),
-        s.titles[seat] ? h("span", { class: "title" }, TITLES[s.titles[seat]] || s.titles[seat]) : null,
+        s.titles ? h("span", { class: "title" }, TITLES[s.titles[seat]] || s.titles[seat]) : null,
         backs(s.hand_counts[seat], `${ctx.name(seat)} holds ${seatsWord(s.hand_counts[seat])}`),
         h("span", { class: "points" }, `${s.points[seat]} pts`),
         h("span", { class: "state" }, status(seat)))))));
@@ -144,7 +144,7 @@ const LUDOR = {
   resultColumns(ctx) {
     const s = ctx.state;
     return [
-      { title: "Title", value: (seat) => TITLES[s.titles[seat]] || "—" },
+      { title: "Title", value: (seat) => (s.titles && TITLES[s.titles[seat]]) || "—" },
       { title: "Points", value: (seat) => String(s.points[seat]) },
     ];
   },

@@ -187,8 +187,8 @@ class ViewSchema(Schema):
     dealer = _seat(required=True)
     hand = fields.List(_card(), required=True, metadata={"description": "Your cards, weakest first"})
     hand_counts = fields.List(fields.Integer(), required=True, metadata={"description": "Cards held per seat"})
-    titles = fields.List(_title(allow_none=True), required=True, metadata={
-        "description": "Titles in force this round, from the previous round (null in the first)"})
+    titles = fields.List(_title(), required=True, allow_none=True, metadata={
+        "description": "Each seat's title in force this round, from the previous round (null in the first)"})
     finished = _seats("Seats out of cards this round, in finishing order")
     trick = fields.Nested(TrickSchema, required=True, allow_none=True, metadata={
         "description": "The trick on the table (null outside the play)"})
@@ -311,7 +311,7 @@ EVENT_SCHEMAS: dict[str, type[Schema]] = {
 class SummarySchema(Schema):
     rounds = fields.Integer(required=True, metadata={"description": "Rounds played"})
     points = fields.List(fields.Integer(), required=True, metadata={"description": "Points per seat"})
-    titles = fields.List(_title(allow_none=True), required=True,
+    titles = fields.List(_title(), required=True, allow_none=True,
                          metadata={"description": "Each seat's last title (null: no round ended)"})
     orders = fields.List(fields.List(_seat()), required=True,
                          metadata={"description": "Each round's finishing order, first to last"})
