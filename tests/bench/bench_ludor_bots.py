@@ -18,7 +18,7 @@ exchanges carried over), ``--games`` of them in blocks of four on one seed, the 
 of a block in turn (paired seeds, seat rotation): today's expert against three copies of the expert
 of before (``expert-v1``, ``ludor.simulation.V1``). ``--no-infer``, ``--no-model``,
 ``--no-interrupt``, ``--no-prune`` and ``--first-bonus`` take the expert's parts away one by one;
-``--focus``, ``--own-model``, ``--searcher``, ``--plays`` and ``--resample`` try variants
+``--focus``, ``--own-model``, ``--searcher``, ``--plays``, ``--resample`` and ``--exchange`` try variants
 (``ludor.simulation.Style``); ``--skip-seeds`` starts at a later seed, to extend a sample; a last
 line gives the first places per seed (for comparisons paired on the seeds). Its seeds are numbered
 from 0 (the development seeds: tuning runs play these) up to :data:`HELD_OUT`, where the held-out
@@ -322,6 +322,9 @@ def main() -> None:
     parser.add_argument("--resample", type=int, default=0, metavar="STEPS",
                         help="variant: the expert moves each deal towards the likely ones by STEPS swaps instead of "
                              "weighing it")
+    parser.add_argument("--exchange", action="store_true",
+                        help="variant: the expert deals its exchange partner only the cards the exchange's rules "
+                             "allow it (below the Culo's gift, above the Presidente's give-back)")
     parser.add_argument("--regret", type=int, default=0, metavar="GAMES",
                         help="the search's regret against its own converged choice on the positions of GAMES "
                              "games, pruned and not, at 0.5, 1 and 1.5 times the budget (no tables)")
@@ -341,7 +344,7 @@ def main() -> None:
     style = Style(infer=not args.no_infer, focus=args.focus, model=not args.no_model,
                   first=FIRST_BONUS if args.first_bonus is None else args.first_bonus,
                   own=args.own_model, searcher=args.searcher, prune=not args.no_prune, plays=args.plays,
-                  resample=args.resample)
+                  resample=args.resample, exchange=args.exchange)
     if (args.rollouts, args.seconds, style) != (EXPERT_ROLLOUTS, EXPERT_SECONDS, TODAY):
         bots["expert"] = make_expert(args.rollouts, args.seconds, style)
     bots["expert-v1"] = make_expert(style=V1)  # the baseline keeps the service's budget

@@ -3,8 +3,11 @@ imagine ("determinizations") for the expert bot's simulations.
 
 A seat knows its own hand, the others' card counts, every card played this round, the trick on
 the table, and the cards of its own exchange: a card it gave away that it has not seen played or
-come back is still in the receiver's hand. Every other card not seen is equally likely to be in
-any other hand, in proportion to the room left in it; what the others' passes tell
+come back is still in the receiver's hand. What the exchange's rules force bounds the hands of
+its other seat (:func:`exchange_bounds`): the Culo (Vice-culo) gave his best cards, so what he
+kept is below the worst of them; with the automatic exchange the Presidente (Vice) gave back his
+worst, so what he kept is above the best of them. Every other card not seen is equally likely to
+be in any other hand, in proportion to the room left in it; what the others' passes tell
 (:func:`set_passes`) makes some deals likelier than others (:func:`ludor.rollouts.pass_weight`), and
 so may what they chose to play (:func:`set_plays`, :func:`ludor.rollouts.play_weight`).
 """
@@ -19,8 +22,9 @@ from typing import Any
 from ludoteca.core import codec
 
 from ludor.combos import KIND_NAMES, SET, TWO_OF_OROS_PLAY, Combo, Ruleset
-from ludor.hierarchy import AS, POWER_OF, POWERS, RANK_NAMES, TWO, counts_of, deck_counts
-from ludor.options import AutoplimPlim, Deck, LudorOptions
+from ludor.engine import TRADES
+from ludor.hierarchy import AS, POWER_OF, POWERS, RANK_NAMES, TWO, build_deck, counts_of, sort_key
+from ludor.options import AutoplimPlim, Deck, Exchange, LudorOptions
 from ludor.trick import Trick
 
 
@@ -115,6 +119,40 @@ def played_cards(view: Mapping[str, Any]) -> list[str]:
     return [c for t in tricks for m in t["moves"] for c in m["cards"]]
 
 
+def exchange_bounds(view: Mapping[str, Any], unseen: list[str]) -> dict[int, list[int]]:
+    """What this round's exchange, as the rules make it (RULES.md section 7), tells of the hand
+    of this seat's partner in it: for that seat, how many of the ``unseen`` cards (their codes) of
+    each power it may hold. The engine picks "the best" and "the worst" cards by
+    :func:`ludor.hierarchy.sort_key` (power, then suit); so, by that same order:
+
+    - the Presidente (Vicepresidente) received the Culo's (Vice-culo's) best cards: every card the
+      giver kept is below the worst of them (whatever the ``exchange`` option: that leg is
+      always automatic);
+    - the Culo (Vice-culo) got back the Presidente's (Vicepresidente's) worst cards: with the
+      automatic exchange only, every card that seat kept is above the best of them.
+
+    Cards played since are public and out of ``unseen``; the cards of the exchange that the
+    partner still holds are known (:attr:`Knowledge.known`), not bounded."""
+    seat = view["seat"]
+    titles = view["titles"]
+    if titles is None:
+        return {}
+    automatic = codec.load(LudorOptions, view["options"]).exchange is Exchange.AUTOMATIC
+    legs = {(e["giver"], e["receiver"]): e["cards"] for e in view["exchange"] if e["cards"]}
+    out: dict[int, list[int]] = {}
+    for giver_title, receiver_title, _ in TRADES:
+        giver, receiver = (titles.index(t) if t in titles else None for t in (giver_title, receiver_title))
+        if giver is None or receiver is None:
+            continue
+        if seat == receiver and (giver, receiver) in legs:
+            bound = min(sort_key(c) for c in legs[giver, receiver])
+            out[giver] = counts_of(c for c in unseen if sort_key(c) < bound)
+        elif seat == giver and automatic and (receiver, giver) in legs:
+            bound = max(sort_key(c) for c in legs[receiver, giver])
+            out[receiver] = counts_of(c for c in unseen if sort_key(c) > bound)
+    return out
+
+
 @dataclass
 class Knowledge:
     seat: int
@@ -136,6 +174,9 @@ class Knowledge:
     """The other seats' passes on sets this round (:func:`set_passes`)."""
     plays: list[Play] = field(default_factory=list)
     """The other seats' leads and answers to sets this round (:func:`set_plays`)."""
+    bounds: dict[int, list[int]] = field(default_factory=dict)
+    """For a seat whose hand this round's exchange bounds (:func:`exchange_bounds`), how many of
+    the unseen cards of each power it may hold (only bounds the hand's room can meet)."""
 
     @property
     def n(self) -> int:
@@ -155,19 +196,19 @@ class Knowledge:
         known: dict[int, list[int]] = {}
         for e in view["exchange"]:
             if e["giver"] == seat and e["cards"]:
-                known.setdefault(e["receiver"], []).extend(
-                    POWER_OF[c] for c in e["cards"] if c not in out_of_sight)
-        unseen = deck_counts(options.deck is Deck.FORTY)
-        for c in [*played, *hand]:
-            unseen[POWER_OF[c]] -= 1
-        for powers in known.values():
-            for p in powers:
-                unseen[p] -= 1
+                held = [c for c in e["cards"] if c not in out_of_sight]
+                known.setdefault(e["receiver"], []).extend(POWER_OF[c] for c in held)
+                out_of_sight.update(held)
+        unseen_cards = [c for c in build_deck(options.deck is Deck.FORTY) if c not in out_of_sight]
+        unseen = counts_of(unseen_cards)
+        sizes = list(view["hand_counts"])
+        bounds = {s: caps for s, caps in exchange_bounds(view, unseen_cards).items()
+                  if sum(caps) >= sizes[s] - len(known.get(s, ()))}
         passes = [p for p in set_passes(view) if p[0] != seat]
         plays = [p for p in set_plays(view) if p[0] != seat]
-        return cls(seat, hand, counts_of(hand), list(view["hand_counts"]), trick_from_view(view["trick"]),
+        return cls(seat, hand, counts_of(hand), sizes, trick_from_view(view["trick"]),
                    list(view["finished"]), bool(view["two_of_oros_played"]), options.rules,
-                   options.autoplim_plim, known, unseen, list(view["players"]), passes, plays)
+                   options.autoplim_plim, known, unseen, list(view["players"]), passes, plays, bounds)
 
     def sample(self, rng: random.Random) -> list[list[int]]:
         """Every seat's hand as counts: its own as it is, the others dealt at random from the

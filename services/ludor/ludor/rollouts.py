@@ -624,6 +624,34 @@ def _deal(pool, hands, room, me):  # type: ignore[no-untyped-def]
             at += 1
 
 
+@njit(cache=True)
+def _deal_bounded(unseen, allowed, hands, room, me):  # type: ignore[no-untyped-def]
+    """Deal the ``unseen`` cards (counts per power) into ``hands``, ``room[s]`` more cards each,
+    none to ``me``: first each seat with a bound (a row of ``allowed`` other than -1: how many of
+    the unseen cards of each power it may hold, :func:`ludor.knowledge.exchange_bounds`), drawn
+    one by one uniformly among the cards allowed it and still undealt, then the others from the
+    cards left, alike (:func:`_free_card`). Returns False, the hands partly dealt, if a bound
+    cannot be met."""
+    left = unseen.copy()
+    none = np.zeros(POWERS, dtype=np.int64)
+    for turn in range(2):  # the bounded seats, then the others
+        for s in range(len(room)):
+            if s == me or (allowed[s, 0] >= 0) != (turn == 0):
+                continue
+            cap = left.copy()
+            if turn == 0:
+                for p in range(POWERS):
+                    cap[p] = min(cap[p], allowed[s, p])
+            for _ in range(room[s]):
+                p = _free_card(cap, none)
+                if p < 0:
+                    return False
+                cap[p] -= 1
+                left[p] -= 1
+                hands[s, p] += 1
+    return True
+
+
 # -- what a pass tells ------------------------------------------------------------------------
 AS = 10
 PASS_CLASSES = 6
@@ -779,18 +807,19 @@ def resample(hands, me, known, passes, later, likelihood, plays, plays_later, fa
 
 
 @njit(cache=True)
-def evaluate(me, own, sizes, unseen, known, passes, later, likelihood,  # type: ignore[no-untyped-def]
+def evaluate(me, own, sizes, unseen, known, allowed, passes, later, likelihood,  # type: ignore[no-untyped-def]
              plays, plays_later, factors, t0, passed0, blocked0, finished0, moves, cand_takes, declares,
              cand_named, deals, seed, straights, run, run_index, plim_mode, policies, first, steps, rewards,
              weights):
     """Set ``rewards[d, c]`` to the reward (:func:`reward`, ``first``: the first place's bonus) of
     candidate ``c`` on the ``d``-th of ``deals`` random deals of the ``unseen`` cards among the
-    other seats (after their ``known`` cards: :func:`_deal`), and ``weights[d]`` to how likely that
-    deal makes this round's ``passes`` (:func:`pass_weight`; no passes, or a ``likelihood`` of
-    ones: every deal alike, 1) and ``plays`` (:func:`play_weight`; none: 1); with ``steps``, each
-    deal is first moved by that many swaps towards the likely deals (:func:`resample`), then counts
-    1. A candidate ``M_NONE``
-    is no move: the round goes on as it stands (the Autoplim's holder waiting instead of putting it down out of
+    other seats (after their ``known`` cards: :func:`_deal`; a seat whose row of ``allowed`` is not
+    -1 only from the cards allowed it, :func:`_deal_bounded`, unless that cannot be met), and
+    ``weights[d]`` to how likely that deal makes this round's ``passes`` (:func:`pass_weight`; no
+    passes, or a ``likelihood`` of ones: every deal alike, 1) and ``plays`` (:func:`play_weight`;
+    none: 1); with ``steps``, each deal is first moved by that many swaps towards the likely deals
+    (:func:`resample`, which keeps no bound), then counts 1. A candidate ``M_NONE`` is no move: the
+    round goes on as it stands (the Autoplim's holder waiting instead of putting it down out of
     turn)."""
     np.random.seed(seed)
     n = len(sizes)
@@ -811,6 +840,9 @@ def evaluate(me, own, sizes, unseen, known, passes, later, likelihood,  # type: 
     takes = np.zeros((16, POWERS), dtype=np.int64)
     powers = np.zeros(16, dtype=np.int64)
     room = np.zeros(n, dtype=np.int64)
+    bounded = False
+    for s in range(n):
+        bounded = bounded or allowed[s, 0] >= 0
     for d in range(deals):
         np.random.shuffle(pool)
         for s in range(n):
@@ -818,7 +850,11 @@ def evaluate(me, own, sizes, unseen, known, passes, later, likelihood,  # type: 
             room[s] = 0 if s == me else sizes[s] - np.sum(known[s])
             if s == me:
                 hands0[s, :] = own
-        _deal(pool, hands0, room, me)
+        if not (bounded and _deal_bounded(unseen, allowed, hands0, room, me)):
+            for s in range(n):
+                if s != me:
+                    hands0[s, :] = known[s]
+            _deal(pool, hands0, room, me)
         if steps > 0:
             resample(hands0, me, known, passes, later, likelihood, plays, plays_later, factors, steps)
             weights[d] = 1.0

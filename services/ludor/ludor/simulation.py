@@ -99,6 +99,10 @@ class Style:
     prune: bool = True
     """Stop simulating a candidate once it is clearly worse than the best (:func:`_survivors`):
     its share of the budget goes to the others, and the search stops when one is left."""
+    exchange: bool = False
+    """Deal each seat whose hand this round's exchange bounds only cards the bound allows it
+    (:attr:`ludor.knowledge.Knowledge.bounds`, :func:`ludor.rollouts._deal_bounded`): what the
+    Culo kept is below the best cards he gave, what the Presidente kept above those he gave back."""
 
 
 TODAY = Style()
@@ -140,6 +144,9 @@ def _scores(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: i
     for seat, powers in k.known.items():
         for p in powers:
             known[seat, p] += 1
+    allowed = np.full((n, POWERS), -1, dtype=np.int64)
+    for seat, caps in (k.bounds.items() if style.exchange else ()):
+        allowed[seat] = caps
     passes = np.array([e[:3] for e in k.passes], dtype=np.int64).reshape(-1, 3)
     later = np.array([e[3] for e in k.passes], dtype=np.int64).reshape(-1, POWERS)
     likelihood = PASS_LIKELIHOOD if style.infer else NO_LIKELIHOOD
@@ -170,7 +177,7 @@ def _scores(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: i
     spent = dealt = 0
     while True:
         part = np.zeros((batch, len(active)), dtype=np.float64)
-        fast.evaluate(k.seat, own, sizes, unseen, known, passes, later, likelihood, plays, plays_later,
+        fast.evaluate(k.seat, own, sizes, unseen, known, allowed, passes, later, likelihood, plays, plays_later,
                       factors, t0, passed, blocked, finished, moves[active], takes[active], declares[active],
                       named[active], batch, rng.getrandbits(31), k.rules.straights, run, run_index,
                       fast.PLIM_MODES[k.plim_mode], policies, style.first, style.resample, part,
