@@ -12,6 +12,7 @@ import pytest
 import redis
 from ludoteca.adapters.store import GameStore
 from ludoteca.core.errors import (
+    ConflictError,
     GameNotStartedError,
     IdempotencyConflictError,
     IllegalActionError,
@@ -213,6 +214,63 @@ def test_a_move_from_a_remembered_game_that_moved_on_is_checked_again(
     assert played.version == current.version + 1 == store.load(gid).version
     with pytest.raises(StaleVersionError):  # If-Match names what the caller saw, not what we remember
         here.play(gid, follower, dict(legal[0]), current.version, None, loaded=here.load(gid, recent=True))
+
+
+def test_a_seat_left_through_another_process_cannot_move_from_a_remembered_game(
+        make_store: Callable[..., GameRepository]) -> None:
+    """Two processes over one store: a seat that left through one is refused (409) by the other,
+    whose memory of the game predates the leave, whether the move starts from that memory or the
+    memory's attempt is refused first; nothing is written, and the bot still plays the seat."""
+    store = make_store()
+    here, there = (GameService(registry.game("ludix"), store, Recorder()) for _ in range(2))
+    gid, tokens = started(here)
+    here.play(gid, 0, {"type": "alea_jacta_est"}, None, None)
+    seat = to_act(here, gid)
+    remembered = here.load(gid, recent=True)
+    assert remembered.cached
+    there.leave(gid, seat, "steady")
+    left = store.load(gid)
+    stored, verified = here.seat_for_move(gid, tokens[seat])  # the route's check, on the memory: passes
+    assert stored.cached and verified == seat
+    for action in ({"type": "roll"}, {"type": "hold"}):  # legal, or refused on the memory first (no roll yet)
+        with pytest.raises(ConflictError, match="You left this game"):
+            here.play(gid, seat, action, None, None, loaded=stored)
+    assert store.load(gid).version == left.version
+    assert not store.load(gid).record.is_human(seat)
+
+
+def test_two_leaves_of_one_seat_at_once_the_second_is_refused(service: GameService) -> None:
+    """Both requests pass the route's check on the game they read; the service checks again on
+    the version it commits on: one ``SeatLeft``, the first bot's level kept, a 409 for the other."""
+    gid, tokens = started(service)
+    before = service.load(gid)
+    assert service.seat_of(before, tokens[1], acting=True) == 1
+    first, second = list(service.d.bots)[:2]
+    service.leave(gid, 1, first)
+    with pytest.raises(ConflictError, match="You left this game"):
+        service.leave(gid, 1, second)
+    after = service.load(gid)
+    assert after.record.level(1) == first and after.version == before.version + 1
+    types = [e["type"] for e in service.events(gid, None, 0, 0)["events"]]
+    assert types.count("SeatLeft") == 1
+
+
+def test_a_stream_reads_a_version_once_a_process(make_store: Callable[..., GameRepository]) -> None:
+    """``seen_at``: no read after this process's own commit, nor after another of its readers
+    read that version; one read for a version another process wrote."""
+    store = make_store()
+    here, there = (GameService(registry.game("ludix"), store, Recorder()) for _ in range(2))
+    gid, _ = started(here)
+    reads = []
+    load = store.load
+    store.load = lambda game_id: reads.append(game_id) or load(game_id)  # type: ignore[method-assign]
+    played = here.play(gid, 0, {"type": "alea_jacta_est"}, None, None)
+    reads.clear()
+    assert here.seen_at(gid, played.version).version == played.version and reads == []
+    moved = there.play(gid, to_act(there, gid), {"type": "roll"}, None, None)
+    reads.clear()
+    assert here.seen_at(gid, moved.version).version == moved.version and len(reads) == 1
+    assert here.seen_at(gid, moved.version).version == moved.version and len(reads) == 1
 
 
 def test_a_remembered_game_that_expired_is_a_404(make_store: Callable[..., GameRepository]) -> None:

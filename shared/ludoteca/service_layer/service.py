@@ -145,6 +145,14 @@ def body_hash(body: Any) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+def still_human(record: GameRecord, seat: int) -> None:
+    """409 when ``seat``'s player has left (a bot plays it): its token and its player act for it
+    no more (a move, a leave). Checked on the version a write commits on, not only the one the
+    request started from."""
+    if not record.is_human(seat):
+        raise ConflictError(f"You left this game: a bot plays seat {seat} now.", seat=seat, bot=record.level(seat))
+
+
 class GameService:
     """Use cases of one hosted game.
 
@@ -340,6 +348,7 @@ class GameService:
             record = stored.record
             if record.status is FINISHED:
                 raise GameOverError("The game is over: there is no seat to leave.", game_status=record.status.value)
+            still_human(record, seat)  # on every attempt: two leaves of one seat at once, the second is refused
             bot = level or self.turn_timers.timeout_level(record)
             state = self.state_of(stored)
             new = record.with_seat_left(seat, bot)
@@ -385,10 +394,11 @@ class GameService:
     def seen_at(self, game_id: str, version: int) -> Stored:
         """The game at ``version`` or later, for a reader that knows the game reached ``version``
         (a stream that has just read that version's events): this process's memory of the game
-        when it is at least that new, without a read; else a read, remembered. So the streams of
-        one game in one process (its seats', its spectators') share one read a version, and none
-        follows this process's own commit. A later version with no event for the reader is found
-        by a plain :meth:`load` (a stream's heartbeat)."""
+        when it is at least that new, without a read; else a read, remembered. So no stream reads
+        after this process's own commit, nor after a read of that version by another of its
+        streams; streams woken at once by another process's commit may each read (there is no
+        single flight: each finds the memory old). A later version with no event for the reader is
+        found by a plain :meth:`load` (a stream's heartbeat)."""
         known = self.recent.get(game_id)
         if known is not None and known.version >= version:
             return known
@@ -427,8 +437,7 @@ class GameService:
             raise AuthenticationError("This token belongs to no seat of this game.")
         if not stored.record.is_human(seat):  # its player left (its token stays known, acting for nothing)
             if acting:
-                raise ConflictError(f"You left this game: a bot plays seat {seat} now.", seat=seat,
-                                    bot=stored.record.level(seat))
+                still_human(stored.record, seat)
             return None
         return seat
 
@@ -530,13 +539,16 @@ class GameService:
     # -- playing ----------------------------------------------------------------------------
     def play(self, game_id: str, seat: int | None, body: Any, if_match: int | None,
              idempotency_key: str | None, loaded: Stored | None = None,
-             quota: Quota | None = None, timeout_bot: str | None = None) -> Played:
+             quota: Quota | None = None, timeout_bot: str | None = None, by_bot: bool = False) -> Played:
         """Apply one action: :meth:`check_move`, :meth:`step`, :meth:`commit_move`.
 
         ``loaded``: the game as the caller already read it (saves a read on the first attempt;
         retries after a lost compare-and-set read again). ``quota``: the seat's write quota,
         spent by the commit (or, for a refused request, by :meth:`_refused`). ``timeout_bot``:
         the move is a timed-out turn played by that bot level (:mod:`ludoteca.service_layer.timers`).
+        ``by_bot``: a bot plays its own seat (:meth:`bot_turn`); any other move is refused (409)
+        on every attempt once the seat's player has left, whichever version the caller started
+        from (a process's memory may predate a leave committed by another).
 
         A game with a turn timer starts from a fresh read (not from memory), and a move of a
         seat whose turn timed out since that read is refused (:class:`TurnTimedOutError`)."""
@@ -552,6 +564,8 @@ class GameService:
                 loaded = None
                 started = stored.version if started is None else started
                 try:
+                    if not by_bot and timeout_bot is None:
+                        still_human(stored.record, seat)
                     clock = stored.record.timer
                     if timeout_bot is None and clock is not None and clock.is_overtaken(seat, started):
                         raise TurnTimedOutError(
@@ -691,7 +705,7 @@ class GameService:
             action = self.bots.interrupt(record, state, seat, version)
             if action is not None:
                 try:
-                    self.play(game_id, seat, action, version, None, loaded=stored)
+                    self.play(game_id, seat, action, version, None, loaded=stored, by_bot=True)
                 except StaleVersionError:
                     return "stale"
                 return "interrupted"
@@ -710,7 +724,8 @@ class GameService:
             level = timeout_bot = self.turn_timers.timeout_level(record)
         action = self.bots.choose(level, record, state, seat, version)
         try:
-            self.play(game_id, seat, action, version, None, loaded=stored, timeout_bot=timeout_bot)
+            self.play(game_id, seat, action, version, None, loaded=stored, timeout_bot=timeout_bot,
+                      by_bot=timeout_bot is None)
         except StaleVersionError:
             return "stale"
         return "played" if timeout_bot is None else "timed-out"
