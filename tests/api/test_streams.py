@@ -191,6 +191,79 @@ def test_turns_the_seat_that_may_act_gets_its_listing_once_the_other_none(apps: 
         assert [m for m in plain if m.event == "turn"] == []
 
 
+class Pulled:
+    """A stream read a chunk at a time (the server's generator runs only when pulled), so the
+    test can commit moves between a batch of events and the look that follows it."""
+
+    def __init__(self, app: Flask, gid: str, token: str, query: str = "") -> None:
+        self.resp = app.test_client().get(f"/games/{gid}/stream{query}", headers={"Authorization": f"Bearer {token}"},
+                                          buffered=False)
+        assert self.resp.status_code == 200
+        self.chunks = iter(self.resp.response)
+        self.parser = Parser()
+
+    def pull(self) -> bytes | None:
+        """The next chunk (None: the stream is over)."""
+        chunk = next(self.chunks, None)
+        if chunk is not None:
+            self.parser.feed(chunk)
+        return chunk
+
+    def until_events(self) -> None:
+        while events_of(self.parser.messages) == []:
+            assert self.pull() is not None
+
+    def rest(self) -> list[Message]:
+        while self.pull() is not None:
+            pass
+        self.resp.close()
+        return self.parser.messages
+
+
+def test_a_turn_never_comes_before_its_versions_events(apps: Callable[[str], Flask]) -> None:
+    """Moves committed between a batch of events and the look after it: the game this process
+    remembers is newer than the batch, and its turn waits for its version's events."""
+    app = apps("ludix")
+    api = Api(app.test_client())
+    gid, tokens = humans_table(api, "ludix")
+    streams = [Pulled(app, gid, token, "?turns=true") for token in tokens]
+    for s in streams:
+        s.until_events()
+    play_first_legal(api, gid, tokens, 2)  # this process remembers the game two versions on
+    view = api.view(gid)
+    last, acting = view["version"], view["to_act"]
+    turned = set()
+    # the seats to act first: each stream's lifetime runs from its start, so read the one that
+    # must bring the turn before the others' last until theirs ends
+    for seat, s in sorted(enumerate(streams), key=lambda pair: pair[0] not in acting):
+        held = 0
+        for m in s.rest():
+            if m.event == "message" and m.id is not None:  # an event (not the retry, nor a heartbeat)
+                held = m.data["version"]
+            elif m.event == "turn":
+                assert m.data["next"]["version"] <= held, (seat, m.data["next"]["version"], held)
+                turned.add(m.data["next"]["version"])
+    assert last in turned  # the case the test is for: a turn at the version two moves on
+
+
+def test_a_seats_stream_closes_once_its_player_has_left(apps: Callable[[str], Flask]) -> None:
+    """Its token reads as a spectator's from the leave on: the stream closes at its next look,
+    with no event or turn after the leave (the public ``SeatLeft`` comes to the spectator's
+    stream that the token opens now)."""
+    app = apps("ludix")
+    api = Api(app.test_client())
+    gid, tokens = humans_table(api, "ludix")
+    s = Pulled(app, gid, tokens[1], "?turns=true")
+    s.until_events()
+    before = len(s.parser.messages)
+    status, data = api.call("POST", f"/games/{gid}/leave", tokens[1], {"bot": "steady"})[:2]
+    assert status == 200, data
+    started = time.monotonic()
+    after = s.rest()[before:]
+    assert time.monotonic() - started < HEARTBEAT  # closed at the leave, not at its lifetime nor a beat
+    assert after == []
+
+
 @pytest.mark.parametrize(("headers", "query", "status"), [
     ({"Last-Event-ID": "x7"}, "", 400),
     ({"Last-Event-ID": ""}, "", 400),

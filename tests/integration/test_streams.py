@@ -298,16 +298,42 @@ def test_200_open_streams_do_not_starve_moves(stack: Stack) -> None:
     assert set(crowd.statuses) <= {200}
 
 
+class Follower:
+    """A seat's stream with ``?turns=true`` followed across the server's closes (streams live
+    ``LIFETIME`` seconds here): reopened after the last event's id, as a client does."""
+
+    def __init__(self, url: str, headers: dict[str, str]) -> None:
+        self.url, self.headers = url, headers
+        self.connections = [RawStream(url, headers)]
+
+    def until(self, done: Any, timeout: float) -> list[Any]:
+        """The current connection's messages once ``done(them)``; reopened when the server closed it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            s = self.connections[-1]
+            got = s.read_until(done, timeout=max(0.1, deadline - time.monotonic()))
+            if done(got):
+                return got
+            ids = [m.id for c in self.connections for m in c.http.messages if m.id is not None]
+            resume = {"Last-Event-ID": ids[-1]} if ids else {}
+            self.connections.append(RawStream(self.url, {**self.headers, **resume}))
+
+    def close(self) -> None:
+        for s in self.connections:
+            s.close()
+
+
 def test_a_seat_streaming_its_turns_plays_with_one_request_a_move(stack: Stack) -> None:
     """``?turns=true``: the seat to act learns its listing from its own stream (a ``turn``
-    message, once a version, without an ``id``), so each move is one request, its POST; the
-    listing is the one ``GET .../actions`` gives; a seat that may not act at a version gets no
-    turn for it; a spectator asking for turns gets a 401 problem."""
+    message, once a version a connection, without an ``id``), so each move is one request, its
+    POST; the listing is the one ``GET .../actions`` gives; a seat that may not act at a version
+    gets no turn for it; a turn never comes before its version's events; a spectator asking for
+    turns gets a 401 problem."""
     table = Table(f"{stack.front_door}/ludix", 2, {"target": 1000})
     stream_url = f"{table.base}/games/{table.gid}/stream"
     r = table.s.get(stream_url, params={"turns": "true"}, timeout=30)
     assert r.status_code == 401 and r.headers["content-type"] == "application/problem+json", r.text
-    streams = {seat: RawStream(stream_url + "?turns=true", table.auth(seat)) for seat in (0, 1)}
+    streams = {seat: Follower(stream_url + "?turns=true", table.auth(seat)) for seat in (0, 1)}
     to_act = {table.game["version"]: set(table.game["to_act"])}
     try:
         for move in range(16):
@@ -316,7 +342,7 @@ def test_a_seat_streaming_its_turns_plays_with_one_request_a_move(stack: Stack) 
             def turned(ms: list[Any], v: int = version) -> bool:
                 return any(m.event == "turn" and m.data["next"]["version"] == v for m in ms)
 
-            got = streams[seat].read_until(turned, timeout=LIFETIME - 1)
+            got = streams[seat].until(turned, timeout=3 * LIFETIME)
             turn = next(m.data for m in got if m.event == "turn" and m.data["next"]["version"] == version)
             listing = turn["next"]
             assert listing["seat"] == seat and listing["status"] == "active" and turn["game"]["you"] == seat
@@ -333,15 +359,23 @@ def test_a_seat_streaming_its_turns_plays_with_one_request_a_move(stack: Stack) 
             table.game = r.json()["game"]
             to_act[table.game["version"]] = set(table.game["to_act"])
         last = table.game["version"]
-        for seat, s in streams.items():
-            s.read_until(lambda ms: any(m.data["version"] == last for m in events_of(ms)), timeout=LIFETIME - 1)
-            turns = [m for m in s.http.messages if m.event == "turn"]
-            versions = [m.data["next"]["version"] for m in turns]
-            assert len(versions) == len(set(versions)), versions  # once a version
-            assert all(m.id is None for m in turns)  # not an event: resuming goes by the events' ids
-            assert all(seat in to_act[v] for v in versions), (seat, versions, to_act)
-            assert [m.seq for m in events_of(s.http.messages)] == list(range(1, len(events_of(s.http.messages)) + 1))
-            assert not s.closed
+        for seat, f in streams.items():
+            f.until(lambda ms, f=f: any(m.data["version"] == last for c in f.connections
+                                        for m in events_of(c.http.messages)), timeout=3 * LIFETIME)
+            events = [m for c in f.connections for m in events_of(c.http.messages)]
+            assert [m.seq for m in events] == list(range(1, len(events) + 1))  # resumed without a gap or a repeat
+            held = 0  # the newest version whose events the seat had received (every Ludix version has one)
+            for c in f.connections:
+                turns = [m for m in c.http.messages if m.event == "turn"]
+                versions = [m.data["next"]["version"] for m in turns]
+                assert len(versions) == len(set(versions)), versions  # once a version
+                assert all(m.id is None for m in turns)  # not an event: resuming goes by the events' ids
+                assert all(seat in to_act[v] for v in versions), (seat, versions, to_act)
+                for m in c.http.messages:
+                    if m.event == "message" and m.id is not None:  # an event
+                        held = m.data["version"]
+                    elif m.event == "turn":  # never ahead of the events of its version
+                        assert m.data["next"]["version"] <= held, (seat, m.data["next"]["version"], held)
     finally:
-        for s in streams.values():
-            s.close()
+        for f in streams.values():
+            f.close()

@@ -15,11 +15,13 @@ from __future__ import annotations
 import copy
 import json
 import re
+from types import SimpleNamespace
 from typing import Any
 
 import flask
 import marshmallow as ma
-from apispec import BasePlugin
+from apispec import APISpec, BasePlugin
+from apispec.ext.marshmallow import MarshmallowPlugin
 from ludoteca.adapters.hosting.examples import operation_examples
 from ludoteca.adapters.hosting.problems import ProblemApi
 from ludoteca.adapters.hosting.schemas import action_ref_to_property
@@ -87,6 +89,18 @@ def install_property_rules(api: Any) -> None:
 
     functions[index] = nullable_and_enums
     converter.add_attribute_function(default_in_words)
+
+
+def query_parameters(schema: type[ma.Schema]) -> list[dict[str, Any]]:
+    """``schema``'s fields as OpenAPI query parameters, written by the documents' own rules
+    (:func:`install_property_rules`): for a route whose hand-written ``parameters`` (a header)
+    replace the ones flask-smorest would make from its query schema, so the query is still
+    declared once, by the schema."""
+    plugin = MarshmallowPlugin()
+    APISpec("parameters", "1", "3.0.3", plugins=[plugin])
+    install_property_rules(SimpleNamespace(ma_plugin=plugin))
+    assert plugin.converter is not None  # made by the spec's init
+    return list(plugin.converter.schema2parameters(schema, location="query"))
 
 
 def default_in_words(self: Any, field: ma.fields.Field[Any], ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

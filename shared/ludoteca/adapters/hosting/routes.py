@@ -21,6 +21,7 @@ from flask_smorest import Blueprint
 from ludoteca.adapters.hosting import streams
 from ludoteca.adapters.hosting.accesslog import note_seat
 from ludoteca.adapters.hosting.bodies import json_body
+from ludoteca.adapters.hosting.document import query_parameters
 from ludoteca.adapters.hosting.identity import GAME_ID, bearer_token
 from ludoteca.adapters.hosting.ratelimit import loaded_game, write_quota
 from ludoteca.adapters.hosting.schemas import (
@@ -45,12 +46,10 @@ from ludoteca.service_layer.service import GameService, Played
 ETAG_RE = re.compile(r'[ \t]*(?:W/)?"?(\d{1,18})"?[ \t]*')
 IDEM_RE = re.compile(r"[\x21-\x7e]{1,200}")
 ETAG_HEADER: dict[str, Any] = {"description": "The game's version, quoted (`\"7\"`)", "schema": {"type": "string"}}
-# the stream's query (streams.StreamQuerySchema), said by hand: the route's own `parameters`
-# (Last-Event-ID) replace the list flask-smorest makes from the schema (issue 21: undeclared)
-STREAM_AFTER: dict[str, Any] = {
-    "name": "after", "in": "query", "required": False,
-    "schema": {"type": "integer", "minimum": 0, "maximum": 2**53 - 1},
-    "description": "Start after this seq (0, the default: from the first event); `Last-Event-ID` wins when given"}
+# the stream's parameters: the route's own `parameters` (for Last-Event-ID) replace the list
+# flask-smorest makes from the query schema (issue 21: undeclared), so the query's are made from
+# that schema here, as apispec would: declared once, in streams.StreamQuerySchema
+STREAM_PARAMETERS = [*query_parameters(streams.StreamQuerySchema), streams.LAST_EVENT_ID_PARAMETER]
 IF_NONE_MATCH: dict[str, Any] = {
     "name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"},
     "description": "The ETag you have: 304 (no body) while the game is still at that version"}
@@ -426,7 +425,7 @@ def games_blueprint(routes: GameRoutes, schemas: GameSchemas) -> Blueprint:
         @blp.alt_response(204, description="The game is over and no event is left after the cursor")
         @_document(blp, 400, 401, 404, 422)
         @blp.doc(security=optional_bearer,
-                 parameters=[STREAM_AFTER, streams.TURNS_PARAMETER, streams.LAST_EVENT_ID_PARAMETER],
+                 parameters=STREAM_PARAMETERS,
                  operationId="streamEvents",
                  summary="Stream the game's events",
                  description=streams.DESCRIPTION.format(max_stream=Settings.max_stream_seconds))

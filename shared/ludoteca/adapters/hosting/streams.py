@@ -138,8 +138,6 @@ PLAYER_MESSAGE_SCHEMA: dict[str, Any] = {**MESSAGE_SCHEMA, "properties": {
 TURNS_DESCRIPTION = ("A seat's stream (your token): also a `turn` message whenever you may act, once a version, "
                      "carrying `game` (the game as you see it) and `next` (your listing; its `version` is the move's "
                      "`If-Match`), as a move's answer does")
-TURNS_PARAMETER = {"name": "turns", "in": "query", "required": False, "schema": {"type": "boolean", "default": False},
-                   "description": TURNS_DESCRIPTION}
 LAST_EVENT_ID_PARAMETER = {
     "name": "Last-Event-ID", "in": "header", "required": False,
     "schema": {"type": "string", "pattern": "^[0-9]{1,15}$"},
@@ -186,9 +184,10 @@ def event_stream(service: GameService, stored: Stored, seat: int | None, after: 
 def _messages(service: GameService, game_id: str, seat: int | None, after: int,
               lifetime: float, heartbeat: float, turns: bool) -> Iterator[bytes]:
     """The stream's bytes (:func:`pump`): ``end`` once the game is over and its last event was
-    read; with ``turns``, a ``turn`` message the first time the seat may act at a version. The
-    game is read again (its status, the caller's event count, its state for a turn) after each
-    batch and each idle heartbeat: a game's last move may hold no event this caller may see."""
+    read; with ``turns``, a ``turn`` message the first time the seat may act at a version, once
+    the caller has that version's events. The game is read again (its status, the caller's event
+    count, its state for a turn) after each batch and each idle heartbeat: a game's last move may
+    hold no event this caller may see. A seat's stream closes once its player has left the seat."""
     told = -1  # the version of the last turn message
     seen = 0  # the version of the last event read since the last look (0: none)
 
@@ -207,11 +206,17 @@ def _messages(service: GameService, game_id: str, seat: int | None, after: int,
         stored = service.seen_at(game_id, seen) if seen else service.load(game_id)
         seen = 0
         record = stored.record
+        if seat is not None and not record.is_human(seat):
+            # its player left: the seat's token reads as a spectator's from now on, so its private
+            # events and turns stop here (a reconnection streams as a spectator)
+            return b"", True
         if record.status is Status.FINISHED and at >= record.seen_by(seat):
             return b"event: end\ndata: %s\n\n" % jsontext.dumps(
                 {"status": record.status.value, "last_seq": at,
                  "result": result_body(service.engine.result(service.state_of(stored)))}), True
-        if turns and seat is not None and stored.version != told:
+        # a turn only once the caller holds every event of its version: the game may be newer
+        # than the batch just sent (another commit since), and its events come first
+        if turns and seat is not None and stored.version != told and at >= record.seen_by(seat):
             state = service.state_of(stored)
             listing = service.presenter.next_actions(stored.version, record.status, seat, state)
             if listing is not None:
