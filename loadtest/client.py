@@ -373,6 +373,16 @@ class TurnFollower:
         self.greenlet = gevent.spawn(self._run)
 
     def _run(self) -> None:
+        try:
+            self._follow()
+        except Exception as err:  # a message that does not parse, say: counted, never silent (the table
+            self.c.tally.unexpected(self.c.game, self.KIND, f"the stream's reader failed: {type(err).__name__}: {err}")
+            # then reads the game itself: `over` wakes its wait)
+        finally:
+            self.over = True
+            self.arrived.set()
+
+    def _follow(self) -> None:
         failures, c = 0, self.c
         while not self.over and failures < FAILURES_LIMIT:
             headers = {"Accept": "text/event-stream", "Authorization": f"Bearer {self.token}"}
@@ -393,8 +403,6 @@ class TurnFollower:
                     continue
                 r.success()
                 self._read(r)
-        self.over = True
-        self.arrived.set()
 
     def _read(self, r: Any) -> None:
         try:

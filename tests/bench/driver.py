@@ -176,7 +176,12 @@ class TurnStream:
             if self.last_id is not None:
                 headers["Last-Event-ID"] = self.last_id
             (host, port), request = request_bytes(self.url, headers)
-            reader, writer = await asyncio.open_connection(host, port)
+            try:
+                reader, writer = await asyncio.open_connection(host, port)
+            except OSError:  # refused (a service shedding load): try again, as a client would
+                self.c.errors += 1
+                await asyncio.sleep(0.05)
+                continue
             http, handled = Decoder(), 0
             try:
                 writer.write(request)
@@ -202,14 +207,14 @@ class TurnStream:
         if m.id is not None:
             self.last_id = m.id
         if m.event == "turn":
-            listing = m.data["next"]
-            self.turns[listing["version"]] = listing
+            self.turns[m.data["next"]["version"]] = m.data  # the seat's game and its listing
             self.arrived.set()
         elif m.event == "end":
             self.over = True
 
     async def turn(self, version: int, timeout: float = 10.0) -> dict[str, Any]:
-        """The listing of ``version``, once its ``turn`` message has come (older ones dropped)."""
+        """The turn of ``version`` (``game``: the seat's view, ``next``: its listing), once its
+        ``turn`` message has come (older ones dropped)."""
         deadline = time.monotonic() + timeout
         while version not in self.turns:
             self.arrived.clear()
@@ -220,10 +225,10 @@ class TurnStream:
                 await asyncio.wait_for(self.arrived.wait(), left)
             except TimeoutError:
                 continue
-        listing = self.turns.pop(version)
+        turn = self.turns.pop(version)
         for v in [v for v in self.turns if v < version]:
             del self.turns[v]
-        return listing
+        return turn
 
     def close(self) -> None:
         self.over = True
@@ -364,11 +369,12 @@ class Table:
         # view) in that move's answer; another seat lists its own
         listed, view = self.next, self.game
         if listed is None or listed["seat"] != seat or listed["version"] != self.game["version"]:
-            if self.turns:  # the seat's stream brings it
-                listed = await self.streams[seat].turn(self.game["version"])
+            if self.turns:  # the seat's stream brings both
+                turn = await self.streams[seat].turn(self.game["version"])
+                listed, view = turn["next"], turn["game"]
             else:
                 _, listed = await self.conn.request("GET", f"/games/{self.gid}/actions", token=self.tokens[seat])
-            view = {}
+                view = {}
         if listed["actions"]:
             action: dict[str, Any] = self.rnd.choice(listed["actions"])
             return action
