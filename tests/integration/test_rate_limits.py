@@ -138,6 +138,22 @@ def test_bogus_and_malformed_tokens_are_limited_per_address_and_write_nothing(
     assert api.play(gid, t0, {"type": "roll"})[0] == 200
 
 
+def test_a_left_seats_token_counts_as_that_seat_not_as_a_bad_token(rl_url: str, rl_redis: redis.Redis) -> None:
+    """After a leave, the seat's token reads as a spectator's and its moves are 409: its
+    requests count in the seat's own buckets, not in the address's bad-token bucket (5 here),
+    so a phone still holding it does not lock its address out of every game."""
+    me = address()
+    api = api_for(rl_url, me, rate_limit_per_minute=100, rate_limit_failures_per_minute=5)
+    gid, _, t1 = started_game(api)
+    assert api.call("POST", f"/games/{gid}/leave", t1, {})[0] == 200
+    reads = [api.call("GET", f"/games/{gid}", t1)[0] for _ in range(8)]
+    moves = [api.call("POST", f"/games/{gid}/actions", t1, {"type": "roll"})[0] for _ in range(4)]
+    again = api.call("POST", f"/games/{gid}/leave", t1, {})[0]
+    assert reads == [200] * 8 and moves == [409] * 4 and again == 409
+    assert not any(f"/fail/{client_address(me)}/" in k for k in keys(rl_redis))
+    assert keys(rl_redis, f"LIMITER/seat/{gid}/1/*")
+
+
 def test_creating_and_joining_and_anonymous_reads_are_limited_per_address(rl_url: str) -> None:
     a, b = address(), address()
     api = api_for(rl_url, a, rate_limit_per_minute=100, rate_limit_create_per_minute=3,

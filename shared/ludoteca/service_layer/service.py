@@ -428,6 +428,17 @@ class GameService:
         spectator's, and ``acting`` (a move, a leave) they are refused (409)."""
         if token is None:
             return None
+        seat = self.token_seat(stored, token)
+        if not stored.record.is_human(seat):  # its player left (its token stays known, acting for nothing)
+            if acting:
+                still_human(stored.record, seat)
+            return None
+        return seat
+
+    def token_seat(self, stored: Stored, token: str) -> int:
+        """The seat ``token`` (a seat's, or its bound player's) verifies to, whether or not its
+        player has left it; 401 for none (the rate limits count a left seat's requests as that
+        seat's, not as a stranger's)."""
         seat = tokens.find_seat(token, stored.record.token_hashes)
         if seat is None and self.players is not None and stored.record.player_ids:
             player = self.players.identify(token)  # a player's token acts for its bound seat
@@ -435,10 +446,6 @@ class GameService:
                 seat = stored.record.player_ids.index(player.id)
         if seat is None:
             raise AuthenticationError("This token belongs to no seat of this game.")
-        if not stored.record.is_human(seat):  # its player left (its token stays known, acting for nothing)
-            if acting:
-                still_human(stored.record, seat)
-            return None
         return seat
 
     def state_of(self, stored: Stored) -> Any:

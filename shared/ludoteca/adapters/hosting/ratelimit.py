@@ -73,7 +73,7 @@ from ludoteca.adapters.hosting.identity import GAME_ID, bearer_token
 from ludoteca.adapters.hosting.problems import PROBLEM_JSON, At, ProblemSchema, render_ludoteca_error
 from ludoteca.adapters.peers import Network, address_key, is_proxy
 from ludoteca.config import Settings
-from ludoteca.core.errors import AuthenticationError, NotFoundError, RateLimitedError
+from ludoteca.core.errors import AuthenticationError, ConflictError, NotFoundError, RateLimitedError
 from ludoteca.service_layer.repository import GameRepository, Quota, Stored
 
 #: Routes that read the caller's seat from the bearer token (routes.py's ``caller``).
@@ -214,7 +214,8 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
                     ", ".join(map(str, exempt)))
 
     def verified_seat(game_id: str) -> int | None:
-        """The seat the request's token maps to; None for a malformed or unknown token."""
+        """The seat the request's token maps to (a seat its player left included: its reads and
+        its refused moves count in that seat's bucket); None for a malformed or unknown token."""
         try:
             token = bearer_token()
         except AuthenticationError:
@@ -224,12 +225,15 @@ def install_rate_limit(app: Flask, client: redis.Redis, game: str, settings: Set
         move = request.endpoint == "games.Actions" and request.method == "POST"
         try:
             if move:  # a move may start from this process's memory of the game (GameService.play)
-                stored, seat = service.seat_for_move(game_id, token)
+                try:
+                    stored, seat = service.seat_for_move(game_id, token)
+                except ConflictError:  # its player left: refused by the route (409), counted as the seat's
+                    return cast(int, service.token_seat(service.load(game_id), token))
                 g.ludoteca_loaded = (game_id, stored)
                 return cast(int, seat)
             stored = service.load(game_id)
             g.ludoteca_loaded = (game_id, stored)
-            return cast(int | None, service.seat_of(stored, token))
+            return cast(int, service.token_seat(stored, token))
         except (NotFoundError, AuthenticationError):
             return None
 
