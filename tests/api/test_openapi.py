@@ -28,10 +28,12 @@ from typing import Any
 import pytest
 import schemathesis
 from conftest import in_process_app
+from flask import Flask
 from ludoteca.config import Settings
 from ludoteca.entrypoints.openapi import render
 from ludoteca.service_layer import registry
 from openapi_spec_validator import validate
+from players.routes import create_app as create_players_app
 from schemathesis.config import SchemathesisConfig
 from schemathesis.engine import Status, events, from_schema
 from schemathesis.transport.wsgi import WSGI_TRANSPORT
@@ -61,6 +63,34 @@ def test_exported_document_matches_the_code(game: str) -> None:
     path = ROOT / "openapi" / f"{game}.json"
     assert path.exists(), f"run `make generate`: {path} is missing"
     assert path.read_text() == render(game), f"openapi/{game}.json drifted from the code: run `make generate`"
+
+
+def _query_fields(app: Flask) -> Iterable[tuple[str, str, str]]:
+    """(path as documented, method, query field) of every route taking a query schema."""
+    for rule in app.url_map.iter_rules():
+        view = getattr(app.view_functions[rule.endpoint], "view_class", None)
+        for method in getattr(view, "methods", None) or ():
+            apidoc = getattr(getattr(view, method.lower(), None), "_apidoc", {})
+            for argument in apidoc.get("arguments", {}).get("parameters", []):
+                if argument["in"] == "query":
+                    schema = argument["schema"]() if isinstance(argument["schema"], type) else argument["schema"]
+                    path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
+                    for name, field in schema.fields.items():
+                        yield path, method.lower(), field.data_key or name
+
+
+@pytest.mark.parametrize("service", [*registry.names(), "players"])
+def test_every_query_field_is_a_documented_parameter(service: str) -> None:
+    """A route's hand-written ``parameters`` (a header, say) replace those flask-smorest makes
+    from its query schema: each field the route reads must still be in the exported document
+    (the players' notices long-polled with ``after`` and ``wait`` that their document did not name)."""
+    app = create_players_app(Settings()) if service == "players" else in_process_app(service, Settings())
+    paths = json.loads((ROOT / "openapi" / f"{service}.json").read_text())["paths"]
+    found = list(_query_fields(app))
+    assert found
+    for path, method, name in found:
+        documented = {p["name"] for p in paths[path][method].get("parameters", []) if p["in"] == "query"}
+        assert name in documented, f"{service}: {method.upper()} {path} reads ?{name} and does not document it"
 
 
 @pytest.mark.parametrize("game", registry.names())

@@ -32,7 +32,7 @@ from ludoteca.adapters.hosting.accesslog import install_access_log
 from ludoteca.adapters.hosting.bodies import LIMITS_DOC, install_body_bounds
 from ludoteca.adapters.hosting.buckets import install_buckets
 from ludoteca.adapters.hosting.cors import install_cors
-from ludoteca.adapters.hosting.document import DocumentedApi, exported_servers
+from ludoteca.adapters.hosting.document import DocumentedApi, exported_servers, query_parameters
 from ludoteca.adapters.hosting.identity import bearer_token
 from ludoteca.adapters.hosting.ops import ops_blueprint
 from ludoteca.adapters.hosting.ratelimit import Bucket, Limits, client_address, document_rate_limits, is_load_test
@@ -212,7 +212,8 @@ def players_blueprint(store: PlayerStore, identities: Identities, games: MyGames
         @blp.arguments(EventsQuerySchema, location="query", unknown=ma.RAISE)
         @blp.response(200, PlayerEventsSchema)
         @_errors(blp, 400, 401, 422, 429, 503)
-        @blp.doc(security=BEARER, operationId="getMyEvents", parameters=[streams.LAST_EVENT_ID_PARAMETER],
+        @blp.doc(security=BEARER, operationId="getMyEvents",
+                 parameters=[*query_parameters(EventsQuerySchema), streams.LAST_EVENT_ID_PARAMETER],
                  summary="Your events, every game's",
                  description=EVENTS_DESCRIPTION.format(max_stream=settings.max_stream_seconds, cap=events.cap,
                                                        days=events.game_ttl / 86400),

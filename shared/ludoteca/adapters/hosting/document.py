@@ -177,6 +177,7 @@ class DocumentedApi(ProblemApi):
         """The whole document: the exported one, or (``script_root``: the request's prefix) the
         one served to a request. Both carry the engine's examples (:mod:`~ludoteca.adapters.hosting.examples`)."""
         spec: dict[str, Any] = self.spec.to_dict()
+        drop_unused_problems(spec)
         if self.definition is not None:
             add_examples(spec, _examples(self.definition))
         if script_root is not None and self.definition is not None:
@@ -187,6 +188,18 @@ class DocumentedApi(ProblemApi):
         return flask.current_app.response_class(
             flask.json.dumps(self.document(flask.request.script_root), indent=2, sort_keys=False),
             mimetype="application/json")
+
+
+def drop_unused_problems(spec: dict[str, Any]) -> None:
+    """Remove the problem schemas no operation refers to: apispec registers a response's schema
+    when the response is declared, lazy or not, so every special problem (412's, 409's) is in
+    every document, used or not (the players service answers no 412: an unused component)."""
+    schemas = spec.get("components", {}).get("schemas", {})
+    for name in [n for n in schemas if n.endswith("Problem")]:
+        others = {k: v for k, v in schemas.items() if k != name}
+        if f'"#/components/schemas/{name}"' not in json.dumps({**spec, "components": {**spec["components"],
+                                                                                       "schemas": others}}):
+            del schemas[name]
 
 
 _EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {}
