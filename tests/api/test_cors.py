@@ -41,7 +41,7 @@ def test_an_allowed_origin_gets_its_preflight_and_its_answers(settings: Settings
     r = c.options("/games/0123abcd/actions", headers=PREFLIGHT)
     assert r.status_code == 204 and r.data == b""
     assert r.headers["Access-Control-Allow-Origin"] == APP
-    assert "POST" in r.headers["Access-Control-Allow-Methods"]
+    assert r.headers["Access-Control-Allow-Methods"] == "GET, OPTIONS, POST"  # the route's: listing, moving
     allowed = {h.strip().lower() for h in r.headers["Access-Control-Allow-Headers"].split(",")}
     assert {"authorization", "content-type", "if-match", "if-none-match", "idempotency-key"} <= allowed
     assert r.headers["Access-Control-Max-Age"] == "600"
@@ -52,6 +52,18 @@ def test_an_allowed_origin_gets_its_preflight_and_its_answers(settings: Settings
     assert "Origin" in created.headers["Vary"]
     problem = c.get("/games/0123abcd", headers={"Origin": APP})  # a problem is readable too
     assert problem.status_code == 404 and problem.headers["Access-Control-Allow-Origin"] == APP
+
+
+def test_a_preflight_lists_the_methods_of_its_path(settings: Settings) -> None:
+    """A page on another origin can cancel its matchmaking ticket (``DELETE``), and is offered
+    no method a path does not take."""
+    c = client(settings, (APP,))
+    cancel = {**PREFLIGHT, "Access-Control-Request-Method": "DELETE"}
+    ticket = c.options("/matchmaking/0123abcd0123abcd", headers=cancel)
+    assert ticket.status_code == 204 and "DELETE" in ticket.headers["Access-Control-Allow-Methods"].split(", ")
+    game = c.options("/games/0123abcd", headers=PREFLIGHT)
+    assert "DELETE" not in game.headers["Access-Control-Allow-Methods"] and "POST" not in game.headers[
+        "Access-Control-Allow-Methods"]
 
 
 def test_another_origin_gets_nothing(settings: Settings) -> None:

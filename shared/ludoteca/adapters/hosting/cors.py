@@ -6,7 +6,9 @@ is ever sent and a preflight gets what it always got (a browser on another origi
 read the answers, which is the safe default). When set, for a request whose ``Origin`` is allowed:
 
 * a preflight (``OPTIONS`` with ``Access-Control-Request-Method``) is answered here, ``204``,
-  before the rate limits and the routes: the methods, the request headers the API reads
+  before the rate limits and the routes: the methods of the route at that path (its rules say
+  them: ``DELETE`` for a matchmaking ticket, ``GET, POST`` for a game's actions), the request
+  headers the API reads
   (``Authorization``, ``Content-Type``, ``If-Match``, ``If-None-Match``, ``Idempotency-Key``,
   ``X-Request-Id``) and ``Access-Control-Max-Age: 600``;
 * every answer, problems included, carries ``Access-Control-Allow-Origin`` (the origin itself, or
@@ -21,7 +23,6 @@ from __future__ import annotations
 
 from flask import Flask, Response, request
 
-METHODS = "GET, POST, OPTIONS"
 ALLOWED_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, X-Request-Id"
 EXPOSED_HEADERS = "ETag, Location, Idempotent-Replayed, Retry-After, X-Request-Id"
 MAX_AGE = "600"
@@ -61,6 +62,13 @@ class CorsPolicy:
         return response
 
 
+def methods_at(app: Flask) -> str:
+    """The methods the app's rules take at the request's path (``OPTIONS`` always; ``HEAD``
+    goes with ``GET`` without being named), as a preflight lists them."""
+    allowed = set(app.url_map.bind_to_environ(request.environ).allowed_methods()) - {"HEAD"}
+    return ", ".join(sorted(allowed | {"OPTIONS"}))
+
+
 def install_cors(app: Flask, origins: tuple[str, ...]) -> CorsPolicy | None:
     """Answer preflights and mark answers for ``origins`` (nothing at all when empty: None).
     Install before the rate limits: a preflight is answered before they count it."""
@@ -75,7 +83,7 @@ def install_cors(app: Flask, origins: tuple[str, ...]) -> CorsPolicy | None:
         if value is None:
             return None  # not ours to allow: Flask's own OPTIONS answer, without CORS headers
         response = Response(status=204)
-        response.headers["Access-Control-Allow-Methods"] = METHODS
+        response.headers["Access-Control-Allow-Methods"] = methods_at(app)
         response.headers["Access-Control-Allow-Headers"] = ALLOWED_HEADERS
         response.headers["Access-Control-Max-Age"] = MAX_AGE
         return response
