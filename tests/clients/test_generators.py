@@ -68,8 +68,6 @@ FINDING_UNIONS = ("issue 21: openapi-generator's kotlin client (Moshi) makes a o
                   "implements, and has no polymorphic adapter; the one shape that makes the variants implement it (a "
                   "discriminator on a base they take allOf) makes every other generator type the union as the bare "
                   "base: docs/clients.md gives the Kotlin options that decode it")
-FINDING_PROBLEMS = ("issue 21: the problems say `additionalProperties: true` (problems.py), which gives each an index "
-                    "signature in TypeScript: a 412's `current_version` and a 409's `legal` read as `unknown`")
 
 
 def tool(path: Path) -> Path:

@@ -66,8 +66,8 @@ def test_two_services_on_one_port_are_an_error() -> None:
     game = registry.game(registry.names()[0])
     twin = generate.PlatformService("players", game.hosting, found.factory)
     hosted: list[generate.Hosted] = [game, twin]
-    with pytest.raises(generate.GenerateError, match=rf"port {game.hosting.port} is already {game.name}'s"):
-        generate.check_ports(hosted)
+    with pytest.raises(generate.GenerateError, match=rf"^{game.name}: port {game.hosting.port} is already players's"):
+        generate.check_ports(hosted)  # the game is named, whatever the names' order: the service was there first
 
 
 @pytest.mark.integration

@@ -130,9 +130,10 @@ H = TypeVar("H", GameDefinition, PlatformService, Hosted)
 
 def check_ports(games: Sequence[H]) -> list[H]:
     """``games`` (or services of the platform) in the order of their ports, each with its own (a
-    :class:`GenerateError` names the game without one, or on another's)."""
+    :class:`GenerateError` names the game without one, or on another's). The platform's services
+    take theirs first: a game on a service's port is the one named (a new game is the newcomer)."""
     taken: dict[int, str] = dict(RESERVED_PORTS)
-    for d in sorted(games, key=lambda d: d.name):
+    for d in sorted(games, key=lambda d: (not isinstance(d, PlatformService), d.name)):
         port = d.hosting.port
         if not 1024 <= port <= 65535:
             raise GenerateError(f"{d.name}: no port (GameDefinition(hosting=Hosting(port=...)) in its game.py)")
