@@ -15,8 +15,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -49,6 +51,21 @@ os.environ.setdefault("LUDOTECA_RATE_LIMIT", "1000000")
 
 SHARED_STACK = ("tests/browser/", "tests/clients/")
 """The directories whose tests use the session's ``front_door``: one xdist process runs them all."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """SIGTERM (a CI's ``timeout``, which signals the run's whole process group, or a developer's
+    ``kill``) ends a run, or an xdist worker, as Ctrl-C does: pytest then tears its fixtures down,
+    and they stop every process they started. Left to its default, SIGTERM killed pytest at once
+    and left the stacks it had started (gunicorn, redis-server, Caddy: each in a session of its
+    own) running under init. Checked for a plain run; under xdist the controller may end the
+    workers before their teardown is over, and what is left is for ``.ci/run``'s trap (it stops
+    every process of the checkout's virtualenv)."""
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, interrupt)
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
