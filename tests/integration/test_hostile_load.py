@@ -149,6 +149,32 @@ def test_bodies_are_bounded_and_seats_hold_few_streams(ludix: Service) -> None:
     refusals_say_when(crowd)
 
 
+@pytest.mark.parametrize("request_line", [
+    "HEAD /games/{gid}/stream",  # HEAD runs the GET view
+    "GET /games/{gid}/strea%6D",  # the app routes on the decoded path
+    "GET /games/{gid}/even%74s?after=500&wait=5",
+    "GET /games/{gid}/events?after=500&wait=5&wait=0",  # the app reads the first `wait`
+])
+def test_every_spelling_of_a_hold_is_counted(ludix: Service, request_line: str) -> None:
+    """A seat's long-polls and streams however they are spelt: at most 8 a worker (2 workers),
+    the rest 429 (a hostile client's probe held 100 from one address, and 2,039 at once, this way)."""
+    s = requests.Session()
+    gid, tokens = new_game(s, ludix.base)
+    head = f"{request_line.format(gid=gid)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tokens[0]}\r\n\r\n"
+    crowd = SocketCrowd("127.0.0.1", ludix.port, CROWD[:20], 20, head.encode())
+    crowd.start()
+    try:
+        deadline = time.monotonic() + 20
+        while None in crowd.statuses or len(crowd.statuses) < 20:
+            assert time.monotonic() < deadline, crowd.counts()
+            time.sleep(0.1)
+    finally:
+        crowd.stop()
+    counts = crowd.counts()
+    assert counts[200] <= 16 and counts[429] >= 4, counts
+    refusals_say_when(crowd)
+
+
 def test_slow_bodies_from_one_address_do_not_starve_other_clients(ludix: Service) -> None:
     """2,100 POSTs of ``Content-Length: 40`` sending one byte every 3 s, from one address: the
     address gets 64 connections a worker (the rest 429 at once), those get 408 after the 10 s

@@ -65,7 +65,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, unquote
 
 from gevent.local import local
 from gevent.lock import BoundedSemaphore
@@ -95,7 +95,7 @@ HOLD_START_QUEUE = 64
 The worker passes its holds' share (750): every stream it may hold may wait its turn (all of a
 worker's streams reconnecting after a restart start within the wait on a quiet core)."""
 
-HOLD_PATH = re.compile(r"(?:/games/[^/]+/(?P<game>stream|events)|/me/(?P<player>events))/?$")
+HOLD_PATH = re.compile(r"(?:/games/(?P<id>[^/]+)/(?P<game>stream|events)|/me/(?P<player>events))/?$")
 """A game's stream and long-poll, and a player's events (the players service's ``/me/events``: a
 stream or a long-poll by its ``Accept`` header, which admission does not read: held as a stream)."""
 
@@ -158,30 +158,41 @@ class Limits:
 
 
 def hold_kind(method: str, path: str, query: str) -> str | None:
-    """``stream``, ``long_poll`` or None (not a request that waits)."""
-    if method != "GET":
+    """``stream``, ``long_poll`` or None (not a request that waits), read as the app reads the
+    request: ``HEAD`` runs the ``GET`` view, the route is matched on the percent-decoded path
+    (``/games/ID/even%74s`` is a long-poll), and ``wait`` is its first value (webargs'), so no
+    spelling of a hold goes uncounted (a hostile client's probe found each of the three)."""
+    if method not in ("GET", "HEAD"):
         return None
-    m = HOLD_PATH.search(path)
+    m = HOLD_PATH.search(unquote(path))
     if m is None:
         return None
     if m["game"] == "stream" or m["player"]:
         return "stream"
     try:
-        wait = float(parse_qs(query).get("wait", ["0"])[-1])
+        wait = float(parse_qs(query, keep_blank_values=True).get("wait", ["0"])[0])
     except ValueError:
         return None  # the app answers 422
     return "long_poll" if wait > 0 else None
 
 
-def seat_of(authorization: str | None) -> str | None:
-    """A hash of the bearer token (never the token itself), None without one."""
+def hold_scope(path: str) -> str:
+    """What a hold is about: the game's id, or ``me`` for a player's events (every game of the
+    player), so a player's token, good for all its seats, has the per-seat bound in each game."""
+    m = HOLD_PATH.search(unquote(path))
+    return "me" if m is None or m["player"] else str(m["id"])
+
+
+def seat_of(authorization: str | None, scope: str = "") -> str | None:
+    """A hash of the bearer token and the hold's ``scope`` (never the token itself), None without
+    one: a seat's bound, per game for a player's token."""
     if not authorization:
         return None
     scheme, _, token = authorization.strip().partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
         return None
-    return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return hashlib.sha256(f"{token}\0{scope}".encode("utf-8", "surrogateescape")).hexdigest()[:24]
 
 
 def _inc(counts: dict[str, int], key: str) -> None:
@@ -245,8 +256,10 @@ class Admission:
         if not is_proxy(peer, self.limits.proxies):
             _dec(self.by_address, address_key(peer))
 
-    def hold(self, kind: str, peer: str, forwarded_for: str | None, authorization: str | None) -> Hold | Refusal:
-        """Admit a long-poll or a stream (released by :meth:`release`), or say why not."""
+    def hold(self, kind: str, peer: str, forwarded_for: str | None, authorization: str | None,
+             scope: str = "") -> Hold | Refusal:
+        """Admit a long-poll or a stream (released by :meth:`release`), or say why not; ``scope``:
+        :func:`hold_scope`."""
         if self.holds >= self.limits.holds:
             return self.refuse(Refusal(503, "holds", RETRY_HOLDS,
                                        "The service holds as many long-polls and streams as it can; try again later."))
@@ -255,7 +268,7 @@ class Admission:
             return self.refuse(Refusal(429, "client_holds", RETRY_CLIENT_HOLDS,
                                        "Too many long-polls and streams open from one address "
                                        f"(at most {self.limits.holds_per_client})."))
-        seat = seat_of(authorization)
+        seat = seat_of(authorization, scope)
         if seat is not None and self.holds_by_seat.get(seat, 0) >= self.limits.holds_per_seat:
             return self.refuse(Refusal(429, "seat_holds", RETRY_CLIENT_HOLDS,
                                        "Too many long-polls and streams open for one seat "

@@ -38,7 +38,15 @@ from gunicorn import util
 from gunicorn.http import wsgi
 from gunicorn.http.body import ChunkedReader, LengthReader
 from gunicorn.workers import base, ggevent, gthread
-from ludoteca.entrypoints.admission import Admission, HoldStarts, Limits, Refusal, close_after_response, hold_kind
+from ludoteca.entrypoints.admission import (
+    Admission,
+    HoldStarts,
+    Limits,
+    Refusal,
+    close_after_response,
+    hold_kind,
+    hold_scope,
+)
 
 TYPE_BASE = "https://ludoteca.dev/problems/"  # the same as ludoteca.adapters.hosting.problems.TYPE_BASE
 MAX_DETAIL = 300  # gunicorn's messages quote the client's input: keep the echo short
@@ -261,7 +269,8 @@ class GeventWorker(ProblemErrors, ggevent.GeventWorker):
             if kind is None:
                 return bool(super().handle_request(listener_name, req, sock, addr))
             peer = addr[0] if isinstance(addr, tuple) and addr else ""
-            hold = self.admission.hold(kind, peer, header(req, "X-FORWARDED-FOR"), header(req, "AUTHORIZATION"))
+            hold = self.admission.hold(kind, peer, header(req, "X-FORWARDED-FOR"), header(req, "AUTHORIZATION"),
+                                       hold_scope(req.path))
             if not isinstance(hold, Refusal):
                 try:
                     served = bool(super().handle_request(listener_name, req, sock, addr))
