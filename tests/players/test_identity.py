@@ -214,6 +214,11 @@ class TestProvider:
         # the RSA key's kid on an ES256 token: the key says RS256
         signer = kit.ec_key(kid=provider.keys[0].kid)
         refused(players_client.get("/me", headers=bearer(provider.token(signer))))
+        # a key published without its `alg` (keys[1], the EC key) named by a token of another
+        # family: refused as such (it was a 500: PyJWT's TypeError on a key of the wrong type)
+        assert not provider.keys[1].publish_alg and provider.keys[1].alg == "ES256"
+        attacker = kit.rsa_key(kid=provider.keys[1].kid)
+        refused(players_client.get("/me", headers=bearer(provider.token(attacker))))
 
     def test_a_jwt_without_a_kid_or_malformed(self, players_client: FlaskClient, provider: Any) -> None:
         refused(players_client.get("/me", headers=bearer(provider.token(headers={"kid": None}))))

@@ -567,7 +567,9 @@ class Identities:
         if declared is not None and declared != alg:
             raise PlayerAuthenticationError(f"The JWT's algorithm {alg!r} is not its key's ({declared}).")
         try:
-            claims = jwt.decode(token, signing.key, algorithms=[alg], audience=oidc.audience, issuer=oidc.issuer,
+            # the key as a PyJWK: PyJWT refuses a header `alg` that is not the key's own (a key of
+            # another family, published without an `alg`, made the raw key's check a TypeError: a 500)
+            claims = jwt.decode(token, signing, algorithms=[alg], audience=oidc.audience, issuer=oidc.issuer,
                                 leeway=oidc.leeway_seconds, options={"require": ["exp", "iss", "aud", "sub"]})
         except jwt.ExpiredSignatureError:
             raise PlayerAuthenticationError("The JWT has expired.") from None
@@ -575,7 +577,7 @@ class Identities:
             raise PlayerAuthenticationError("The JWT is not meant for this service (audience).") from None
         except jwt.InvalidIssuerError:
             raise PlayerAuthenticationError("The JWT is not from this deployment's identity provider.") from None
-        except jwt.PyJWTError:
+        except (jwt.PyJWTError, TypeError, ValueError):  # the key cannot verify this algorithm, say
             raise PlayerAuthenticationError("The JWT does not verify.") from None
         subject = claims["sub"]
         if not isinstance(subject, str) or not 0 < len(subject) <= 255:
