@@ -131,3 +131,25 @@ def test_a_timed_turn_is_dispatched_once_its_deadline_has_passed(redis_client: r
     assert out.sent == [("bot_turn", store.game, gid, version)]
     assert sweeper.sweep().timeouts == 0  # backed off
     assert service.bot_turn(gid, version) == "timed-out"
+
+
+def test_one_games_fault_never_stops_the_others_sweeping(redis_client: redis.Redis) -> None:
+    """A hint whose game cannot be read (its `due` written by another version, say) is logged,
+    counted and deferred; the pass goes on, and another game type's due bot turn is re-dispatched
+    (before, the exception ended every pass at that game, and the later types were never swept)."""
+    _, broken = ludix(redis_client, Recorder())
+    service, store = ludix(redis_client, Recorder())
+    envelope, _, _ = service.create(["bot:random", "bot:random"], {}, None, None)
+    gid = envelope["id"]
+    bad = secrets.token_hex(8)
+    redis_client.hset(broken._key(bad, "game"), mapping={"version": 3, "due": "no-such-kind:3", "due_at": 0})
+    redis_client.zadd(broken.hints_key, {bad: broken.server_ms() - 60_000})
+    out = Recorder()
+    sweeper = Sweeper(redis_client, sorted([broken.game, store.game], key=lambda g: g != broken.game), out,
+                      grace_seconds=0.2, ttl_seconds=60)
+    time.sleep(0.3)
+    count = sweeper.sweep()
+    assert count.failed == 1 and count.bot_turns == 1
+    assert out.sent == [("bot_turn", store.game, gid, 1)]
+    (deferred, score), = broken.hints_before(broken.server_ms() + 120_000)
+    assert deferred == bad and score > broken.server_ms() + 30_000  # tried again after the longest backoff

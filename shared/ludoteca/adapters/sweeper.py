@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from types import FrameType
 
 import redis
+from kombu.exceptions import OperationalError
 from ludoteca.adapters import observe
 from ludoteca.adapters.connect import redis_client
 from ludoteca.adapters.fdlimit import raise_nofile
@@ -61,6 +62,9 @@ from ludoteca.service_layer.service import Dispatcher
 log = logging.getLogger("ludoteca.adapters.sweeper")
 
 MAX_BACKOFF_MS = 60_000
+UNREACHABLE = (redis.ConnectionError, redis.TimeoutError, OperationalError, ConnectionError, TimeoutError)
+"""Redis or the broker failing: a pass ends there (the next one, a second later, tries again);
+any other error is one game's (or one game type's): logged, its hint deferred, the rest swept."""
 PRIORITY_SEP = "\x06\x16"  # kombu's Redis transport: queue "<name><sep><priority>" for priorities 3, 6, 9
 
 
@@ -81,6 +85,8 @@ class SweepCount:
     skipped_locked: int = 0
     relayed: int = 0
     """Notices a pass relayed to players' streams (left over by a fault)."""
+    failed: int = 0
+    """Hints (or whole game types) that raised: logged, deferred, and the pass went on."""
 
     def add(self, other: SweepCount) -> None:
         for name in self.__dataclass_fields__:
@@ -115,6 +121,11 @@ class Sweeper:
                 total.add(self._sweep_game(game, store))
                 if self.relay is not None:
                     total.relayed += self._relay_game(game, store, self.relay)
+            except UNREACHABLE:
+                raise  # Redis itself: the pass fails, as every other one would now
+            except Exception:  # one game type's fault never stops the others' sweeping
+                log.exception("sweeping %s failed; the other game types go on", game)
+                total.failed += 1
             finally:
                 store.unlock("lock", self.token)
         return total
@@ -123,44 +134,64 @@ class Sweeper:
         count = SweepCount()
         now = store.server_ms()
         for game_id, score in store.hints_before(now - self.grace_ms, self.batch):
-            version, due = store.due(game_id)
-            if version is None or due is None:
-                count.removed += store.drop_hint(game_id, score)
-                continue
-            if due.kind is DueKind.TURN and due.version == version:
-                if now < due.since_ms:  # look again at the deadline
-                    count.deferred += store.defer_hint(game_id, score, due.since_ms - self.grace_ms)
-                    continue
-                self.dispatcher.bot_turn(game, game_id, version)
-                count.timeouts += 1
-                observe.SWEEP_DISPATCHED.labels(game, "timeout").inc()
-            elif now - due.since_ms < self.grace_ms:  # fell due again since the hint was written
-                count.deferred += store.defer_hint(game_id, score, due.since_ms)
-                continue
-            elif due.kind is DueKind.BOT and due.version == version:
-                self.dispatcher.bot_turn(game, game_id, version)
-                count.bot_turns += 1
-                observe.SWEEP_DISPATCHED.labels(game, "bot").inc()
-            elif due.kind is DueKind.RESULT:
-                self.dispatcher.record_result(game, game_id)
-                count.results += 1
-                observe.SWEEP_DISPATCHED.labels(game, "result").inc()
-            else:  # pragma: no cover - a commit always rewrites ``due`` with the version
-                count.removed += store.drop_hint(game_id, score)
-                continue
-            log.info("re-dispatched %s of %s %s v%s (due for %.1f s)", due.kind, game, game_id, version,
-                     (now - due.since_ms) / 1000)
-            delay = min(MAX_BACKOFF_MS, max(self.grace_ms, now - due.since_ms))
-            store.defer_hint(game_id, score, now + delay - self.grace_ms)
+            try:
+                self._sweep_hint(game, store, game_id, score, now, count)
+            except UNREACHABLE:
+                raise
+            except Exception:  # this game's hint only: logged, tried again after the longest backoff
+                log.exception("sweeping %s %s failed; deferred", game, game_id)
+                count.failed += 1
+                store.defer_hint(game_id, score, now + MAX_BACKOFF_MS - self.grace_ms)
         return count
+
+    def _sweep_hint(self, game: str, store: GameStore, game_id: str, score: int, now: int,
+                    count: SweepCount) -> None:
+        """One hinted game: re-dispatch what is due, defer or drop its hint (counted in ``count``)."""
+        version, due = store.due(game_id)
+        if version is None or due is None:
+            count.removed += store.drop_hint(game_id, score)
+            return
+        if due.kind is DueKind.TURN and due.version == version:
+            if now < due.since_ms:  # look again at the deadline
+                count.deferred += store.defer_hint(game_id, score, due.since_ms - self.grace_ms)
+                return
+            self.dispatcher.bot_turn(game, game_id, version)
+            count.timeouts += 1
+            observe.SWEEP_DISPATCHED.labels(game, "timeout").inc()
+        elif now - due.since_ms < self.grace_ms:  # fell due again since the hint was written
+            count.deferred += store.defer_hint(game_id, score, due.since_ms)
+            return
+        elif due.kind is DueKind.BOT and due.version == version:
+            self.dispatcher.bot_turn(game, game_id, version)
+            count.bot_turns += 1
+            observe.SWEEP_DISPATCHED.labels(game, "bot").inc()
+        elif due.kind is DueKind.RESULT:
+            self.dispatcher.record_result(game, game_id)
+            count.results += 1
+            observe.SWEEP_DISPATCHED.labels(game, "result").inc()
+        else:  # pragma: no cover - a commit always rewrites ``due`` with the version
+            count.removed += store.drop_hint(game_id, score)
+            return
+        log.info("re-dispatched %s of %s %s v%s (due for %.1f s)", due.kind, game, game_id, version,
+                 (now - due.since_ms) / 1000)
+        delay = min(MAX_BACKOFF_MS, max(self.grace_ms, now - due.since_ms))
+        store.defer_hint(game_id, score, now + delay - self.grace_ms)
 
     def _relay_game(self, game: str, store: GameStore, relay: Callable[[str, str], int]) -> int:
         """Relay the outboxes hinted longer ago than the grace; drop each hint once its outbox
         was emptied (unless a newer commit hinted again)."""
         relayed = 0
         index = store.outbox_hints_key
-        for game_id, score in store.hints_before(store.server_ms() - self.grace_ms, self.batch, index):
-            added = relay(game, game_id)
+        now = store.server_ms()
+        for game_id, score in store.hints_before(now - self.grace_ms, self.batch, index):
+            try:
+                added = relay(game, game_id)
+            except UNREACHABLE:
+                raise
+            except Exception:  # this outbox only: tried again after the longest backoff
+                log.exception("relaying the outbox of %s %s failed; deferred", game, game_id)
+                store.defer_hint(game_id, score, now + MAX_BACKOFF_MS - self.grace_ms, index)
+                continue
             if added:
                 log.info("relayed %d notice(s) left in the outbox of %s %s", added, game, game_id)
             relayed += added
