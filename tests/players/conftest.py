@@ -58,6 +58,8 @@ class Provider:
     url: str = ""
     fetches: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    hang: float = 0.0
+    """Seconds the provider takes before it answers (a hung provider, for a test to set and reset)."""
 
     def jwks(self) -> bytes:
         with self.lock:
@@ -86,6 +88,8 @@ def provider() -> Iterator[Provider]:
             if self.path != "/jwks.json":
                 self.send_error(404)
                 return
+            if idp.hang:
+                time.sleep(idp.hang)
             body = idp.jwks()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")

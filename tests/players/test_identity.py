@@ -9,6 +9,7 @@ import hashlib
 import hmac
 import json
 import secrets
+import threading
 import time
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -229,6 +230,41 @@ class TestProvider:
                                                  kit: SimpleNamespace) -> None:
         client = kit.players_app(settings).test_client()
         assert "guest" in refused(client.get("/me", headers=bearer(provider.token())))["detail"]
+
+    def test_a_hung_provider_queues_no_request_and_known_keys_still_verify(
+            self, settings: Settings, provider: Any, kit: SimpleNamespace) -> None:
+        """The set's lifespan over and the provider hung: one request tries it (1 s at most here),
+        the others at the same time answer at once with the last good set, and none tries again
+        within the retry delay (before: each waited its turn for its own fetch, 5, 10, ... 30 s,
+        and got a 503)."""
+        oidc = kit.oidc_settings(provider, jwks_lifespan_seconds=1, fetch_timeout_seconds=1.0)
+        app = kit.players_app(settings, oidc)
+        token = provider.token()
+        assert app.test_client().get("/me", headers=bearer(token)).status_code == 200
+        time.sleep(1.2)  # the set's lifespan is over
+        provider.hang = 4.0
+        answers: list[tuple[int, float]] = []
+
+        def ask() -> None:
+            started = time.monotonic()
+            status = app.test_client().get("/me", headers=bearer(token)).status_code
+            answers.append((status, time.monotonic() - started))
+
+        try:
+            fetched = provider.fetches
+            threads = [threading.Thread(target=ask) for _ in range(6)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(30)
+            assert [status for status, _ in answers] == [200] * 6, answers  # the last good key verifies
+            assert max(seconds for _, seconds in answers) < 3.0, answers  # one fetch's timeout, not six
+            assert provider.fetches <= fetched + 1
+            unknown = kit.rsa_key()
+            resp = app.test_client().get("/me", headers=bearer(provider.token(unknown)))
+            assert refused(resp, 503) and resp.headers["Retry-After"] == "1"  # no key to fall back on: at once
+        finally:
+            provider.hang = 0.0
 
     def test_an_unreachable_provider_is_a_503(self, settings: Settings, kit: SimpleNamespace,
                                               provider: Any) -> None:

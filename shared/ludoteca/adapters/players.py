@@ -26,6 +26,7 @@ import json
 import os
 import re
 import secrets
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -512,15 +513,72 @@ def _texts(values: Any) -> list[str | None]:
     return [None if v is None else v.decode() if isinstance(v, bytes) else str(v) for v in values]
 
 
+FETCH_RETRY_SECONDS = 5.0
+"""After a failed fetch of the provider's keys, how long requests use the last good set (or get a
+503 at once, without one) before one of them tries the provider again."""
+
+
+class KeySet:
+    """The provider's signing keys by ``kid``, fetched on the request path but never queued behind
+    it: one request fetches at a time (``fetch_timeout_seconds`` at most) while the others use the
+    last good set, or get a 503 at once if there is none; a failed fetch keeps the last good set
+    in use (stale if error) and is not tried again for :data:`FETCH_RETRY_SECONDS`. (PyJWKClient
+    fetched under its lock and cached nothing of a failure: with a hung provider, six requests
+    waited 5, 10, ... 30 s for their 503s, and known keys were refused once the set had expired.)
+    The set is fetched again when its ``jwks_lifespan_seconds`` is over, and for an unknown ``kid``
+    at most once per ``refresh_cooldown_seconds``."""
+
+    def __init__(self, oidc: OidcSettings) -> None:
+        self.client = jwt.PyJWKClient(oidc.jwks_url, cache_keys=False, cache_jwk_set=False,
+                                      timeout=oidc.fetch_timeout_seconds)
+        self.lifespan, self.cooldown = oidc.jwks_lifespan_seconds, oidc.refresh_cooldown_seconds
+        self.keys: dict[str, jwt.PyJWK] = {}
+        self.fetched: float | None = None  # time.monotonic() of the last good fetch
+        self.failed: float | None = None  # ... of the last failed one
+        self.fetching = threading.Lock()
+
+    def key(self, kid: str) -> jwt.PyJWK:
+        """The key ``kid`` names: 401 when the provider has none, 503 when its keys cannot be had."""
+        now = time.monotonic()
+        known = self.keys.get(kid)
+        age = None if self.fetched is None else now - self.fetched
+        if known is not None and age is not None and age < self.lifespan:
+            return known
+        if known is None and age is not None and age < min(self.cooldown, self.lifespan):
+            raise PlayerAuthenticationError("The JWT's key is not one of the identity provider's.")
+        if self.failed is not None and now - self.failed < FETCH_RETRY_SECONDS:
+            return self._last_good(known)
+        if not self.fetching.acquire(blocking=False):  # another request is fetching: never wait on it
+            return self._last_good(known)
+        try:
+            try:
+                found = jwt.PyJWKSet.from_dict(self.client.fetch_data())
+            except (jwt.PyJWKClientError, jwt.PyJWKSetError, ValueError, OSError):
+                self.failed = time.monotonic()
+                return self._last_good(known)
+            self.keys = {k.key_id: k for k in found.keys if k.key_id and k.public_key_use in ("sig", None)}
+            self.fetched, self.failed = time.monotonic(), None
+        finally:
+            self.fetching.release()
+        fresh = self.keys.get(kid)
+        if fresh is None:
+            raise PlayerAuthenticationError("The JWT's key is not one of the identity provider's.")
+        return fresh
+
+    @staticmethod
+    def _last_good(known: jwt.PyJWK | None) -> jwt.PyJWK:
+        if known is not None:
+            return known
+        raise UnavailableError("The identity provider's keys cannot be fetched just now.")
+
+
 class Identities:
     """Bearer token -> :class:`Player`: a guest token, or (with ``oidc``) a JWT of the provider."""
 
     def __init__(self, store: PlayerStore, oidc: OidcSettings | None = None) -> None:
         self.store = store
         self.oidc = oidc
-        self.jwks = None if oidc is None else jwt.PyJWKClient(
-            oidc.jwks_url, cache_keys=False, cache_jwk_set=True, lifespan=oidc.jwks_lifespan_seconds,
-            timeout=oidc.fetch_timeout_seconds, cooldown_duration=oidc.refresh_cooldown_seconds)
+        self.jwks = None if oidc is None else KeySet(oidc)
 
     def verify(self, token: str) -> Player:
         """The player ``token`` names; :class:`PlayerAuthenticationError` (401) when it names none,
@@ -557,12 +615,7 @@ class Identities:
                                             f"{', '.join(oidc.algorithms)}).")
         if not isinstance(kid, str) or not kid:
             raise PlayerAuthenticationError("The JWT names no key ('kid').")
-        try:
-            signing = jwks.get_signing_key(kid)
-        except jwt.PyJWKClientConnectionError:
-            raise UnavailableError("The identity provider's keys cannot be fetched just now.") from None
-        except jwt.PyJWTError:
-            raise PlayerAuthenticationError("The JWT's key is not one of the identity provider's.") from None
+        signing = jwks.key(kid)
         declared = signing._jwk_data.get("alg")
         if declared is not None and declared != alg:
             raise PlayerAuthenticationError(f"The JWT's algorithm {alg!r} is not its key's ({declared}).")
