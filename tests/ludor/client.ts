@@ -22,6 +22,6 @@ register<S["LudorAction"], S["LudorGame"], S["LudorEvent"], S["LudorCreateGame"]
     : e.type === "RoundEnded" ? `round ${e.data.round}: ${e.data.titles.join(", ")}` : ""),
   ending(game, events) {
     const r = game.result ?? fail("no result");
-    return `points ${r.summary.points.join("/")}, titles ${r.summary.titles.join(", ")}, ${events} events`;
+    return `points ${r.summary.points.join("/")}, titles ${(r.summary.titles ?? fail("no titles")).join(", ")}, ${events} events`;
   },
 }));
