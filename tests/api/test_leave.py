@@ -137,3 +137,24 @@ def test_a_player_leaves_through_the_worker(worker_client_factory: Callable[[str
         {"type": "seat_left", "game": "pig", "id": game_id, "seat": 0, "version": version, "bot": "hold20",
          "url": f"http://localhost/pig/games/{game_id}"}]
     assert not any(e["type"] == "your_turn" and e["version"] > version for e in told)  # the bot's turns, not yours
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded"])
+def test_a_join_or_leave_body_not_sent_as_json_is_refused(content_type: str | None,
+                                                          app_factory: Callable[[str], Any]) -> None:
+    """A body that does not say it is JSON is refused (422) and changes nothing. Before, it was
+    read as no body: a join sent as curl's default form type claimed the first open seat under its
+    default name, and a leave naming an unknown bot gave the seat to the table's timeout bot."""
+    game = app_factory("ludor").test_client()
+    made = game.post("/games", json={"seats": ["human", "human", "human"]})
+    assert made.status_code == 201
+    game_id, token = made.get_json()["game"]["id"], made.get_json()["token"]
+    headers = {} if content_type is None else {"Content-Type": content_type}
+    before = game.get(f"/games/{game_id}").get_json()
+    joined = game.post(f"/games/{game_id}/players", data='{"seat": 2, "name": "Bob"}', headers=headers)
+    left = game.post(f"/games/{game_id}/leave", data='{"bot": "nope"}', headers={**headers, **bearer(token)})
+    for refused in (joined, left):
+        assert refused.status_code == 422 and refused.headers["Content-Type"] == PROBLEM, refused.get_json()
+        assert "application/json" in refused.get_json()["detail"]
+    assert game.get(f"/games/{game_id}").get_json() == before
+    assert game.post(f"/games/{game_id}/players", json={"seat": 2, "name": "Bob"}).get_json()["seat"] == 2

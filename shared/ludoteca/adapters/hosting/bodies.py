@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 from flask import Flask, current_app, g, request
 from flask.json.provider import DefaultJSONProvider
-from ludoteca.core.errors import BadRequestError, LudotecaError
+from ludoteca.core.errors import BadRequestError, FieldValidationError, LudotecaError
 from werkzeug.exceptions import RequestEntityTooLarge
 
 MAX_BODY_BYTES = 64 * 1024
@@ -191,11 +191,25 @@ def parse_body(data: bytes) -> Any:
     return loads(data)
 
 
+ANY_BODY_ENDPOINTS = frozenset({"games.Actions"})
+"""The routes that read their body as JSON whatever its ``Content-Type`` says (:func:`json_body`:
+a move, as it always has, on the hot route too)."""
+
+
 def _admit_body() -> None:
-    """Before every request: bound the body and, when it says it is JSON, parse it here once."""
+    """Before every request: bound the body and, when it says it is JSON, parse it here once. A
+    body that does not say it is JSON is refused (422) on every route but a move's, never read as
+    no body: a join or a leave sent as curl's default form type had its body ignored, and its
+    defaults claimed another seat or gave the seat to another bot (a hostile-client probe)."""
     data = body_bytes()
-    if data and request.is_json:
+    if not data:
+        return
+    if request.is_json:
         g.ludoteca_json = loads(data)
+    elif request.endpoint not in ANY_BODY_ENDPOINTS:
+        raise FieldValidationError(
+            f"The request body must be JSON sent as Content-Type: application/json, not "
+            f"{request.mimetype or 'without a Content-Type'}.", errors={"body": ["Send application/json."]})
 
 
 def install_body_bounds(app: Flask, max_body_bytes: int = MAX_BODY_BYTES) -> None:
