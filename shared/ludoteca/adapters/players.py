@@ -710,9 +710,13 @@ for _ = 1, most do
   local best, spread = nil, nil
   for i = 1, #live - n + 1 do
     local s = live[i + n - 1].ord - live[i].ord
-    local oldest = now
-    for j = i, i + n - 1 do oldest = math.min(oldest, live[j].t.created) end
-    if s <= base + widen * (now - oldest) and (best == nil or s < spread) then best, spread = i, s end
+    local oldest, players, twice = now, {}, false
+    for j = i, i + n - 1 do
+      oldest = math.min(oldest, live[j].t.created)
+      if players[live[j].t.player] then twice = true end  -- never one player against itself
+      players[live[j].t.player] = true
+    end
+    if not twice and s <= base + widen * (now - oldest) and (best == nil or s < spread) then best, spread = i, s end
   end
   if best == nil then break end
   claim('match', best, n)
@@ -729,8 +733,12 @@ end
 return out
 """
 
-# A ticket's change of state: KEYS[1] the ticket; ARGV: its TTL, the states it may be in, then
-# field/value pairs (JSON values) to set. Answers the ticket after (or nil: gone or not allowed).
+# A ticket's change of state (a poll is one): KEYS[1] the ticket; ARGV: its TTL, the states it may
+# be in, the prefix, the ticket's id, then field/value pairs (JSON values) to set. While it waits
+# or is claimed, its pool's queue and its player's mark live as long as it does (they expired 600 s
+# after the enqueue while the ticket, polled, lived on: never matched, its fill-with-bots never
+# due, and a second ticket of the same player let in, then paired with the first). Answers the
+# ticket after (or nil: gone or not allowed).
 _UPDATE = """
 local raw = redis.call('GET', KEYS[1])
 if not raw then return nil end
@@ -738,9 +746,14 @@ local t = cjson.decode(raw)
 local allowed = false
 for s in string.gmatch(ARGV[2], '[^,]+') do if t.state == s then allowed = true end end
 if not allowed then return raw end
-for i = 3, #ARGV, 2 do t[ARGV[i]] = cjson.decode(ARGV[i + 1]) end
+for i = 5, #ARGV, 2 do t[ARGV[i]] = cjson.decode(ARGV[i + 1]) end
 raw = cjson.encode(t)
 redis.call('SET', KEYS[1], raw, 'EX', ARGV[1])
+if t.state == 'waiting' or t.state == 'claimed' then
+  redis.call('EXPIRE', ARGV[3] .. 'queue:' .. t.pool, ARGV[1])
+  local mark = ARGV[3] .. 'player:' .. t.player
+  if redis.call('GET', mark) == ARGV[4] then redis.call('EXPIRE', mark, ARGV[1]) end
+end
 return raw
 """
 
@@ -793,15 +806,18 @@ class MatchQueues:
     def update(self, ticket: str, states: Sequence[str], **changes: Any) -> dict[str, Any] | None:
         """Set ``changes`` on the ticket if it is in one of ``states``; the ticket after (unchanged
         when it was not), None when it is gone."""
-        args: list[Any] = [self.ttl, ",".join(states)]
+        args: list[Any] = [self.ttl, ",".join(states), self.prefix, ticket]
         for name, value in changes.items():
             args += [name, json.dumps(value)]
         raw = self._update(keys=[self.ticket_key(ticket)], args=args)
         return None if raw is None else dict(json.loads(raw))
 
     def requeue(self, ticket: str, body: dict[str, Any]) -> None:
-        """Back in its queue (a claim whose game was never made)."""
-        self.client.zadd(self.queue(body["pool"]), {ticket: float(body["ordinal"])})
+        """Back in its queue (a claim whose game was never made), the queue living as long as a ticket."""
+        with self.client.pipeline(transaction=True) as pipe:
+            pipe.zadd(self.queue(body["pool"]), {ticket: float(body["ordinal"])})
+            pipe.expire(self.queue(body["pool"]), self.ttl)
+            pipe.execute()
 
     def dequeue(self, ticket: str, pool: str) -> None:
         self.client.zrem(self.queue(pool), ticket)
