@@ -44,6 +44,16 @@ class TestPlaces:
     def test_places(self, res: GameResult, seats: int, expected: list[int]) -> None:
         assert places(res, seats) == expected
 
+    @pytest.mark.parametrize(("res", "forfeits", "expected"), [
+        (result((0,), (10, 5, 3)), {0}, [3, 1, 2]),  # a winning bot in a left seat: last, the best who stayed first
+        (result((1,), (5, 10, 7)), {2}, [2, 1, 3]),
+        (result((0, 2), (3, 1, 3, 2)), {0, 1}, [3, 3, 1, 2]),  # the forfeits share the last place
+        (result((0,), (9, 1)), {0, 1}, [1, 1]),  # every seat left: one place for all
+    ])
+    def test_a_seat_its_player_left_is_placed_last(self, res: GameResult, forfeits: set[int],
+                                                  expected: list[int]) -> None:
+        assert places(res, len(expected), forfeits) == expected
+
 
 class TestRate:
     def test_the_winner_gains_the_loser_loses_and_both_are_surer(self) -> None:
@@ -148,3 +158,27 @@ class _DieOnLeaderboard:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
+
+
+def test_a_player_who_leaves_is_rated_as_the_last_whatever_its_bot_did(
+        pig: FlaskClient, players_client: FlaskClient, store: PlayerStore) -> None:
+    """Leaving before any move, with the strongest bot taking over at a table of weak bots, three
+    times: three losses (before, the player was rated on the bot's wins: a rating farmed with two
+    requests a game)."""
+    made = players_client.post("/", json={"name": "Leaver"}).get_json()
+    pid, token = made["player"]["id"], made["token"]
+    service = pig.application.extensions["ludoteca"]["service"]
+    mine = {"Authorization": f"Bearer {token}"}
+    for _ in range(3):
+        game = pig.post("/games", json={"seats": ["human", "bot:random"], "options": {"target": 20}},
+                        headers=mine).get_json()["game"]
+        left = pig.post(f"/games/{game['id']}/leave", json={"bot": "hold20"}, headers=mine)
+        assert left.status_code == 200, left.get_json()
+        for _ in range(2000):  # the worker's bot turns, played here
+            stored = service.load(game["id"])
+            if stored.record.status.value == "finished":
+                break
+            service.bot_turn(game["id"], stored.version)
+        assert service.record_result(game["id"])
+    rating = store.rating(pid, "pig")
+    assert rating.played == 3 and rating.mu < MODEL.mu and rating.ordinal < Rating().ordinal

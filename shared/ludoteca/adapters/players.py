@@ -28,7 +28,7 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -310,12 +310,14 @@ class Ratings:
     def board(game: str) -> str:
         return f"{PREFIX}:leaderboard:{game}"
 
-    def settle(self, game: str, game_id: str, bound: Sequence[str | None], result: GameResult) -> int:
+    def settle(self, game: str, game_id: str, bound: Sequence[str | None], result: GameResult,
+               forfeits: Collection[int] = ()) -> int:
         """Rate the players ``bound`` to the seats of the finished ``game_id`` (None: an unrated
-        seat); the number of ratings this call moved (0 when done before)."""
+        seat; ``forfeits``: seats their players left, placed last); the number of ratings this
+        call moved (0 when done before)."""
         if not any(bound):
             return 0
-        changes = self._changes(game, game_id, bound, result)
+        changes = self._changes(game, game_id, bound, result, forfeits)
         moved = 0
         for player_id, (shift, factor) in changes.items():
             applied, mu, sigma, _ = self._apply(keys=[key(player_id, "ratings"), key(player_id, "rated")], args=[
@@ -325,12 +327,12 @@ class Ratings:
         return moved
 
     def _changes(self, game: str, game_id: str, bound: Sequence[str | None],
-                 result: GameResult) -> dict[str, tuple[float, float]]:
+                 result: GameResult, forfeits: Collection[int] = ()) -> dict[str, tuple[float, float]]:
         kept = f"{game}:{{{game_id}}}:ratings"
         raw = self.client.get(kept)
         if raw is None:
             before = [None if p is None else self.store.rating(p, game) for p in bound]
-            after = rate(before, result)
+            after = rate(before, result, forfeits)
             changes = {p: (a.mu - b.mu, a.sigma / b.sigma) for p, b, a in zip(bound, before, after, strict=True)
                        if p is not None and b is not None and a is not None}
             self.client.set(kept, json.dumps(changes), nx=True, ex=self.game_ttl)
@@ -476,8 +478,9 @@ class Seating:
         player = self.identities.verify(token)
         return PlayerRef(player.id, player.name)
 
-    def rate(self, game: str, game_id: str, bound: Sequence[str | None], result: GameResult) -> int:
-        return self.ratings.settle(game, game_id, bound, result)
+    def rate(self, game: str, game_id: str, bound: Sequence[str | None], result: GameResult,
+             forfeits: Collection[int] = ()) -> int:
+        return self.ratings.settle(game, game_id, bound, result, forfeits)
 
     def relay(self, game: str, game_id: str) -> int:
         return self.events.relay(game, game_id)

@@ -14,7 +14,7 @@ fault the list agrees with the games within the grace.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -59,8 +59,10 @@ class PlayerSeats(Protocol):
         :class:`~ludoteca.core.errors.AuthenticationError` for a player's token that does not verify."""
         ...
 
-    def rate(self, game: str, game_id: str, bound: Sequence[str | None], result: GameResult) -> int:
-        """Rate the players bound to a finished game's seats, exactly once."""
+    def rate(self, game: str, game_id: str, bound: Sequence[str | None], result: GameResult,
+             forfeits: Collection[int] = ()) -> int:
+        """Rate the players bound to a finished game's seats, exactly once (``forfeits``: the
+        seats their players left, placed last: :func:`ludoteca.service_layer.ratings.places`)."""
         ...
 
     def leaderboard(self, game: str, limit: int) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ a place).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from ludoteca.core.engine import GameResult
@@ -36,19 +36,27 @@ class Rating:
         return {"mu": self.mu, "sigma": self.sigma, "ordinal": self.ordinal}
 
 
-def places(result: GameResult, seats: int) -> list[int]:
+def places(result: GameResult, seats: int, forfeits: Collection[int] = ()) -> list[int]:
     """Each seat's finishing place, 1 first: the winners share 1; the others follow by score,
-    highest first, an equal score sharing a place."""
+    highest first, an equal score sharing a place; the ``forfeits`` (seats their players left: a
+    bot finished the game for them) share the last place, below every seat that stayed, whatever
+    the bot did (a leaver picks the bot: rated on its play, leaving strong bots at weak tables
+    farmed a rating with no move made)."""
     scores = [result.scores[i] if i < len(result.scores) else 0.0 for i in range(seats)]
-    losers = sorted({scores[i] for i in range(seats) if i not in result.winners}, reverse=True)
-    first = 1 if result.winners else 0
-    return [1 if i in result.winners else first + 1 + losers.index(scores[i]) for i in range(seats)]
+    stayed = [i for i in range(seats) if i not in forfeits]
+    winners = {i for i in result.winners if i not in forfeits}
+    losers = sorted({scores[i] for i in stayed if i not in winners}, reverse=True)
+    first = 1 if winners else 0
+    placed = {i: 1 if i in winners else first + 1 + losers.index(scores[i]) for i in stayed}
+    last = max(placed.values(), default=0) + 1
+    return [placed.get(i, last) for i in range(seats)]
 
 
-def rate(ratings: Sequence[Rating | None], result: GameResult) -> list[Rating | None]:
+def rate(ratings: Sequence[Rating | None], result: GameResult,
+         forfeits: Collection[int] = ()) -> list[Rating | None]:
     """The seats' ratings after ``result``: ``ratings[i]`` is seat i's rating before (None: an
-    unrated seat, which plays at the default rating and stays None)."""
+    unrated seat, which plays at the default rating and stays None); ``forfeits``: see :func:`places`."""
     teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma) if r is not None else MODEL.rating()] for r in ratings]
-    after = MODEL.rate(teams, ranks=[float(p) for p in places(result, len(ratings))])
+    after = MODEL.rate(teams, ranks=[float(p) for p in places(result, len(ratings), forfeits)])
     return [None if before is None else Rating(team[0].mu, team[0].sigma, before.played + 1)
             for before, team in zip(ratings, after, strict=True)]

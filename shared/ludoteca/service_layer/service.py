@@ -749,7 +749,8 @@ class GameService:
                    for i in range(len(names))]
         recorded = self.store.record_result(game_id, entries, shared=len(result.winners) > 1)
         if self.players is not None and any(stored.record.player_ids):  # once, however often this runs
-            self.players.rate(self.d.name, game_id, stored.record.player_ids, result)
+            left = [i for i, p in enumerate(stored.record.player_ids) if p and not stored.record.is_human(i)]
+            self.players.rate(self.d.name, game_id, stored.record.player_ids, result, left)
         self.store.clear_result_due(game_id)  # after the record: a crash in between records again, once
         return recorded
 
