@@ -208,6 +208,18 @@ class TestFaults:
         assert [g["id"] for g in found["games"]] == [kept] and found["total"] == 1
         assert my_games(players_client, token)["total"] == 1
 
+    def test_a_game_gone_on_a_page_lets_the_next_move_up(self, pig: FlaskClient, players_client: FlaskClient,
+                                                          redis_client: redis.Redis) -> None:
+        """A page a game of which has expired is read again: the live game after it moves up into
+        it (before: page 1 came back empty with total 1, and the live game was on no page)."""
+        _, token = new_player(players_client, "Pager")
+        live = create(pig, token)["game"]["id"]
+        gone = [create(pig, token)["game"]["id"] for _ in range(3)]  # newer: listed first
+        for game_id in gone:
+            redis_client.delete(f"pig:{{{game_id}}}:game")  # expired
+        first = my_games(players_client, token, page=1, page_size=1)
+        assert [g["id"] for g in first["games"]] == [live] and first["total"] == 1
+
 
 def replace_confirm(lists: GameLists) -> GameLists:
     """``lists`` whose :meth:`~GameLists.confirm` dies (the process killed after the game's commit)."""

@@ -121,6 +121,11 @@ def summarise(definition: GameDefinition, stored: Stored, player_id: str) -> Pla
     return PlayerGame(definition.name, record.id, seat, record.status.value, your_turn, record.created_at, left)
 
 
+REREADS = 10
+"""How often one ``GET /players/me/games`` reads its page again after dropping gone games (each
+read drops at least one: a long run of expired games is pruned over a few calls)."""
+
+
 class MyGames:
     """``GET /players/me/games``: the player's games, newest first, a page at a time, settled
     against the games (see the module docstring). ``load(game, game_id)`` reads a game (None:
@@ -145,20 +150,26 @@ class MyGames:
                 self.games.forget(player_id, game, game_id)
 
     def page(self, player_id: str, page: int, page_size: int) -> tuple[int, list[PlayerGame]]:
-        """(the number of the player's games, the games of page ``page``, from 1)."""
+        """(the number of the player's games, the games of page ``page``, from 1). A game found
+        gone on the page is dropped from the list and the page read again, so the games after it
+        move up into it and ``total`` counts what is left (dropping them and answering the page
+        as read showed a short page, or an empty one with ``total`` 1, and left a live game on
+        no page: the offsets had moved under the client); at most :data:`REREADS` times a call."""
         self.settle(player_id)
-        total, members = self.games.page(player_id, (page - 1) * page_size, page_size)
-        found: list[PlayerGame] = []
-        for game, game_id in members:
-            stored = self._read(game, game_id)
-            definition = self.definitions.get(game)
-            entry = summarise(definition, stored, player_id) if stored is not None and definition else None
-            if entry is None:  # gone, or not the player's: the list follows the games
-                self.games.forget(player_id, game, game_id)
-                total -= 1
-                continue
-            found.append(entry)
-        return total, found
+        for _ in range(REREADS):
+            total, members = self.games.page(player_id, (page - 1) * page_size, page_size)
+            found: list[PlayerGame] = []
+            for game, game_id in members:
+                stored = self._read(game, game_id)
+                definition = self.definitions.get(game)
+                entry = summarise(definition, stored, player_id) if stored is not None and definition else None
+                if entry is None:  # gone, or not the player's: the list follows the games
+                    self.games.forget(player_id, game, game_id)
+                    continue
+                found.append(entry)
+            if len(found) == len(members):
+                break
+        return total - (len(members) - len(found)), found
 
     def _read(self, game: str, game_id: str) -> Stored | None:
         return self.load(game, game_id) if game in self.definitions else None
