@@ -10,6 +10,7 @@ from typing import Any
 
 import marshmallow as ma
 from ludoteca.adapters.hosting.problems import ProblemSchema
+from ludoteca.config import Settings
 from ludoteca.core.engine import GameDefinition
 from ludoteca.service_layer import matching
 from ludoteca.service_layer.fields import named_enum, strict_integer
@@ -195,7 +196,10 @@ class EventsQuerySchema(ma.Schema):
     after = QueryInteger(load_default=0, validate=validate.Range(min=0, max=MAX_SAFE_INTEGER),
                            metadata={"description": "Return events with seq greater than this"})
     wait = fields.Float(load_default=0.0, validate=validate.Range(min=0, max=60),
-                        metadata={"description": "Long-poll: wait up to this many seconds for an event"})
+                        metadata={"description": "Long-poll: wait up to this many seconds for an event (the server "
+                                                 "waits at most its LUDOTECA_MAX_WAIT, "
+                                                 f"{Settings.max_long_poll_seconds:g} s by default, then answers "
+                                                 "empty: ask again with the same `after`)"})
 
 
 class LobbyQuerySchema(ma.Schema):
