@@ -84,6 +84,7 @@ def common_rows(game: str) -> Iterator[Row]:
         ("seat -1", {"seats": seats, "seat": -1}, 422),
         ("seat 2^53", {"seats": seats, "seat": 2**53 - 1}, 422),
         ("name 41 characters", {"seats": seats, "name": "n" * 41}, 422),
+        ("name with a right-to-left override", {"seats": seats, "name": "\u202e\u200bevil"}, 422),
         ("name unicode-heavy", {"seats": seats, "name": UNICODE}, 422),
         ("name with NUL", {"seats": seats, "name": "ana\x00"}, 422),
         ("name lone surrogate", {"seats": seats, "name": "\ud800"}, 422),

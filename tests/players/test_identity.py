@@ -113,7 +113,7 @@ class TestGuests:
         refused(players_client.get("/me", headers={"Authorization": "Basic YWRhOmFkYQ=="}))
 
     @pytest.mark.parametrize("body", [{}, {"name": ""}, {"name": "   "}, {"name": "x" * 41}, {"name": "a\nb"},
-                                      {"name": 7}, {"name": "Ada", "admin": True}])
+                                      {"name": "\u202e\u200bevil"}, {"name": 7}, {"name": "Ada", "admin": True}])
     def test_a_bad_name_is_a_422(self, players_client: FlaskClient, body: dict[str, Any]) -> None:
         problem = refused(players_client.post("/", json=body), 422)
         assert problem["errors"]

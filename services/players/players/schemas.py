@@ -5,6 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from ludoteca.adapters.hosting.schemas import RatingSchema
 from ludoteca.adapters.players import parse_name
+from ludoteca.core.names import NAME_MAX
 from ludoteca.service_layer import notices
 from ludoteca.service_layer.record import Status
 from marshmallow import fields, validate
@@ -14,7 +15,8 @@ KINDS = ("guest", "oidc")
 
 def _is_name(value: str) -> bool:
     if parse_name(value) is None:
-        raise ma.ValidationError("1 to 40 characters (spaces around them dropped), no control characters.")
+        raise ma.ValidationError(f"1 to {NAME_MAX} characters (spaces around them dropped), no control, format or "
+                                 "invisible characters.")
     return True
 
 
@@ -25,8 +27,9 @@ class NewPlayerSchema(ma.Schema):
         unknown = ma.RAISE
 
     name = fields.String(required=True, validate=lambda v: _is_name(v),
-                         metadata={"description": "The name shown at tables and on leaderboards (1 to 40 "
-                                                  "characters, no control characters)", "example": "Ada"})
+                         metadata={"description": "The name shown at tables and on leaderboards (1 to "
+                                                  f"{NAME_MAX} characters, no control, format or invisible "
+                                                  "characters)", "example": "Ada"})
 
 
 class PlayerSchema(ma.Schema):

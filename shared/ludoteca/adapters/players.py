@@ -38,13 +38,13 @@ from ludoteca.adapters.store import outbox_key, outbox_order, read_stream
 from ludoteca.core import tokens
 from ludoteca.core.engine import GameResult
 from ludoteca.core.errors import AuthenticationError, UnavailableError
+from ludoteca.core.names import plain_name
 from ludoteca.service_layer.mygames import PlayerRef
 from ludoteca.service_layer.ratings import MODEL, Rating, rate
 
 PREFIX = "players"
 PLAYER_ID = re.compile(r"[0-9a-f]{32}")
 """A player's id: 32 lower-case hex digits (random for a guest, derived for an OIDC subject)."""
-NAME = re.compile(r"[^\x00-\x1f\x7f]{1,40}")
 """A player's name: 1 to 40 characters, no control characters."""
 GUEST, OIDC = "guest", "oidc"
 
@@ -128,11 +128,8 @@ def oidc_player_id(issuer: str, subject: str) -> str:
 
 
 def parse_name(raw: Any) -> str | None:
-    """``raw`` as a player's name, or None when it is not one (:data:`NAME`)."""
-    if not isinstance(raw, str):
-        return None
-    name = raw.strip()
-    return name if NAME.fullmatch(name) else None
+    """``raw`` as a player's name, or None when it is not one (:func:`ludoteca.core.names.plain_name`)."""
+    return plain_name(raw)
 
 
 # Create the record if it is not there; refresh its TTL; answer the fields. One script: one slot.

@@ -12,6 +12,7 @@ import marshmallow as ma
 from ludoteca.adapters.hosting.problems import ProblemSchema
 from ludoteca.config import Settings
 from ludoteca.core.engine import GameDefinition
+from ludoteca.core.names import NAME_MAX, hidden_character
 from ludoteca.service_layer import matching
 from ludoteca.service_layer.fields import named_enum, strict_integer
 from marshmallow import fields, validate
@@ -19,7 +20,7 @@ from marshmallow import fields, validate
 STATUSES = ["waiting_for_players", "active", "finished"]
 MAX_SAFE_INTEGER = 2**53 - 1
 SEAT = validate.Range(min=0, max=63)
-NAME = validate.Length(min=1, max=40)
+NAME = validate.Length(min=1, max=NAME_MAX)
 _QUERY_INT = re.compile(r"-?[0-9]{1,16}")
 
 
@@ -34,12 +35,14 @@ class QueryInteger(fields.Integer):
 
 
 class PlainString(fields.String):
-    """A string without control characters or lone surrogates (names shown to other players)."""
+    """A string without characters hidden from its readers (names shown to other players:
+    :func:`ludoteca.core.names.hidden_character`)."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
         text = super()._deserialize(value, attr, data, **kwargs)
-        if any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 or 0xD800 <= ord(ch) < 0xE000 for ch in text):
-            raise ma.ValidationError("Control characters and lone surrogates are not allowed.")
+        hidden = hidden_character(text)
+        if hidden is not None:
+            raise ma.ValidationError(f"Control, format and invisible characters are not allowed ({hidden}).")
         return text
 
 
