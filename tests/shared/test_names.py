@@ -6,7 +6,8 @@ import pytest
 from ludoteca.core.names import NAME_MAX, hidden_character, plain_name
 
 
-@pytest.mark.parametrize("name", ["Ada", "  Ada  ", "José", "李", "👩\u200d👩\u200d👧", "می\u200cخواهم", "a" * NAME_MAX])
+@pytest.mark.parametrize("name", ["Ada", "  Ada  ", "José", "李", "👩\u200d👩\u200d👧", "می\u200cخواهم",
+                                  "a" * NAME_MAX])
 def test_names_a_player_writes_are_kept(name: str) -> None:
     assert plain_name(name) == name.strip() and hidden_character(name) is None
 
