@@ -147,6 +147,21 @@ def test_the_profile_and_leaderboard_show_the_ratings(players_client: FlaskClien
     assert board.index(a) < board.index(b)
 
 
+def test_the_leaderboard_reads_its_rows_at_once_and_drops_expired_players(
+        pig: FlaskClient, players_client: FlaskClient, store: PlayerStore, redis_client: redis.Redis) -> None:
+    """A player whose profile expired is left off the rows and taken off the board (it stayed on
+    it for ever, so a top of expired players showed fewer rows than asked, or none)."""
+    ids = [players_client.post("/", json={"name": f"Ranked {i}"}).get_json()["player"]["id"] for i in range(3)]
+    Ratings(store).settle("pig", secrets.token_hex(8), ids, result((0,), (3, 2, 1)))
+    redis_client.delete(f"players:{{{ids[0]}}}:profile")  # the winner's profile expired
+    rows = pig.get("/leaderboard", query_string={"limit": 1000}).get_json()["rated"]
+    shown = {r["player_id"]: r for r in rows}
+    assert ids[0] not in shown and {ids[1], ids[2]} <= set(shown)
+    assert shown[ids[1]]["name"] == "Ranked 1" and shown[ids[1]]["played"] == 1
+    assert redis_client.zscore(Ratings.board("pig"), ids[0]) is None
+    assert redis_client.zscore(Ratings.board("pig"), ids[1]) is not None
+
+
 class _DieOnLeaderboard:
     """A Redis client that dies (raises :class:`Crash`) at the first leaderboard write."""
 

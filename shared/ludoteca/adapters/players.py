@@ -173,10 +173,7 @@ class PlayerStore:
     def get(self, player_id: str) -> Player | None:
         if not PLAYER_ID.fullmatch(player_id):
             return None
-        name, kind, created = _texts(self.client.hmget(key(player_id, "profile"), ["name", "kind", "created"]))
-        if name is None or kind is None or created is None:
-            return None
-        return Player(player_id, name, kind, int(created))
+        return _player(player_id, self.client.hmget(key(player_id, "profile"), PROFILE_FIELDS))
 
     def guest_token_hash(self, player_id: str) -> tuple[Player, str] | None:
         """The guest ``player_id`` and its token's stored hash (None: no such guest)."""
@@ -196,11 +193,18 @@ class PlayerStore:
 
     def rating(self, player_id: str, game: str) -> Rating:
         """The player's rating in ``game`` (the model's default before its first rated game)."""
-        mu, sigma, played = _texts(self.client.hmget(key(player_id, "ratings"),
-                                                     [f"{game}:mu", f"{game}:sigma", f"{game}:played"]))
-        if mu is None or sigma is None:
-            return Rating()
-        return Rating(float(mu), float(sigma), int(played or 0))
+        return _rating(self.client.hmget(key(player_id, "ratings"), _rating_fields(game)))
+
+    def ranked(self, player_ids: Sequence[str], game: str) -> list[tuple[Player | None, Rating]]:
+        """Each player's profile (None: expired, or no such id) and rating in ``game``, read in one
+        round trip (a leaderboard of 1,000 rows took two round trips a row: 2,013 commands)."""
+        with self.client.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                pipe.hmget(key(player_id, "profile"), PROFILE_FIELDS)
+                pipe.hmget(key(player_id, "ratings"), _rating_fields(game))
+            replies = pipe.execute()
+        return [(_player(p, replies[2 * i]) if PLAYER_ID.fullmatch(p) else None, _rating(replies[2 * i + 1]))
+                for i, p in enumerate(player_ids)]
 
 
 class GameLists:
@@ -336,6 +340,10 @@ class Ratings:
             raw = self.client.get(kept)
         found: dict[str, list[float]] = json.loads(raw)  # type: ignore[arg-type]
         return {p: (float(c[0]), float(c[1])) for p, c in found.items()}
+
+    def forget(self, game: str, player_ids: Sequence[str]) -> None:
+        """Take players whose profiles have expired off ``game``'s board."""
+        self.client.zrem(self.board(game), *player_ids)
 
     def leaderboard(self, game: str, limit: int) -> list[tuple[str, float]]:
         """The ``limit`` best players of ``game`` by ordinal: (player id, ordinal)."""
@@ -492,13 +500,15 @@ class Seating:
         return MatchQueues(self.identities.store.client, game)
 
     def leaderboard(self, game: str, limit: int) -> list[dict[str, Any]]:
-        rows = []
-        for player_id, _ in self.ratings.leaderboard(game, limit):
-            player = self.identities.store.get(player_id)
-            if player is None:  # expired since
+        top = [player_id for player_id, _ in self.ratings.leaderboard(game, limit)]
+        rows, gone = [], []
+        for player_id, (player, r) in zip(top, self.identities.store.ranked(top, game), strict=True):
+            if player is None:  # expired since: off the board
+                gone.append(player_id)
                 continue
-            r = self.identities.store.rating(player_id, game)
             rows.append({"player_id": player_id, "name": player.name, "played": r.played, "rating": r.body()})
+        if gone:
+            self.ratings.forget(game, gone)
         return rows
 
 
@@ -506,6 +516,29 @@ def _split(member: bytes | str) -> tuple[str, str]:
     text = member.decode() if isinstance(member, bytes) else member
     game, _, game_id = text.partition("/")
     return game, game_id
+
+
+PROFILE_FIELDS = ("name", "kind", "created")
+
+
+def _player(player_id: str, profile: Any) -> Player | None:
+    """A player from its profile's :data:`PROFILE_FIELDS` (None: gone)."""
+    name, kind, created = _texts(profile)
+    if name is None or kind is None or created is None:
+        return None
+    return Player(player_id, name, kind, int(created))
+
+
+def _rating_fields(game: str) -> list[str]:
+    return [f"{game}:mu", f"{game}:sigma", f"{game}:played"]
+
+
+def _rating(fields: Any) -> Rating:
+    """A rating from its :func:`_rating_fields` (the model's default when there is none)."""
+    mu, sigma, played = _texts(fields)
+    if mu is None or sigma is None:
+        return Rating()
+    return Rating(float(mu), float(sigma), int(played or 0))
 
 
 def _texts(values: Any) -> list[str | None]:
