@@ -18,7 +18,6 @@ client address (``LUDOTECA_RATE_LIMIT_FAILURES``); a player's reads per player
 from __future__ import annotations
 
 import http
-import os
 from typing import Any
 
 import marshmallow as ma
@@ -40,6 +39,7 @@ from ludoteca.adapters.hosting.schemas import EventsQuerySchema
 from ludoteca.adapters.observe import configure_logging
 from ludoteca.adapters.players import GameLists, Identities, OidcSettings, Player, PlayerEvents, PlayerStore
 from ludoteca.adapters.store import LONG_BLOCK_SECONDS, GameStore
+from ludoteca.adapters.sweeper import grace_seconds
 from ludoteca.config import Settings
 from ludoteca.core import jsontext
 from ludoteca.core.engine import Hosting
@@ -135,8 +135,7 @@ def my_games(client: redis.Redis, settings: Settings) -> MyGames:
         except GameMissing:
             return None
 
-    grace = float(os.environ.get("LUDOTECA_SWEEP_GRACE", "5"))
-    return MyGames(GameLists(client), load, definitions, grace)
+    return MyGames(GameLists(client), load, definitions, grace_seconds())
 
 
 EVENTS_DESCRIPTION = (

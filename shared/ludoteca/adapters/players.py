@@ -45,7 +45,9 @@ from ludoteca.service_layer.ratings import MODEL, Rating, rate
 PREFIX = "players"
 PLAYER_ID = re.compile(r"[0-9a-f]{32}")
 """A player's id: 32 lower-case hex digits (random for a guest, derived for an OIDC subject)."""
-"""A player's name: 1 to 40 characters, no control characters."""
+PLAYER_TTL_SECONDS = 365 * 24 * 3600
+"""How long a player's keys live after its last use (profile, ratings, games, stream): one value
+for every store of the player's, which the sweeper and the worker build with their defaults."""
 GUEST, OIDC = "guest", "oidc"
 
 ASYMMETRIC = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
@@ -147,7 +149,7 @@ class PlayerStore:
     the guest token's hash) and ``players:{<id>}:ratings`` (a hash: game to its JSON rating),
     kept ``ttl_seconds`` after the player's last write."""
 
-    def __init__(self, client: redis.Redis, ttl_seconds: int = 365 * 24 * 3600) -> None:
+    def __init__(self, client: redis.Redis, ttl_seconds: int = PLAYER_TTL_SECONDS) -> None:
         self.client = client
         self.ttl = ttl_seconds
         self._ensure = client.register_script(_ENSURE)
@@ -219,7 +221,7 @@ class GameLists:
     each intent against the game itself (:meth:`settle`): bound, it joins the list; not bound
     (the commit never happened) and older than the grace, it is dropped."""
 
-    def __init__(self, client: redis.Redis, ttl_seconds: int = 365 * 24 * 3600) -> None:
+    def __init__(self, client: redis.Redis, ttl_seconds: int = PLAYER_TTL_SECONDS) -> None:
         self.client = client
         self.ttl = ttl_seconds
 
@@ -395,7 +397,7 @@ class PlayerEvents:
     a notice past a player's mark was never added."""
 
     def __init__(self, client: redis.Redis, game_ttl_seconds: int = 7 * 24 * 3600,
-                 player_ttl_seconds: int = 365 * 24 * 3600, cap: int = 1000,
+                 player_ttl_seconds: int = PLAYER_TTL_SECONDS, cap: int = 1000,
                  blocking: redis.Redis | None = None) -> None:
         self.client: Any = client
         self.blocking = blocking

@@ -43,7 +43,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import FrameType
 
@@ -62,6 +62,16 @@ from ludoteca.service_layer.service import Dispatcher
 log = logging.getLogger("ludoteca.adapters.sweeper")
 
 MAX_BACKOFF_MS = 60_000
+GRACE_SECONDS = 5.0
+"""The grace's default: how long after a commit what it made due may still come by itself."""
+
+
+def grace_seconds(env: Mapping[str, str] = os.environ) -> float:
+    """The sweeper's grace (``LUDOTECA_SWEEP_GRACE``; :data:`GRACE_SECONDS`): the players service
+    settles a player's intents after the same."""
+    return float(env.get("LUDOTECA_SWEEP_GRACE", GRACE_SECONDS))
+
+
 UNREACHABLE = (redis.ConnectionError, redis.TimeoutError, OperationalError, ConnectionError, TimeoutError)
 """Redis or the broker failing: a pass ends there (the next one, a second later, tries again);
 any other error is one game's (or one game type's): logged, its hint deferred, the rest swept."""
@@ -97,7 +107,7 @@ class Sweeper:
     """Re-dispatches what the commits recorded as due and nobody played."""
 
     def __init__(self, client: redis.Redis, games: Sequence[str], dispatcher: Dispatcher,
-                 grace_seconds: float = 5.0, ttl_seconds: int = Settings.game_ttl_seconds,
+                 grace_seconds: float = GRACE_SECONDS, ttl_seconds: int = Settings.game_ttl_seconds,
                  batch: int = 500, broker: redis.Redis | None = None,
                  relay: Callable[[str, str], int] | None = None) -> None:
         self.stores = {g: GameStore(client, g, ttl_seconds, ttl_seconds) for g in games}
@@ -237,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - process en
     parser.add_argument("--games", default=os.environ.get("LUDOTECA_GAMES", ""),
                         help="comma-separated game types (default: every installed game)")
     parser.add_argument("--interval", type=float, default=float(os.environ.get("LUDOTECA_SWEEP_INTERVAL", "1")))
-    parser.add_argument("--grace", type=float, default=float(os.environ.get("LUDOTECA_SWEEP_GRACE", "5")))
+    parser.add_argument("--grace", type=float, default=grace_seconds())
     args = parser.parse_args(argv)
     observe.configure_logging("sweeper")
     log.info("open files: %s", raise_nofile())
