@@ -76,6 +76,11 @@ def test_two_players_matched_through_the_routes(pig: FlaskClient, players_client
     assert view["status"] == "active" and view["you"] == mine["game"]["seat"]
     assert sorted(s["name"] for s in view["seats"]) == ["Ada", "Bob"]
     assert view["state"]["target"] == options["target"]
+    # one commit: the table was made with both seats bound (never half bound, never in the
+    # lobby), its first events those that creating and joining wrote before
+    assert view["version"] == 1
+    events = [e["type"] for e in pig.get(f"/games/{game_id}/events").get_json()["events"]]
+    assert events == ["GameCreated", "SeatClaimed", "GameStarted"], events
     for player_id, token in ((ada, ada_token), (bob, bob_token)):
         told = players_client.get("/me/events", headers=bearer(token)).get_json()["events"]
         matched = [e for e in told if e["type"] == "matched"]

@@ -162,14 +162,16 @@ class Matchmaker:
         players = [PlayerRef(b["player"], b["name"]) for b in found]
         kinds = [seat_kinds.HUMAN] * n if kind == "match" else \
             [seat_kinds.HUMAN] + [seat_kinds.bot(str(first["fill_level"]))] * (n - 1)
-        envelope, _, _ = self.service.create(kinds, first["options"], 0, None, players[0])
+        # one commit: every player's seat bound at once (created, then joined one by one, a failure
+        # part way left a game half bound, the rest of its seats open in the public lobby)
+        envelope, _, _ = self.service.create(kinds, first["options"], None, None, seated=players)
         game_id, version = envelope["id"], envelope["version"]
-        for p in players[1:]:
-            envelope, _, _ = self.service.join(game_id, None, None, p)
-            version = envelope["version"]
         game = self.service.d.name
         for seat, (ticket, body) in enumerate(zip(tickets, found, strict=True)):
-            self.queue.update(ticket, [CLAIMED], state=MATCHED, game=game_id, seat=seat)
+            after = self.queue.update(ticket, [CLAIMED], state=MATCHED, game=game_id, seat=seat)
+            if after is None or after.get("game") != game_id:  # gone, or no longer this claim's: not told
+                log.warning("ticket %s was not this claim's any more; %s %s not told", ticket, game, game_id)
+                continue
             told = notes.notice(notes.MATCHED, body["player"], game, game_id, seat, version, ticket=ticket)
             self.tell(body["player"], f"mm/{ticket}", told.body)
 

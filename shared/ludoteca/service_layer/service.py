@@ -222,8 +222,12 @@ class GameService:
 
     # -- lifecycle --------------------------------------------------------------------------
     def create(self, seats: Sequence[str], options: Any, creator_seat: int | None,
-               name: str | None, player: PlayerRef | None = None) -> tuple[dict[str, Any], int | None, str | None]:
-        """``player``: the creator's player (its token's), bound to the creator's seat."""
+               name: str | None, player: PlayerRef | None = None,
+               seated: Sequence[PlayerRef] = ()) -> tuple[dict[str, Any], int | None, str | None]:
+        """``player``: the creator's player (its token's), bound to the creator's seat.
+        ``seated``: players bound to the first seats, in the same commit (a matched table:
+        :mod:`~ludoteca.service_layer.matching`; each acts with its player's token), their claims
+        and the start in the game's first events, as joins would have written them."""
         n = len(seats)
         if not self.engine.min_seats <= n <= self.engine.max_seats:
             raise FieldValidationError(
@@ -244,6 +248,9 @@ class GameService:
         if creator_seat is not None and not (0 <= creator_seat < n and kinds[creator_seat].is_human):
             raise FieldValidationError("The creator's seat must be a human seat of this game.",
                                        errors={"seat": ["Not a human seat."]})
+        if seated and (creator_seat is not None or len(seated) > n or len({p.id for p in seated}) < len(seated)
+                       or not all(kinds[i].is_human for i in range(len(seated)))):
+            raise ValueError("seated: distinct players on the first seats, all human, and no creator's seat")
         opts = self.parse_options(options)
         seed = new_seed()
         state = self.engine.new_game(list(seats), timers.engine_options(opts), Rng(seed))
@@ -255,24 +262,35 @@ class GameService:
             token, token_hashes[creator_seat] = tokens.new_token()
             names[creator_seat] = player.name if player is not None else name or f"seat {creator_seat}"
         bound = player if creator_seat is not None else None
+        player_ids: tuple[str | None, ...] = tuple(bound.id if i == creator_seat else None for i in range(n)) \
+            if bound else ()
+        for i, p in enumerate(seated):  # each acts with its player's token: its seat's own is never given
+            token_hashes[i] = tokens.new_token()[1]
+            names[i] = p.name
+        if seated:
+            player_ids = tuple(seated[i].id if i < len(seated) else None for i in range(n))
         record = GameRecord(
             id=game_id, players=tuple(seats), names=tuple(names), token_hashes=tuple(token_hashes),
             options=opts, seed=seed, seed_sha256=commitment(seed), created_at=self.clock(),
-            event_count=1, status=WAITING, state=self.engine.dump(state),
-            player_ids=tuple(bound.id if i == creator_seat else None for i in range(n)) if bound else ())
+            event_count=1, status=WAITING, state=self.engine.dump(state), player_ids=player_ids)
         record = self.turn_timers.clocked(replace(record, status=self._status(record, state)), state, None, 1)
-        # the events a new game already holds (Ludor's first deal) follow GameCreated
+        # the events a new game already holds (Ludor's first deal) follow GameCreated; a matched
+        # table's claims (but the first seat's, its creator's) and its start, as joins write them
+        claims = [records.seat_claimed(i, names[i]) for i in range(1, len(seated))]
+        started = [records.game_started()] if seated and record.status is ACTIVE else []
         events = records.records(1, 1, [records.game_created(seats, opts, record.seed_sha256),
-                                        *self.engine.opening_events(state)])
+                                        *self.engine.opening_events(state), *claims, *started])
         shown, counts = number(events, (0,) * (n + 1))
         record = replace(record, event_count=len(events), viewer_counts=counts)
         due = self._due(record, state)
         told = self._notices(None, frozenset(), record, state, 1)
         work = UnitOfWork(game_id, record.to_doc(), events, shown, len(counts), due, notices=told)
-        self._intend(bound, game_id)
+        for who in [bound, *seated]:
+            self._intend(who, game_id)
         if not self.store.create(work):  # pragma: no cover - id collision
             raise ConflictError("Game id collision; try again.")
-        self._confirm(bound, game_id, record.created_at)
+        for who in [bound, *seated]:
+            self._confirm(who, game_id, record.created_at)
         if told:
             self._relay(game_id)
         self.observer.game_created(self.d.name)
