@@ -52,8 +52,12 @@ class World:
     calls: Counter[str] = field(default_factory=Counter)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture()
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    """A Redis, a worker and a sweeper of this test's own: a rerun (an integration test that fails
+    runs once more) starts from nothing, since the test counts every game it made (a world kept
+    for the module carried the first attempt's tables into the rerun, which could then only fail,
+    hiding the first attempt's cause)."""
     sup = Supervisor()
     logs = tmp_path_factory.mktemp("keys")
     try:
