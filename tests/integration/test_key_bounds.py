@@ -49,6 +49,7 @@ class World:
     apis: dict[str, Api]
     bots_tables: list[tuple[str, str]] = field(default_factory=list)
     ended_humans: Counter[str] = field(default_factory=Counter)  # tables of a human and bots that ended
+    ended_by_humans: Counter[str] = field(default_factory=Counter)  # humans-only tables their few moves ended
     calls: Counter[str] = field(default_factory=Counter)
 
 
@@ -172,6 +173,10 @@ def workload(w: World, rnd: random.Random, phase: int) -> None:
                 for _ in range(3):
                     for seat, token in enumerate(tokens):
                         play_human(w, game, gid, token, seat, rnd, 1, wait=0.0)
+                # a short game may end in these few moves (Ludix to 50: LXXI, then hold), and is
+                # recorded: counted (it was not, and about one run in six failed on it, waiting for
+                # one Ludix game too many)
+                w.ended_by_humans[game] += api.view(gid)["status"] == "finished"
         # reads of every other route
         _call(w, game, "GET", "/games?page=1&page_size=5")
         _call(w, game, "GET", "/leaderboard?limit=10")
@@ -202,7 +207,7 @@ def test_every_key_expires_or_is_bounded(world: World) -> None:
     # every table of bots finishes, and so does every Ludix human table (played to the end) and any
     # other human table a few moves ended (a short game): each is recorded once (finished games
     # expire TTL seconds after their last move: the stats, which last, count them)
-    expected = Counter(g for g, _ in w.bots_tables) + w.ended_humans
+    expected = Counter(g for g, _ in w.bots_tables) + w.ended_humans + w.ended_by_humans
     assert w.ended_humans["ludix"] == 6, w.ended_humans
 
     def recorded() -> dict[str, int]:
