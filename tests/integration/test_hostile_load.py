@@ -20,6 +20,7 @@ import re
 import socket
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,6 +122,20 @@ def refusals_say_when(crowd: SocketCrowd) -> None:
             assert retry, "a 429/503 without Retry-After"
 
 
+def answered(crowd: SocketCrowd, n: int, seconds: float = 20) -> Counter[int | None]:
+    """Start ``crowd`` and wait, at most ``seconds``, until each of its ``n`` connections has its
+    status line; the statuses' counts."""
+    crowd.start()
+    try:
+        deadline = time.monotonic() + seconds
+        while None in crowd.statuses or len(crowd.statuses) < n:
+            assert time.monotonic() < deadline, crowd.counts()
+            time.sleep(0.1)
+    finally:
+        crowd.stop()
+    return crowd.counts()
+
+
 def test_bodies_are_bounded_and_seats_hold_few_streams(ludix: Service) -> None:
     """A declared body over LUDOTECA_MAX_BODY: 413 at once; a chunked move is served; 20 streams
     of one seat from 20 addresses: at most 8 a worker, the rest 429."""
@@ -136,15 +151,7 @@ def test_bodies_are_bounded_and_seats_hold_few_streams(ludix: Service) -> None:
     assert r.status_code == 200, r.text
     head = (f"GET /games/{gid}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tokens[0]}\r\n\r\n").encode()
     crowd = SocketCrowd("127.0.0.1", ludix.port, CROWD[:20], 20, head)
-    crowd.start()
-    try:
-        deadline = time.monotonic() + 20
-        while None in crowd.statuses or len(crowd.statuses) < 20:
-            assert time.monotonic() < deadline, crowd.counts()
-            time.sleep(0.1)
-    finally:
-        crowd.stop()
-    counts = crowd.counts()
+    counts = answered(crowd, 20)
     assert counts[200] <= 16 and counts[429] >= 4, counts
     refusals_say_when(crowd)
 
@@ -162,15 +169,7 @@ def test_every_spelling_of_a_hold_is_counted(ludix: Service, request_line: str) 
     gid, tokens = new_game(s, ludix.base)
     head = f"{request_line.format(gid=gid)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tokens[0]}\r\n\r\n"
     crowd = SocketCrowd("127.0.0.1", ludix.port, CROWD[:20], 20, head.encode())
-    crowd.start()
-    try:
-        deadline = time.monotonic() + 20
-        while None in crowd.statuses or len(crowd.statuses) < 20:
-            assert time.monotonic() < deadline, crowd.counts()
-            time.sleep(0.1)
-    finally:
-        crowd.stop()
-    counts = crowd.counts()
+    counts = answered(crowd, 20)
     assert counts[200] <= 16 and counts[429] >= 4, counts
     refusals_say_when(crowd)
 

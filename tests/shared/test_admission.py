@@ -4,7 +4,7 @@ the bounds on long-polls and streams apply to a game's and to a player's."""
 from __future__ import annotations
 
 import pytest
-from ludoteca.entrypoints.admission import Admission, Hold, Limits, hold_kind, hold_scope
+from ludoteca.entrypoints.admission import Admission, Hold, Limits, hold_kind, hold_of
 
 
 @pytest.mark.parametrize(("method", "path", "query", "kind"), [
@@ -44,8 +44,8 @@ def test_a_players_token_has_the_seat_bound_in_each_game() -> None:
                     max_body=65536, body_seconds=10.0, hops=0, proxies=())
     admission = Admission(limits, game="pig")
     token = "Bearer player-token"
-    games = [hold_scope(f"/games/g{i}/stream") for i in range(5)]
-    assert games == [f"g{i}" for i in range(5)] and hold_scope("/me/events") == "me"
+    games = [scope for _, scope in (hold_of("GET", f"/games/g{i}/stream", "") or ("", "") for i in range(5))]
+    assert games == [f"g{i}" for i in range(5)] and hold_of("GET", "/me/events", "") == ("stream", "me")
     held = [admission.hold("stream", f"10.0.0.{i}", None, token, scope) for i, scope in enumerate(games * 2)]
     assert all(isinstance(h, Hold) for h in held)  # two in each of five games
     third = admission.hold("stream", "10.0.0.99", None, token, games[0])

@@ -157,30 +157,32 @@ class Limits:
                 f"{self.holds_per_seat} per seat), bodies up to {self.max_body} bytes within {self.body_seconds:g} s")
 
 
-def hold_kind(method: str, path: str, query: str) -> str | None:
-    """``stream``, ``long_poll`` or None (not a request that waits), read as the app reads the
-    request: ``HEAD`` runs the ``GET`` view, the route is matched on the percent-decoded path
-    (``/games/ID/even%74s`` is a long-poll), and ``wait`` is its first value (webargs'), so no
-    spelling of a hold goes uncounted (a hostile client's probe found each of the three)."""
+def hold_of(method: str, path: str, query: str) -> tuple[str, str] | None:
+    """(``stream`` or ``long_poll``, what it is about) or None (not a request that waits), read
+    as the app reads the request: ``HEAD`` runs the ``GET`` view, the route is matched on the
+    percent-decoded path (``/games/ID/even%74s`` is a long-poll), and ``wait`` is its first value
+    (webargs'), so no spelling of a hold goes uncounted (a hostile client's probe found each of
+    the three). What it is about: the game's id, or ``me`` for a player's events (every game of
+    the player), so a player's token, good for all its seats, has the per-seat bound in each game."""
     if method not in ("GET", "HEAD"):
         return None
     m = HOLD_PATH.search(unquote(path))
     if m is None:
         return None
+    scope = "me" if m["player"] else str(m["id"])
     if m["game"] == "stream" or m["player"]:
-        return "stream"
+        return "stream", scope
     try:
         wait = float(parse_qs(query, keep_blank_values=True).get("wait", ["0"])[0])
     except ValueError:
         return None  # the app answers 422
-    return "long_poll" if wait > 0 else None
+    return ("long_poll", scope) if wait > 0 else None
 
 
-def hold_scope(path: str) -> str:
-    """What a hold is about: the game's id, or ``me`` for a player's events (every game of the
-    player), so a player's token, good for all its seats, has the per-seat bound in each game."""
-    m = HOLD_PATH.search(unquote(path))
-    return "me" if m is None or m["player"] else str(m["id"])
+def hold_kind(method: str, path: str, query: str) -> str | None:
+    """:func:`hold_of`'s kind alone."""
+    held = hold_of(method, path, query)
+    return None if held is None else held[0]
 
 
 def seat_of(authorization: str | None, scope: str = "") -> str | None:

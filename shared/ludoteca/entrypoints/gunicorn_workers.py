@@ -44,8 +44,7 @@ from ludoteca.entrypoints.admission import (
     Limits,
     Refusal,
     close_after_response,
-    hold_kind,
-    hold_scope,
+    hold_of,
 )
 
 TYPE_BASE = "https://ludoteca.dev/problems/"  # the same as ludoteca.adapters.hosting.problems.TYPE_BASE
@@ -265,12 +264,13 @@ class GeventWorker(ProblemErrors, ggevent.GeventWorker):
     def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> bool:
         refusal = self.read_body(req, sock)
         if refusal is None:
-            kind = hold_kind(req.method, req.path, req.query)
-            if kind is None:
+            held = hold_of(req.method, req.path, req.query)
+            if held is None:
                 return bool(super().handle_request(listener_name, req, sock, addr))
+            kind, scope = held
             peer = addr[0] if isinstance(addr, tuple) and addr else ""
             hold = self.admission.hold(kind, peer, header(req, "X-FORWARDED-FOR"), header(req, "AUTHORIZATION"),
-                                       hold_scope(req.path))
+                                       scope)
             if not isinstance(hold, Refusal):
                 try:
                     served = bool(super().handle_request(listener_name, req, sock, addr))

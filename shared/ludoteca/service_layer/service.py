@@ -262,13 +262,11 @@ class GameService:
             token, token_hashes[creator_seat] = tokens.new_token()
             names[creator_seat] = player.name if player is not None else name or f"seat {creator_seat}"
         bound = player if creator_seat is not None else None
-        player_ids: tuple[str | None, ...] = tuple(bound.id if i == creator_seat else None for i in range(n)) \
-            if bound else ()
+        owners = {creator_seat: bound} if bound is not None and creator_seat is not None else dict(enumerate(seated))
         for i, p in enumerate(seated):  # each acts with its player's token: its seat's own is never given
             token_hashes[i] = tokens.new_token()[1]
             names[i] = p.name
-        if seated:
-            player_ids = tuple(seated[i].id if i < len(seated) else None for i in range(n))
+        player_ids = tuple(owners[i].id if i in owners else None for i in range(n)) if owners else ()
         record = GameRecord(
             id=game_id, players=tuple(seats), names=tuple(names), token_hashes=tuple(token_hashes),
             options=opts, seed=seed, seed_sha256=commitment(seed), created_at=self.clock(),
@@ -447,11 +445,10 @@ class GameService:
         if token is None:
             return None
         seat = self.token_seat(stored, token)
-        if not stored.record.is_human(seat):  # its player left (its token stays known, acting for nothing)
-            if acting:
-                still_human(stored.record, seat)
-            return None
-        return seat
+        if acting:
+            still_human(stored.record, seat)
+        # its player left: its token stays known, acting for nothing
+        return seat if stored.record.is_human(seat) else None
 
     def token_seat(self, stored: Stored, token: str) -> int:
         """The seat ``token`` (a seat's, or its bound player's) verifies to, whether or not its
