@@ -5,6 +5,7 @@ Redis, whether its task runs twice or dies half way."""
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pytest
@@ -13,6 +14,8 @@ from flask.testing import FlaskClient
 from ludoteca.adapters.players import PlayerStore, Ratings
 from ludoteca.core.engine import GameResult
 from ludoteca.service_layer.ratings import MODEL, Rating, places, rate
+from redis.commands.core import Script
+from redis.crc import key_slot
 
 
 class Crash(Exception):
@@ -103,13 +106,12 @@ class TestSettle:
         ref_a, ref_b = guest(store), guest(store)
         Ratings(store).settle("pig", secrets.token_hex(8), [ref_a, ref_b], res)
 
-        class Dying(PlayerStore):
-            def __init__(self) -> None:
-                super().__init__(redis_client)
-                self.client = _DieOnLeaderboard(redis_client)
+        def die() -> None:
+            raise Crash
 
+        dying = PlayerStore(_AtTheBoard(redis_client, "pig", a, die))  # type: ignore[arg-type]
         with pytest.raises(Crash):  # dies after the first player's rating moved, before the board
-            Ratings(Dying()).settle("pig", game_id, [a, b], res)
+            Ratings(dying).settle("pig", game_id, [a, b], res)
         assert store.rating(a, "pig").played == 1 and store.rating(b, "pig").played == 0
         assert Ratings(store).settle("pig", game_id, [a, b], res) == 1  # the rest, once
         assert store.rating(a, "pig") == store.rating(ref_a, "pig")
@@ -131,6 +133,56 @@ class TestSettle:
         single = rate([Rating(), Rating()], won)[0]
         assert single is not None
         assert after.played == 2 and after.mu == pytest.approx(MODEL.mu + 2 * (single.mu - MODEL.mu))
+
+    def test_the_board_shows_the_newest_rating_whatever_order_its_writes_come_in(
+            self, store: PlayerStore, redis_client: redis.Redis) -> None:
+        """Two games of one player settled at once (two workers): the first's rating of ``a``
+        moves, the second settles whole, then the first writes ``a``'s board place, an older
+        rating than the second's. The board shows ``a``'s rating now (it showed the first game's
+        older rating, until ``a``'s next game)."""
+        a, b, c = guest(store), guest(store), guest(store)
+        g1, g2 = secrets.token_hex(8), secrets.token_hex(8)
+        won = result((0,), (1, 0))
+        Ratings(store)._changes("pig", g1, [a, b], won)  # both changes from a's rating before either
+        Ratings(store)._changes("pig", g2, [a, c], won)
+
+        def second() -> None:
+            assert Ratings(store).settle("pig", g2, [a, c], won) == 2
+
+        first = PlayerStore(_AtTheBoard(redis_client, "pig", a, second))  # type: ignore[arg-type]
+        assert Ratings(first).settle("pig", g1, [a, b], won) == 2
+        now = store.rating(a, "pig")
+        assert now.played == 2
+        assert dict(Ratings(store).leaderboard("pig", 100_000))[a] == pytest.approx(now.ordinal)
+        # and again in the order things mostly come: the newest last
+        Ratings(store).settle("pig", secrets.token_hex(8), [c, a], won)
+        assert dict(Ratings(store).leaderboard("pig", 100_000))[a] == pytest.approx(store.rating(a, "pig").ordinal)
+
+    def test_a_rating_made_again_after_its_keys_expired_still_reaches_the_board(
+            self, store: PlayerStore, redis_client: redis.Redis) -> None:
+        """The board's stamps only grow, across a player's keys expiring too (its ``played``
+        starts again at 1, under what the board shows for it)."""
+        a, b = guest(store), guest(store)
+        won, lost = result((0,), (1, 0)), result((1,), (0, 1))
+        for _ in range(3):
+            Ratings(store).settle("pig", secrets.token_hex(8), [a, b], won)
+        redis_client.delete(f"players:{{{a}}}:ratings", f"players:{{{a}}}:rated")  # a's rating expired
+        Ratings(store).settle("pig", secrets.token_hex(8), [a, b], lost)
+        again = store.rating(a, "pig")
+        assert again.played == 1
+        assert dict(Ratings(store).leaderboard("pig", 100_000))[a] == pytest.approx(again.ordinal)
+
+    def test_the_board_and_its_stamps_are_one_slot_bounded_and_expire(
+            self, store: PlayerStore, redis_client: redis.Redis) -> None:
+        a, b = guest(store), guest(store)
+        Ratings(store).settle("pig", secrets.token_hex(8), [a, b], result((0,), (1, 0)))
+        board, stamps = Ratings.board("pig"), Ratings.stamps("pig")
+        assert key_slot(board.encode()) == key_slot(stamps.encode())  # one script writes both (Redis Cluster)
+        assert 0 < redis_client.ttl(board) <= store.ttl and 0 < redis_client.ttl(stamps) <= store.ttl
+        assert redis_client.hget(stamps, a) is not None
+        Ratings(store).forget("pig", [a])  # a player taken off the board leaves its stamps too
+        assert redis_client.zscore(board, a) is None and redis_client.hget(stamps, a) is None
+        assert redis_client.zscore(board, b) is not None and redis_client.hget(stamps, b) is not None
 
     def test_a_game_of_guests_and_bots_only_rates_nobody(self, store: PlayerStore) -> None:
         assert Ratings(store).settle("pig", secrets.token_hex(8), [None, None], result((0,), (1, 0))) == 0
@@ -159,17 +211,35 @@ def test_the_leaderboard_reads_its_rows_at_once_and_drops_expired_players(
     assert ids[0] not in shown and {ids[1], ids[2]} <= set(shown)
     assert shown[ids[1]]["name"] == "Ranked 1" and shown[ids[1]]["played"] == 1
     assert redis_client.zscore(Ratings.board("pig"), ids[0]) is None
+    assert redis_client.hget(Ratings.stamps("pig"), ids[0]) is None  # its stamp too: the stamps stay bounded
     assert redis_client.zscore(Ratings.board("pig"), ids[1]) is not None
 
 
-class _DieOnLeaderboard:
-    """A Redis client that dies (raises :class:`Crash`) at the first leaderboard write."""
+class _AtTheBoard:
+    """A Redis client that calls ``before`` once, just before its first write of ``player`` to
+    ``game``'s rated board (a ``ZADD`` of the board, or a script over the board's keys), then acts
+    as ``client`` (the scripts registered on it run through it, so their writes are seen)."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, game: str, player: str, before: Callable[[], None]) -> None:
         self._client = client
+        self._board, self._player, self._before = Ratings.board(game), player, before
+        self._done = False
 
-    def zadd(self, *args: Any, **kwargs: Any) -> Any:
-        raise Crash
+    def register_script(self, script: str) -> Script:
+        return Script(self, script)  # type: ignore[arg-type]
+
+    def zadd(self, name: str, mapping: dict[str, float], *args: Any, **kwargs: Any) -> Any:
+        self._at([name], mapping)
+        return self._client.zadd(name, mapping, *args, **kwargs)
+
+    def evalsha(self, sha: str, numkeys: int, *keys_and_args: Any) -> Any:
+        self._at(keys_and_args[:numkeys], keys_and_args[numkeys:])
+        return self._client.evalsha(sha, numkeys, *keys_and_args)
+
+    def _at(self, keys: Iterable[Any], values: Iterable[Any]) -> None:
+        if not self._done and self._board in keys and self._player in values:
+            self._done = True
+            self._before()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)

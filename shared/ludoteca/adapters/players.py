@@ -268,23 +268,43 @@ class GameLists:
 
 
 # Apply one game's change to one player's rating, once (the game in the player's rated set); answer
-# the rating now (whether or not this call applied it).
+# the rating now (whether or not this call applied it) and its stamp: a number that grows with
+# every change of the player's rating in the game, past the server's clock in milliseconds (so a
+# rating made again after the player's keys expired, its ``played`` back at 1, still stamps later
+# than any before), which the board uses to keep the newest (``_BOARD``).
 _APPLY = """
 local game = ARGV[2]
 local mu = tonumber(redis.call('HGET', KEYS[1], game .. ':mu') or ARGV[3])
 local sigma = tonumber(redis.call('HGET', KEYS[1], game .. ':sigma') or ARGV[4])
 local played = tonumber(redis.call('HGET', KEYS[1], game .. ':played') or '0')
+local stamp = tonumber(redis.call('HGET', KEYS[1], game .. ':stamp') or '0')
 local applied = redis.call('SADD', KEYS[2], ARGV[1])
 if applied == 1 then
   mu = mu + tonumber(ARGV[5])
   sigma = sigma * tonumber(ARGV[6])
   played = played + 1
+  local t = redis.call('TIME')
+  stamp = math.max(stamp + 1, t[1] * 1000 + math.floor(t[2] / 1000))
   redis.call('HSET', KEYS[1], game .. ':mu', string.format('%.17g', mu), game .. ':sigma',
-             string.format('%.17g', sigma), game .. ':played', played)
+             string.format('%.17g', sigma), game .. ':played', played, game .. ':stamp', string.format('%.0f', stamp))
 end
 redis.call('EXPIRE', KEYS[1], ARGV[7])
 redis.call('EXPIRE', KEYS[2], ARGV[7])
-return {applied, string.format('%.17g', mu), string.format('%.17g', sigma), played}
+return {applied, string.format('%.17g', mu), string.format('%.17g', sigma), played, string.format('%.0f', stamp)}
+"""
+
+# Put one player on a game's board at its rating unless the board holds a newer rating of the
+# player already: KEYS[1] the board, KEYS[2] its stamps (a hash: player to the stamp of the rating
+# the board shows); ARGV: the player, its ordinal, the rating's stamp (``_APPLY``'s), the TTL.
+# Answers 1 (written) or 0 (older than what the board shows: left alone).
+_BOARD = """
+local known = redis.call('HGET', KEYS[2], ARGV[1])
+if known and tonumber(known) > tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+return 1
 """
 
 
@@ -297,21 +317,37 @@ class Ratings:
        it), from the players' ratings then;
     2. each player's rating takes that change once, in the player's slot (a script: the game
        joins ``players:{<id>}:rated`` and the rating moves in the same step);
-    3. the game's leaderboard (``players:leaderboard:<game>``, a sorted set of player ids by
-       ordinal) is set to each player's rating now (a repeat sets the same value).
+    3. the game's leaderboard (:meth:`board`, a sorted set of player ids by ordinal) is set to
+       each player's rating now (a repeat sets the same value), unless it shows a newer rating
+       of the player already: step 2 answers the rating with its stamp (a number that grows with
+       each change), the board keeps each player's stamp beside it (:meth:`stamps`, in the
+       board's slot) and a script writes the place only when its stamp is not older. (The board
+       was set by a plain ``ZADD`` after the player's script: with two games of one player
+       settled at once, A applied, B applied, B's board write, then A's, the board kept A's
+       older rating until the player's next game.)
 
     A change is kept as a shift of ``mu`` and a factor of ``sigma``, so two games of one player
-    settled at once both count."""
+    settled at once both count. The board and its stamps live ``ttl`` seconds (the players')
+    after the last rating set on them; a player taken off the board (:meth:`forget`) leaves both."""
 
     def __init__(self, store: PlayerStore, game_ttl_seconds: int = 7 * 24 * 3600) -> None:
         self.store = store
         self.client = store.client
         self.game_ttl = game_ttl_seconds
         self._apply = store.client.register_script(_APPLY)
+        self._board = store.client.register_script(_BOARD)
 
     @staticmethod
     def board(game: str) -> str:
+        """The game's board: ``players:leaderboard:<game>`` (no hash tag: its whole name is hashed)."""
         return f"{PREFIX}:leaderboard:{game}"
+
+    @classmethod
+    def stamps(cls, game: str) -> str:
+        """The stamps of the board's ratings: ``{players:leaderboard:<game>}:stamps``, tagged with
+        the board's whole name, so in the board's Redis Cluster slot (one script writes both) while
+        the board keeps the name it had before it had stamps."""
+        return f"{{{cls.board(game)}}}:stamps"
 
     def settle(self, game: str, game_id: str, bound: Sequence[str | None], result: GameResult,
                forfeits: Collection[int] = ()) -> int:
@@ -323,10 +359,12 @@ class Ratings:
         changes = self._changes(game, game_id, bound, result, forfeits)
         moved = 0
         for player_id, (shift, factor) in changes.items():
-            applied, mu, sigma, _ = self._apply(keys=[key(player_id, "ratings"), key(player_id, "rated")], args=[
-                f"{game}/{game_id}", game, MODEL.mu, MODEL.sigma, repr(shift), repr(factor), self.store.ttl])
+            applied, mu, sigma, _, stamp = self._apply(
+                keys=[key(player_id, "ratings"), key(player_id, "rated")],
+                args=[f"{game}/{game_id}", game, MODEL.mu, MODEL.sigma, repr(shift), repr(factor), self.store.ttl])
             moved += int(applied)
-            self.client.zadd(self.board(game), {player_id: float(mu) - 3 * float(sigma)})
+            self._board(keys=[self.board(game), self.stamps(game)],
+                        args=[player_id, repr(float(mu) - 3 * float(sigma)), stamp, self.store.ttl])
         return moved
 
     def _changes(self, game: str, game_id: str, bound: Sequence[str | None],
@@ -344,8 +382,11 @@ class Ratings:
         return {p: (float(c[0]), float(c[1])) for p, c in found.items()}
 
     def forget(self, game: str, player_ids: Sequence[str]) -> None:
-        """Take players whose profiles have expired off ``game``'s board."""
-        self.client.zrem(self.board(game), *player_ids)
+        """Take players whose profiles have expired off ``game``'s board, with their stamps."""
+        with self.client.pipeline(transaction=True) as pipe:
+            pipe.zrem(self.board(game), *player_ids)
+            pipe.hdel(self.stamps(game), *player_ids)
+            pipe.execute()
 
     def leaderboard(self, game: str, limit: int) -> list[tuple[str, float]]:
         """The ``limit`` best players of ``game`` by ordinal: (player id, ordinal)."""
