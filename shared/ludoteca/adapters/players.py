@@ -723,16 +723,52 @@ class Identities:
 # ticket, JSON, with a TTL) and ``<game>:{mm}:player:<player id>`` (the player's waiting ticket).
 # The scripts name the ticket keys from ARGV[1], the prefix ``<game>:{mm}:``: in the same slot.
 
+# What both scripts below hold abandoned, one definition (included in both): a queued ticket whose
+# key is gone (expired: ``ticket_ttl`` after its last change) or that no longer waits, dropped
+# from the queue; or one whose player stopped polling (not seen for the poll timeout), marked
+# expired and dropped. ``sweep`` goes over the whole queue (its size is bounded by the cap) and
+# answers the live tickets, by ordinal: {id, ord, t}.
+_SWEEP = """
+local function save(prefix, id, t, ttl)
+  redis.call('SET', prefix .. 'ticket:' .. id, cjson.encode(t), 'EX', ttl)
+end
+local function sweep(queue, prefix, now, timeout, ttl)
+  local live = {}
+  local ids = redis.call('ZRANGE', queue, 0, -1, 'WITHSCORES')
+  for i = 1, #ids, 2 do
+    local raw = redis.call('GET', prefix .. 'ticket:' .. ids[i])
+    local t = raw and cjson.decode(raw)
+    if not t or t.state ~= 'waiting' then
+      redis.call('ZREM', queue, ids[i])
+    elseif now - t.seen > timeout then
+      t.state = 'expired'
+      save(prefix, ids[i], t, ttl)
+      redis.call('ZREM', queue, ids[i])
+    else
+      table.insert(live, {id = ids[i], ord = tonumber(ids[i + 1]), t = t})
+    end
+  end
+  return live
+end
+"""
+
 # KEYS[1] the pool's queue, KEYS[2] the new ticket, KEYS[3] the player's mark; ARGV: prefix, ticket
-# id, its JSON, its ordinal, the ticket TTL, the queue's cap. Answers {'ok'} or {'mine', ticket id}
-# (the player waits already) or {'full'}.
-_ENQUEUE = """
+# id, its JSON, its ordinal, the ticket TTL, the queue's cap, now (s), the poll timeout. Answers
+# {'ok'} or {'mine', ticket id} (the player waits already) or {'full'}: the cap counts live
+# tickets only, so a queue at its cap is swept first (``_SWEEP``; before, the abandoned tickets
+# counted until a claim dropped them, and a claim runs only after an enqueue let in or a poll: a
+# pool of abandoned tickets refused every new player until its queue key expired).
+_ENQUEUE = _SWEEP + """
 local mine = redis.call('GET', KEYS[3])
 if mine and redis.call('EXISTS', ARGV[1] .. 'ticket:' .. mine) == 1 then
   local t = cjson.decode(redis.call('GET', ARGV[1] .. 'ticket:' .. mine))
   if t.state == 'waiting' or t.state == 'claimed' then return {'mine', mine} end
 end
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[6]) then return {'full'} end
+local cap = tonumber(ARGV[6])
+if redis.call('ZCARD', KEYS[1]) >= cap
+    and #sweep(KEYS[1], ARGV[1], tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[5]) >= cap then
+  return {'full'}
+end
 redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[5])
 redis.call('ZADD', KEYS[1], ARGV[4], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
@@ -742,33 +778,16 @@ return {'ok'}
 
 # Claim the groups of one pool that may play now: KEYS[1] the queue; ARGV: prefix, seats n, now
 # (s), the window's base, its widening a second, the poll timeout, the most groups, the ticket
-# TTL. Drops what expired or stopped polling; then, while a group is found: the n consecutive
+# TTL. Drops what is abandoned (``_SWEEP``); then, while a group is found: the n consecutive
 # tickets (by ordinal) of smallest spread whose spread is within the window of the group's longest
 # wait; then every ticket whose fill-with-bots time has come, alone. Each claimed ticket leaves
 # the queue, marked claimed in the same step: no ticket is claimed twice. Answers a flat list:
 # per group its kind ('match' or 'fill'), its size, its ticket ids.
-_CLAIM = """
+_CLAIM = _SWEEP + """
 local prefix, n, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local base, widen, timeout = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local most, ttl = tonumber(ARGV[7]), ARGV[8]
-local function save(id, t)
-  redis.call('SET', prefix .. 'ticket:' .. id, cjson.encode(t), 'EX', ttl)
-end
-local live = {}
-local ids = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
-for i = 1, #ids, 2 do
-  local raw = redis.call('GET', prefix .. 'ticket:' .. ids[i])
-  local t = raw and cjson.decode(raw)
-  if not t or t.state ~= 'waiting' then
-    redis.call('ZREM', KEYS[1], ids[i])
-  elseif now - t.seen > timeout then
-    t.state = 'expired'
-    save(ids[i], t)
-    redis.call('ZREM', KEYS[1], ids[i])
-  else
-    table.insert(live, {id = ids[i], ord = tonumber(ids[i + 1]), t = t})
-  end
-end
+local live = sweep(KEYS[1], prefix, now, timeout, ttl)
 local out = {}
 local function claim(kind, first, count)
   table.insert(out, kind)
@@ -777,7 +796,7 @@ local function claim(kind, first, count)
     local e = table.remove(live, first)
     e.t.state = 'claimed'
     e.t.claimed = now
-    save(e.id, e.t)
+    save(prefix, e.id, e.t, ttl)
     redis.call('ZREM', KEYS[1], e.id)
     table.insert(out, e.id)
   end
@@ -834,15 +853,24 @@ return raw
 """
 
 
-class MatchQueues:
-    """One game type's matchmaking tickets on Redis (keys above, one slot a game type)."""
+POLL_TIMEOUT_SECONDS = 30.0
+"""The poll timeout an enqueue holds a ticket abandoned by when its caller does not say its own:
+the matcher's default (``Matchmaker(poll_timeout=30.0)``, :mod:`ludoteca.service_layer.matching`,
+which passes its own to every claim)."""
 
-    def __init__(self, client: redis.Redis, game: str, ticket_ttl: int = 600, cap: int = 1000) -> None:
+
+class MatchQueues:
+    """One game type's matchmaking tickets on Redis (keys above, one slot a game type), at most
+    ``cap`` live tickets a pool."""
+
+    def __init__(self, client: redis.Redis, game: str, ticket_ttl: int = 600, cap: int = 1000,
+                 poll_timeout: float = POLL_TIMEOUT_SECONDS) -> None:
         self.client: Any = client
         self.game = game
         self.prefix = f"{game}:{{mm}}:"
         self.ttl = ticket_ttl
         self.cap = cap
+        self.poll_timeout = poll_timeout
         self._enqueue = client.register_script(_ENQUEUE)
         self._claim = client.register_script(_CLAIM)
         self._update = client.register_script(_UPDATE)
@@ -853,11 +881,17 @@ class MatchQueues:
     def ticket_key(self, ticket: str) -> str:
         return f"{self.prefix}ticket:{ticket}"
 
-    def enqueue(self, ticket: str, body: dict[str, Any], ordinal: float) -> tuple[str, str | None]:
-        """Queue a new ticket: ('ok', None), ('mine', the player's waiting ticket) or ('full', None)."""
+    def enqueue(self, ticket: str, body: dict[str, Any], ordinal: float,
+                timeout: float | None = None) -> tuple[str, str | None]:
+        """Queue a new ticket: ('ok', None), ('mine', the player's waiting ticket) or ('full', None:
+        the pool holds ``cap`` live tickets). Now is the ticket's ``created`` (the matcher's clock);
+        a ticket not seen for ``timeout`` seconds (default: :attr:`poll_timeout`) is abandoned, as
+        for :meth:`claim`."""
+        timeout = self.poll_timeout if timeout is None else timeout
         out = self._enqueue(keys=[self.queue(body["pool"]), self.ticket_key(ticket),
                                   f"{self.prefix}player:{body['player']}"],
-                            args=[self.prefix, ticket, json.dumps(body), repr(ordinal), self.ttl, self.cap])
+                            args=[self.prefix, ticket, json.dumps(body), repr(ordinal), self.ttl, self.cap,
+                                  repr(float(body["created"])), repr(float(timeout))])
         status = out[0].decode() if isinstance(out[0], bytes) else out[0]
         mine = out[1].decode() if len(out) > 1 and isinstance(out[1], bytes) else None
         return status, mine
