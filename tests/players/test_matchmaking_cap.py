@@ -9,12 +9,13 @@ and a window no group fits (nobody is matched: the pool fills)."""
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
-from ludoteca.adapters.players import MatchQueues
+from ludoteca.adapters.players import POLL_TIMEOUT_SECONDS, MatchQueues
 from ludoteca.core.errors import UnavailableError
 from ludoteca.service_layer.matching import Matchmaker
 from ludoteca.service_layer.mygames import PlayerRef
@@ -96,3 +97,10 @@ def test_tickets_whose_keys_expired_leave_room(pig: FlaskClient, players_client:
     late = pool.mm.post(new_player(players_client, "Late"), 2, {"target": 83}, None)  # a 503 before
     assert late["state"] == "waiting"
     assert {m.decode() for m in redis_client.zrange(pool.key, 0, -1)} == {pool.tickets[2], late["ticket"]}
+
+
+def test_the_queue_holds_tickets_abandoned_after_the_matchers_own_poll_timeout() -> None:
+    """The matcher passes its poll timeout to every claim but not yet to the enqueue, which uses
+    the queue's: the two defaults stay one value (a matcher's changed alone fails here)."""
+    for made_by in (Matchmaker, MatchQueues):
+        assert inspect.signature(made_by).parameters["poll_timeout"].default == POLL_TIMEOUT_SECONDS, made_by

@@ -855,8 +855,8 @@ return raw
 
 POLL_TIMEOUT_SECONDS = 30.0
 """The poll timeout an enqueue holds a ticket abandoned by when its caller does not say its own:
-the matcher's default (``Matchmaker(poll_timeout=30.0)``, :mod:`ludoteca.service_layer.matching`,
-which passes its own to every claim)."""
+kept equal to the matcher's default ``poll_timeout`` (:class:`ludoteca.service_layer.matching.Matchmaker`,
+which passes its own to every claim, not yet to the enqueue)."""
 
 
 class MatchQueues:
