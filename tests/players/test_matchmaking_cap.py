@@ -9,15 +9,14 @@ and a window no group fits (nobody is matched: the pool fills)."""
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
-from ludoteca.adapters.players import POLL_TIMEOUT_SECONDS, MatchQueues
+from ludoteca.adapters.players import MatchQueues
 from ludoteca.core.errors import UnavailableError
-from ludoteca.service_layer.matching import Matchmaker
+from ludoteca.service_layer.matching import POLL_TIMEOUT_SECONDS, Matchmaker
 from ludoteca.service_layer.mygames import PlayerRef
 
 CAP = 3
@@ -46,13 +45,14 @@ class Pool:
     """The tickets of ``waiting``, in order."""
 
 
-def full_pool(pig: FlaskClient, players: FlaskClient, redis_client: Any, clock: Clock, target: int) -> Pool:
+def full_pool(pig: FlaskClient, players: FlaskClient, redis_client: Any, clock: Clock, target: int,
+              poll_timeout: float = POLL_TIMEOUT_SECONDS) -> Pool:
     """The pool of two seats of Pig to ``target``, filled by :data:`CAP` new players."""
     service = pig.application.extensions["ludoteca"]["service"]
     seating = service.players
     queues = MatchQueues(redis_client, "pig", cap=CAP)
     mm = Matchmaker(service, queues, lambda pid: seating.ordinal(pid, "pig"), seating.tell, clock=clock,
-                    base=-1.0, widen=0.0)  # a window no group fits
+                    base=-1.0, widen=0.0, poll_timeout=poll_timeout)  # a window no group fits
     waiting = [new_player(players, f"Waiting {i}") for i in range(CAP)]
     made = [mm.post(p, 2, {"target": target}, None) for p in waiting]
     key = queues.queue(made[0]["pool"])
@@ -99,8 +99,13 @@ def test_tickets_whose_keys_expired_leave_room(pig: FlaskClient, players_client:
     assert {m.decode() for m in redis_client.zrange(pool.key, 0, -1)} == {pool.tickets[2], late["ticket"]}
 
 
-def test_the_queue_holds_tickets_abandoned_after_the_matchers_own_poll_timeout() -> None:
-    """The matcher passes its poll timeout to every claim but not yet to the enqueue, which uses
-    the queue's: the two defaults stay one value (a matcher's changed alone fails here)."""
-    for made_by in (Matchmaker, MatchQueues):
-        assert inspect.signature(made_by).parameters["poll_timeout"].default == POLL_TIMEOUT_SECONDS, made_by
+def test_the_enqueue_holds_tickets_abandoned_by_the_matchers_own_poll_timeout(
+        pig: FlaskClient, players_client: FlaskClient, redis_client: Any) -> None:
+    """A matcher with its own poll timeout (5 s, not the default) passes it to the enqueue as to
+    its claims: 6 s without a poll, a full pool's tickets are abandoned and leave room."""
+    clock = Clock()
+    pool = full_pool(pig, players_client, redis_client, clock, 84, poll_timeout=5.0)
+    clock.now += 6.0
+    late = pool.mm.post(new_player(players_client, "Late"), 2, {"target": 84}, None)  # a 503 before
+    assert late["state"] == "waiting"
+    assert redis_client.zrange(pool.key, 0, -1) == [late["ticket"].encode()]

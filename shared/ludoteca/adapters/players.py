@@ -39,6 +39,7 @@ from ludoteca.core import tokens
 from ludoteca.core.engine import GameResult
 from ludoteca.core.errors import AuthenticationError, UnavailableError
 from ludoteca.core.names import plain_name
+from ludoteca.service_layer.matching import POLL_TIMEOUT_SECONDS
 from ludoteca.service_layer.mygames import PlayerRef
 from ludoteca.service_layer.ratings import MODEL, Rating, rate
 
@@ -851,12 +852,6 @@ if t.state == 'waiting' or t.state == 'claimed' then
 end
 return raw
 """
-
-
-POLL_TIMEOUT_SECONDS = 30.0
-"""The poll timeout an enqueue holds a ticket abandoned by when its caller does not say its own:
-kept equal to the matcher's default ``poll_timeout`` (:class:`ludoteca.service_layer.matching.Matchmaker`,
-which passes its own to every claim, not yet to the enqueue)."""
 
 
 class MatchQueues:

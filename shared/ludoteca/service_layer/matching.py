@@ -46,12 +46,16 @@ log = logging.getLogger("ludoteca.service_layer.matching")
 
 WAITING, CLAIMED, MATCHED, CANCELLED, EXPIRED = "waiting", "claimed", "matched", "cancelled", "expired"
 STATES = (WAITING, CLAIMED, MATCHED, CANCELLED, EXPIRED)
+POLL_TIMEOUT_SECONDS = 30.0
+"""A waiting ticket not polled for this long is abandoned: it leaves the queue and no longer counts
+in its pool's cap (the matcher's default ``poll_timeout``; the API's texts say it from here)."""
 
 
 class MatchQueue(Protocol):
     """One game type's tickets (``ludoteca.adapters.players.MatchQueues``)."""
 
-    def enqueue(self, ticket: str, body: dict[str, Any], ordinal: float) -> tuple[str, str | None]: ...
+    def enqueue(self, ticket: str, body: dict[str, Any], ordinal: float,
+                timeout: float | None = None) -> tuple[str, str | None]: ...
 
     def claim(self, pool: str, seats: int, now: float, base: float, widen: float, timeout: float,
               most: int = 10) -> list[tuple[str, list[str]]]: ...
@@ -76,7 +80,7 @@ class Matchmaker:
 
     def __init__(self, service: GameService, queue: MatchQueue, ordinal: Callable[[str], float],
                  tell: Callable[[str, str, dict[str, Any]], int], clock: Callable[[], float] = time.time,
-                 base: float = 3.0, widen: float = 1.0, poll_timeout: float = 30.0,
+                 base: float = 3.0, widen: float = 1.0, poll_timeout: float = POLL_TIMEOUT_SECONDS,
                  claim_grace: float = 30.0) -> None:
         self.service = service
         self.queue = queue
@@ -107,7 +111,7 @@ class Matchmaker:
                 "ticket": ticket, "pool": pool_of(seats, opts), "player": player.id, "name": player.name,
                 "seats": seats, "options": opts, "ordinal": ordinal, "created": now, "seen": now, "state": WAITING,
                 "fill_level": level, "fill_after": after, "game": None, "seat": None}
-        status, mine = self.queue.enqueue(ticket, body, ordinal)
+        status, mine = self.queue.enqueue(ticket, body, ordinal, timeout=self.poll_timeout)
         if status == "mine":
             raise ConflictError("You wait for a game of this kind already: poll or delete that ticket.", ticket=mine)
         if status == "full":

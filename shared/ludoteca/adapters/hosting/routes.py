@@ -38,7 +38,7 @@ from ludoteca.adapters.hosting.schemas import (
 from ludoteca.config import Settings
 from ludoteca.core import jsontext
 from ludoteca.core.errors import AuthenticationError, BadRequestError, NotFoundError
-from ludoteca.service_layer.matching import Matchmaker
+from ludoteca.service_layer.matching import POLL_TIMEOUT_SECONDS, Matchmaker
 from ludoteca.service_layer.mygames import PlayerRef
 from ludoteca.service_layer.repository import Quota, Stored
 from ludoteca.service_layer.service import GameService, Played
@@ -49,6 +49,14 @@ ETAG_HEADER: dict[str, Any] = {"description": "The game's version, quoted (`\"7\
 # the stream's parameters: the route's own `parameters` (for Last-Event-ID) replace the list
 # flask-smorest makes from the query schema (issue 21: undeclared), so the query's are made from
 # that schema here, as apispec would: declared once, in streams.StreamQuerySchema
+REQUEST_MATCH = (
+    "Queue your player (a player's token) for a game of `seats` seats with these `options`: when enough players "
+    "wait for the same, one game is made with a seat bound to each (closest ratings first; the allowed spread "
+    "widens as you wait) and `matched` comes on your stream (`GET /players/me/events`). Poll the ticket "
+    f"(`GET .../matchmaking/{{ticket}}`) at least every {POLL_TIMEOUT_SECONDS:g} s or it leaves the queue. With "
+    "`fill_with_bots`, bots of that level take the other seats once you waited `after_seconds`. 409 when you "
+    "wait already.")
+"""``requestMatch``'s description (a docstring cannot say the poll timeout from its constant)."""
 STREAM_PARAMETERS = [*query_parameters(streams.StreamQuerySchema), streams.LAST_EVENT_ID_PARAMETER]
 IF_NONE_MATCH: dict[str, Any] = {
     "name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"},
@@ -469,16 +477,9 @@ def results_blueprint(routes: GameRoutes) -> Blueprint:
         @blp.response(201, ticket_schema, headers={"Location": {"description": "The ticket's URL: poll it",
                                                                "schema": {"type": "string"}}})
         @_document(blp, 400, 401, 409, 422, 429, 503)
-        @blp.doc(security=bearer, operationId="requestMatch")
+        @blp.doc(security=bearer, operationId="requestMatch", description=REQUEST_MATCH)
         def post(self, body: dict[str, Any]) -> Response:
-            """Find opponents
-
-            Queue your player (a player's token) for a game of `seats` seats with these `options`:
-            when enough players wait for the same, one game is made with a seat bound to each
-            (closest ratings first; the allowed spread widens as you wait) and `matched` comes on
-            your stream (`GET /players/me/events`). Poll the ticket (`GET .../matchmaking/{ticket}`)
-            at least every 30 s or it leaves the queue. With `fill_with_bots`, bots of that level
-            take the other seats once you waited `after_seconds`. 409 when you wait already."""
+            """Find opponents"""
             return routes.post_ticket(body, bearer_token(), lambda t: url_for("results.Ticket", ticket=t), game_url)
 
     @blp.route("/matchmaking/<string:ticket>")

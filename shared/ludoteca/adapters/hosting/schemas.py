@@ -487,7 +487,8 @@ def match_schemas(d: GameDefinition, options_schema: type[ma.Schema]) -> tuple[t
         "__doc__": "A matchmaking ticket, as its player sees it.",
         "ticket": fields.String(required=True, metadata={"description": "The ticket's id"}),
         "status": fields.String(required=True, validate=validate.OneOf(matching.STATES), metadata={
-            "description": "`waiting` in the queue (poll it: a ticket not polled for 30 s leaves), `claimed` (its "
+            "description": f"`waiting` in the queue (poll it: a ticket not polled for "
+                           f"{matching.POLL_TIMEOUT_SECONDS:g} s leaves), `claimed` (its "
                            "game is being made), `matched` (see `game`), `cancelled`, `expired`"}),
         "seats": fields.Integer(required=True),
         "options": fields.Nested(options_schema, required=True, metadata={"description": "The game's options"}),
