@@ -5,7 +5,10 @@ Redis, whether its task runs twice or dies half way."""
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -13,7 +16,10 @@ import redis
 from flask.testing import FlaskClient
 from ludoteca.adapters.players import PlayerStore, Ratings
 from ludoteca.core.engine import GameResult
-from ludoteca.service_layer.ratings import MODEL, Rating, places, rate
+from ludoteca.service_layer.ratings import MODEL, TIMEOUT_FORFEIT_SHARE, Rating, forfeit_seats, places, rate
+from ludoteca.service_layer.record import GameRecord, Status
+from ludoteca.service_layer.service import GameService
+from ludoteca.service_layer.timers import TurnClock
 from redis.commands.core import Script
 from redis.crc import key_slot
 
@@ -56,6 +62,43 @@ class TestPlaces:
     def test_a_seat_its_player_left_is_placed_last(self, res: GameResult, forfeits: set[int],
                                                   expected: list[int]) -> None:
         assert places(res, len(expected), forfeits) == expected
+
+
+def finished(players: tuple[str, ...], player_ids: tuple[str | None, ...], clock: TurnClock | None) -> GameRecord:
+    """A finished game's record with these seats, bound players and turn clock."""
+    n = len(players)
+    return GameRecord(id="g", players=players, names=("n",) * n, token_hashes=("h",) * n, options={}, seed="s",
+                      seed_sha256="c", created_at=0.0, event_count=0, status=Status.FINISHED, state={},
+                      timer=clock, player_ids=player_ids)
+
+
+class TestForfeits:
+    """Seat 0 won (its bot did) after making ``moves`` moves, ``timeouts`` of them played by the
+    table's timeout bot: over :data:`TIMEOUT_FORFEIT_SHARE` (a half) it is placed last; at the
+    share or under (a slow turn now and then), on its place."""
+
+    @pytest.mark.parametrize(("moves", "timeouts", "forfeit"), [
+        (10, 10, True), (10, 6, True), (3, 2, True), (1, 1, True),  # the bot played most of the seat's moves
+        (10, 5, False), (2, 1, False),  # exactly half: rated on its place
+        (10, 1, False), (10, 0, False), (0, 0, False),  # a slow turn; none
+    ])
+    def test_a_seat_the_timeout_bot_played_mostly_is_placed_last(self, moves: int, timeouts: int,
+                                                                  forfeit: bool) -> None:
+        assert Fraction(1, 2) == TIMEOUT_FORFEIT_SHARE  # the cases below are of a half
+        clock = TurnClock(moves={0: moves, 1: 9}, timeouts={0: timeouts})
+        record = finished(("human", "human"), ("a", "b"), clock)
+        won = result((0,), (100, 40))
+        assert forfeit_seats(record) == ([0] if forfeit else [])
+        assert places(won, 2, forfeit_seats(record)) == ([2, 1] if forfeit else [1, 2])
+        a, b = rate([Rating(), Rating()], won, forfeit_seats(record))
+        assert a is not None and b is not None and (a.mu < MODEL.mu < b.mu) == forfeit
+
+    def test_only_seats_bound_to_players_forfeit_and_leaving_still_does(self) -> None:
+        clock = TurnClock(moves={0: 4, 1: 4, 2: 4}, timeouts={0: 4, 1: 4})
+        # seat 1 a guest without a player (no rating of its own); seat 2 left by its player, never timed out
+        record = finished(("human", "human", "bot:hold20"), ("a", None, "c"), clock)
+        assert forfeit_seats(record) == [0, 2]
+        assert forfeit_seats(replace(record, timer=None)) == [2]  # an untimed game: the leavers only
 
 
 class TestRate:
@@ -267,3 +310,92 @@ def test_a_player_who_leaves_is_rated_as_the_last_whatever_its_bot_did(
         assert service.record_result(game["id"])
     rating = store.rating(pid, "pig")
     assert rating.played == 3 and rating.mu < MODEL.mu and rating.ordinal < Rating().ordinal
+
+
+class _TimedTable:
+    """A timed Pig table (``turn_seconds`` 5, the timeout bot ``hold20``) of two new players, A
+    (seat 0, its creator) and B (seat 1), on the session's real Redis and Pig's real service (the
+    HTTP routes for the players' moves); A's timed-out turns are played by the worker's task body
+    (``bot_turn``) of a service over the same store whose clock the test moves past each deadline,
+    as the sweeper dispatches it once a deadline has passed."""
+
+    def __init__(self, pig: FlaskClient, players: FlaskClient, target: int) -> None:
+        self.pig, self.ids, self.auth = pig, [], []
+        for name in ("A", "B"):
+            made = players.post("/", json={"name": name}).get_json()
+            self.ids.append(made["player"]["id"])
+            self.auth.append({"Authorization": f"Bearer {made['token']}"})
+        created = pig.post("/games", json={"seats": ["human", "human"], "options": {
+            "target": target, "turn_seconds": 5, "timeout_bot": "hold20"}}, headers=self.auth[0])
+        assert created.status_code == 201 and created.get_json()["seat"] == 0, created.get_json()
+        self.gid = created.get_json()["game"]["id"]
+        assert pig.post(f"/games/{self.gid}/players", json={}, headers=self.auth[1]).status_code == 201
+        self.service: GameService = pig.application.extensions["ludoteca"]["service"]
+        self.ahead = 0.0
+        self.later = GameService(self.service.d, self.service.store, self.service.dispatcher,
+                                 clock=lambda: time.time() + self.ahead, players=self.service.players)
+
+    def play(self, move: Callable[[int, dict[str, Any]], str | None]) -> GameResult:
+        """Play to the end: ``move(seat, view)`` names the seat's action, or ``None``: the seat
+        does not move and its turn times out. The game's result."""
+        for _ in range(3000):
+            view = self.pig.get(f"/games/{self.gid}").get_json()
+            if view["status"] == "finished":
+                return GameResult(tuple(view["result"]["winners"]), tuple(view["result"]["scores"]))
+            seat = view["to_act"][0]
+            action = move(seat, view)
+            if action is None:
+                self.ahead += 10  # past the deadline
+                assert self.later.bot_turn(self.gid, view["version"]) == "timed-out"
+            else:
+                played = self.pig.post(f"/games/{self.gid}/actions", json={"type": action}, headers=self.auth[seat])
+                assert played.status_code == 200, played.get_json()
+        raise AssertionError(f"pig game {self.gid} did not end")
+
+    def clock(self) -> TurnClock:
+        clock = self.service.load(self.gid).record.timer
+        assert clock is not None
+        return clock
+
+
+def test_a_player_whose_timed_turns_the_bot_played_is_rated_as_the_last_though_the_bot_won(
+        pig: FlaskClient, players_client: FlaskClient, store: PlayerStore) -> None:
+    """A never moves at its timed table; the timeout bot (``hold20``) plays every move of A's seat
+    and wins (B rolls until a 1 ends its turn: it never banks a point; to 30, the bot, holding at
+    20, needs two turns at least: B moves). A is rated last (before, A was rated on the bot's win:
+    a rating farmed with no move made)."""
+    table = _TimedTable(pig, players_client, target=30)
+    res = table.play(lambda seat, view: None if seat == 0 else "roll")
+    assert res.winners == (0,)  # the bot won for A
+    clock = table.clock()
+    assert clock.timeouts[0] == clock.moves[0] > 0 and clock.moves[1] > 0 and 1 not in clock.timeouts
+    assert table.service.record_result(table.gid)
+    a, b = (store.rating(p, "pig") for p in table.ids)
+    expected = rate([Rating(), Rating()], res, [0])  # A placed last
+    assert a.played == b.played == 1 and a.mu < MODEL.mu < b.mu
+    assert [a.mu, b.mu] == pytest.approx([r.mu for r in expected if r is not None])
+
+
+def test_a_player_with_a_slow_turn_is_rated_on_its_place(
+        pig: FlaskClient, players_client: FlaskClient, store: PlayerStore) -> None:
+    """A's first move times out, A plays every other (a roll, then a hold); B the same without
+    the timeout. To 30, a game of at least five turns a winner: A's own moves outnumber the one
+    timed out, and both are rated on their places, as a game without a timeout would be."""
+    table = _TimedTable(pig, players_client, target=30)
+    late = [True]
+
+    def move(seat: int, view: dict[str, Any]) -> str | None:
+        if seat == 0 and late[0]:
+            late[0] = False
+            return None
+        return "hold" if view["state"]["turn_total"] else "roll"
+
+    res = table.play(move)
+    clock = table.clock()
+    assert clock.timeouts[0] == 1 and clock.moves[0] >= 3 and 1 not in clock.timeouts
+    assert table.service.record_result(table.gid)
+    a, b = (store.rating(p, "pig") for p in table.ids)
+    expected = rate([Rating(), Rating()], res)
+    assert [a.mu, b.mu] == pytest.approx([r.mu for r in expected if r is not None])
+    winner, loser = (a, b) if res.winners == (0,) else (b, a)
+    assert winner.mu > MODEL.mu > loser.mu

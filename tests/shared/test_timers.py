@@ -59,6 +59,22 @@ class TestAdvance:
         assert new.is_overtaken(0, 6) and not new.is_overtaken(0, 7) and not new.is_overtaken(1, 0)
         assert timers.TurnClock.from_doc(new.to_doc()) == new
 
+    def test_each_seats_moves_and_timeouts_are_counted(self) -> None:
+        """What a rating reads (:func:`ludoteca.service_layer.ratings.forfeit_seats`): every move
+        of a seat counts in its ``moves``, a timeout move in its ``timeouts`` too; a join or the
+        creation (no actor) counts for nobody."""
+        clock = timers.advance(None, 30, None, frozenset({0}), 100.0)
+        for actor, version in [(0, None), (1, 3), (0, 4), (0, None), (None, None)]:
+            clock = timers.advance(clock, 30, actor, frozenset({0, 1}), 100.0, version)
+        assert clock.moves == {0: 3, 1: 1} and clock.timeouts == {0: 1, 1: 1} and clock.timed_out == {0: 4, 1: 3}
+        assert timers.TurnClock.from_doc(clock.to_doc()) == clock
+
+    def test_a_clock_stored_before_the_counts_loads_with_none(self) -> None:
+        old = {"deadline": 100.0, "seats": [1], "timed_out": {"0": 4}}
+        clock = timers.TurnClock.from_doc(old)
+        assert clock == timers.TurnClock(100.0, (1,), {0: 4}) and clock.moves == clock.timeouts == {}
+        assert timers.advance(clock, 30, 0, frozenset({1}), 100.0, 9).timeouts == {0: 1}  # counting from here
+
 
 def test_a_game_without_the_option_has_no_timer(clock: Clock) -> None:
     svc, _ = service("ludix", clock)
@@ -139,3 +155,24 @@ def test_a_simultaneous_phase_times_out_seat_after_seat_on_one_deadline(clock: C
     assert svc.bot_turn(gid, version + 1) == "timed-out"
     timed_out = [e["data"]["seat"] for _, e in svc.store.events_after(gid, 0) if e["type"] == "TurnTimedOut"]
     assert timed_out == [0, 1]
+
+
+def test_the_clock_in_the_stored_record_counts_the_timeout_moves(clock: Clock) -> None:
+    """The counts travel in the game's record: each move of a seat, and the timeout's among them."""
+    svc, _ = service("ludix", clock)
+    envelope, _, _ = svc.create(["human", "human"], {"turn_seconds": 10}, 0, None)
+    gid = envelope["id"]
+    svc.join(gid, None, None)
+    for _ in range(3):  # the call phase, then the turns: whoever waits, the timeout plays
+        stored = svc.store.load(gid)
+        clock.now += 10
+        assert svc.bot_turn(gid, stored.version) == "timed-out"
+    now = svc.store.load(gid)
+    seat = svc.envelope(now, None)["to_act"][0]
+    action = {"type": "hold"} if svc.envelope(now, seat)["state"]["throw"] else {"type": "roll"}
+    svc.play(gid, seat, action, None, None)  # and one move of the seat's own
+    counted = svc.store.load(gid).record.timer
+    timed_out = [e["data"]["seat"] for _, e in svc.store.events_after(gid, 0) if e["type"] == "TurnTimedOut"]
+    assert counted is not None and len(timed_out) == 3
+    assert counted.timeouts == {s: timed_out.count(s) for s in set(timed_out)}
+    assert counted.moves == {s: timed_out.count(s) + (s == seat) for s in {*timed_out, seat}}

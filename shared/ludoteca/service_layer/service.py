@@ -56,6 +56,7 @@ from ludoteca.service_layer.mygames import PlayerRef, PlayerSeats
 from ludoteca.service_layer.numbering import Shown, for_viewer, number, viewer
 from ludoteca.service_layer.presenter import Presenter, result_body
 from ludoteca.service_layer.quotas import Quotas
+from ludoteca.service_layer.ratings import forfeit_seats
 from ludoteca.service_layer.recent import STATE, RecentGames
 from ludoteca.service_layer.record import GameRecord, Status
 from ludoteca.service_layer.repository import (
@@ -764,8 +765,7 @@ class GameService:
                    for i in range(len(names))]
         recorded = self.store.record_result(game_id, entries, shared=len(result.winners) > 1)
         if self.players is not None and any(stored.record.player_ids):  # once, however often this runs
-            left = [i for i, p in enumerate(stored.record.player_ids) if p and not stored.record.is_human(i)]
-            self.players.rate(self.d.name, game_id, stored.record.player_ids, result, left)
+            self.players.rate(self.d.name, game_id, stored.record.player_ids, result, forfeit_seats(stored.record))
         self.store.clear_result_due(game_id)  # after the record: a crash in between records again, once
         return recorded
 

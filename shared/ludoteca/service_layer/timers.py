@@ -22,6 +22,10 @@ The rules, per version of a game with a timer:
   (409 ``turn-timed-out``) instead of being applied on top of the bot's: the human and the
   timeout never both play one turn. A game with a timer is read afresh for every move (never
   from a process's memory of it), so "started from" is the version the request read.
+- the clock counts each seat's moves and, of them, the timeout moves: a seat bound to a player
+  whose moves the bot played mostly is rated as a forfeit, placed last
+  (:func:`ludoteca.service_layer.ratings.forfeit_seats`): a table's timeout bot does not earn its
+  idle player a rating.
 
 Timing: the deadline is wall-clock time of the process that committed (ISO 8601 in the view,
 with the seconds left); the sweeper compares it with the Redis server's clock and passes every
@@ -54,20 +58,26 @@ BY_TIMEOUT = "timeout"
 class TurnClock:
     """A timed game's clock as the record keeps it: the ``deadline`` (epoch seconds; ``None``
     when no human seat is waiting) of the human ``seats`` waiting at this version, and for each
-    seat the version its last timed-out move made (``timed_out``)."""
+    seat the version its last timed-out move made (``timed_out``), how many moves it made
+    (``moves``) and how many of them the timeout bot played (``timeouts``): what a rating needs
+    to tell a player who played from one whose table's bot did
+    (:data:`ludoteca.service_layer.ratings.TIMEOUT_FORFEIT_SHARE`). A clock stored before the
+    counts were kept loads with none (zeros): it counts from its next move."""
 
     deadline: float | None = None
     seats: tuple[int, ...] = ()
     timed_out: Mapping[int, int] = field(default_factory=dict)
+    moves: Mapping[int, int] = field(default_factory=dict)
+    timeouts: Mapping[int, int] = field(default_factory=dict)
 
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> TurnClock:
-        return cls(doc.get("deadline"), tuple(doc.get("seats", ())),
-                   {int(k): int(v) for k, v in doc.get("timed_out", {}).items()})
+        return cls(doc.get("deadline"), tuple(doc.get("seats", ())), _seat_map(doc.get("timed_out")),
+                   _seat_map(doc.get("moves")), _seat_map(doc.get("timeouts")))
 
     def to_doc(self) -> dict[str, Any]:
-        return {"deadline": self.deadline, "seats": list(self.seats),
-                "timed_out": {str(k): v for k, v in sorted(self.timed_out.items())}}
+        return {"deadline": self.deadline, "seats": list(self.seats), "timed_out": _seat_doc(self.timed_out),
+                "moves": _seat_doc(self.moves), "timeouts": _seat_doc(self.timeouts)}
 
     def is_overtaken(self, seat: int, since_version: int) -> bool:
         """A timeout played for ``seat`` after ``since_version`` (a move that started there lost)."""
@@ -75,6 +85,15 @@ class TurnClock:
 
     def is_due(self, now: float) -> bool:
         return self.deadline is not None and now >= self.deadline
+
+
+def _seat_map(doc: Mapping[str, Any] | None) -> dict[int, int]:
+    """A per-seat map as stored (JSON's string keys); ``None``: a document without it."""
+    return {int(k): int(v) for k, v in (doc or {}).items()}
+
+
+def _seat_doc(seats: Mapping[int, int]) -> dict[str, int]:
+    return {str(k): v for k, v in sorted(seats.items())}
 
 
 def seconds_of(options: Mapping[str, Any]) -> int | None:
@@ -92,17 +111,19 @@ def advance(clock: TurnClock | None, seconds: int, actor: int | None, waiting: f
             now: float, timed_out_version: int | None = None) -> TurnClock:
     """The clock after a commit by ``actor`` (``None``: a join or the creation) that leaves the
     human seats ``waiting`` to act; ``timed_out_version``: the commit is a timeout move (its
-    new version)."""
+    new version). A move counts in its seat's ``moves``, a timeout move in its ``timeouts`` too."""
     clock = clock or TurnClock()
-    timed_out = dict(clock.timed_out)
-    if timed_out_version is not None and actor is not None:
-        timed_out[actor] = timed_out_version
+    timed_out, moves, timeouts = dict(clock.timed_out), dict(clock.moves), dict(clock.timeouts)
+    if actor is not None:
+        moves[actor] = moves.get(actor, 0) + 1
+        if timed_out_version is not None:
+            timed_out[actor] = timed_out_version
+            timeouts[actor] = timeouts.get(actor, 0) + 1
     seats = tuple(sorted(waiting))
-    if not seats:
-        return TurnClock(None, (), timed_out)
-    kept = (clock.deadline is not None and actor is not None and actor not in waiting
+    kept = (bool(seats) and clock.deadline is not None and actor is not None and actor not in waiting
             and waiting <= frozenset(clock.seats))
-    return TurnClock(clock.deadline if kept else now + seconds, seats, timed_out)
+    deadline = None if not seats else clock.deadline if kept else now + seconds
+    return TurnClock(deadline, seats, timed_out, moves, timeouts)
 
 
 def iso(epoch: float) -> str:
