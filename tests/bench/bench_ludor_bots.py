@@ -18,8 +18,9 @@ exchanges carried over), ``--games`` of them in blocks of four on one seed, the 
 of a block in turn (paired seeds, seat rotation): today's expert against three copies of the expert
 of before (``expert-v1``, ``ludor.simulation.V1``). ``--no-infer``, ``--no-model``,
 ``--no-interrupt``, ``--no-prune`` and ``--first-bonus`` take the expert's parts away one by one;
-``--focus``, ``--own-model``, ``--searcher``, ``--plays``, ``--resample`` and ``--exchange`` try variants
-(``ludor.simulation.Style``); ``--skip-seeds`` starts at a later seed, to extend a sample; a last
+``--focus``, ``--own-model``, ``--searcher``, ``--plays``, ``--resample``, ``--exchange``, ``--horizon``,
+``--wide`` and ``--noise`` try variants (``ludor.simulation.Style``), ``--cheat`` shows the expert every hand (a
+diagnostic); ``--skip-seeds`` starts at a later seed, to extend a sample; a last
 line gives the first places per seed (for comparisons paired on the seeds). Its seeds are numbered
 from 0 (the development seeds: tuning runs play these) up to :data:`HELD_OUT`, where the held-out
 seeds begin: ``--held-out`` plays those only (from ``HELD_OUT + --skip-seeds``), the figure of
@@ -54,11 +55,12 @@ from ludor.bots import (
     INTERRUPT_SECONDS,
     INTERRUPTS,
     Interrupt,
+    chosen,
     make_expert,
 )
 from ludor.engine import LudorEngine
-from ludor.greedy import candidates
-from ludor.hierarchy import AS, POWERS, RANK_NAMES, counts_of
+from ludor.greedy import Choice, candidates
+from ludor.hierarchy import AS, POWER_OF, POWERS, RANK_NAMES, counts_of
 from ludor.knowledge import Knowledge
 from ludor.simulation import FIRST_BONUS, TODAY, V1, Style, scores, search
 from ludoteca.core.engine import Bot
@@ -100,6 +102,15 @@ def seed_for(table: str, i: int) -> str:
     return hashlib.sha256(f"ludor-bench:{table}:{i}".encode()).hexdigest()
 
 
+class Seen:
+    """The state the chained table's game is in (``--cheat``'s expert reads every hand from it)."""
+
+    state: object = None
+
+
+SEEN = Seen()
+
+
 def play_round(engine: LudorEngine, levels: tuple[str, ...], bots: dict[str, Bot], seed: str,
                tallies: dict[str, Tally]) -> list[int]:
     """Play one round; returns each seat's finishing position (1 = first)."""
@@ -107,6 +118,7 @@ def play_round(engine: LudorEngine, levels: tuple[str, ...], bots: dict[str, Bot
     rng = random.Random(seed)
     result = engine.result(state)
     while result is None:
+        SEEN.state = state
         seat = min(engine.to_act(state))
         view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
         action = tallies[levels[seat]].decisions.call("", bots[levels[seat]], view, legal, rng)
@@ -152,6 +164,7 @@ def play_chained(engine: LudorEngine, new_seat: int, rounds: int, bots: dict[str
     state = engine.new_game([f"bot:{lv}" for lv in levels], {"round_limit": rounds}, Rng(seed))
     rng = random.Random(seed)
     while engine.result(state) is None:
+        SEEN.state = state
         if state.phase.value == "play" and new_seat not in engine.to_act(state):
             legal = engine.legal_actions(state, new_seat)
             if any(a["type"] == "play_autoplim" for a in legal):
@@ -166,6 +179,17 @@ def play_chained(engine: LudorEngine, new_seat: int, rounds: int, bots: dict[str
     result = engine.result(state)
     assert result is not None
     return [order.index(new_seat) + 1 for order in result.summary["orders"]]
+
+
+def make_cheat(style: Style) -> Bot:
+    """A diagnostic, never a bot of the service: the expert's search at the service's budget, told
+    every other hand (each deal is then the true one; only the rollouts' own choices vary). What it
+    takes against ``expert-v1`` bounds what any reading of the hidden cards could give this search."""
+    def decide(k: Knowledge, rng: random.Random) -> Choice:
+        hands = SEEN.state.hands  # type: ignore[attr-defined]
+        k.known = {s: [POWER_OF[c] for c in hands[s]] for s in range(k.n) if s != k.seat}
+        return search(k, rng, EXPERT_ROLLOUTS, EXPERT_SECONDS, style)
+    return chosen(decide)
 
 
 def run_chained(games: int, rounds: int, bots: dict[str, Bot], interrupt: Interrupt, decisions: Decisions,
@@ -322,6 +346,17 @@ def main() -> None:
     parser.add_argument("--resample", type=int, default=0, metavar="STEPS",
                         help="variant: the expert moves each deal towards the likely ones by STEPS swaps instead of "
                              "weighing it")
+    parser.add_argument("--noise", action="store_true",
+                        help="variant: the rollouts play the other experts' moves at random now and then "
+                             "(ludor.rollouts.NOISY)")
+    parser.add_argument("--cheat", action="store_true",
+                        help="diagnostic: the expert sees every hand (what perfect reading would give its search)")
+    parser.add_argument("--wide", action="store_true",
+                        help="variant: the expert may lead any undominated play (part of a set, a set with jokers "
+                             "added, a straight), not only each rank's whole set")
+    parser.add_argument("--horizon", action="store_true",
+                        help="variant: the expert's reward is this round's first place plus the first places its "
+                             "title brings in the rounds left (ludor.simulation.values)")
     parser.add_argument("--exchange", action="store_true",
                         help="variant: the expert deals its exchange partner only the cards the exchange's rules "
                              "allow it (below the Culo's gift, above the Presidente's give-back)")
@@ -344,9 +379,12 @@ def main() -> None:
     style = Style(infer=not args.no_infer, focus=args.focus, model=not args.no_model,
                   first=FIRST_BONUS if args.first_bonus is None else args.first_bonus,
                   own=args.own_model, searcher=args.searcher, prune=not args.no_prune, plays=args.plays,
-                  resample=args.resample, exchange=args.exchange)
+                  resample=args.resample, exchange=args.exchange,
+                  horizon=args.horizon, wide=args.wide, noise=args.noise)
     if (args.rollouts, args.seconds, style) != (EXPERT_ROLLOUTS, EXPERT_SECONDS, TODAY):
         bots["expert"] = make_expert(args.rollouts, args.seconds, style)
+    if args.cheat:
+        bots["expert"] = make_cheat(style)
     bots["expert-v1"] = make_expert(style=V1)  # the baseline keeps the service's budget
     interrupt = (lambda view, legal, rng: None) if args.no_interrupt else INTERRUPTS["expert"]
     print(f"expert budget: {args.rollouts} simulations or {args.seconds} s per decision "

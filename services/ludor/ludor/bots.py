@@ -88,7 +88,7 @@ def _outside_play(view: Mapping[str, Any], legal: Sequence[JSON]) -> JSON | None
     return None
 
 
-def _chosen(decide: Callable[[Knowledge, random.Random], Choice]) -> Bot:
+def chosen(decide: Callable[[Knowledge, random.Random], Choice]) -> Bot:
     def bot(view: JSON, legal: Sequence[JSON], rng: random.Random) -> JSON:
         fixed = _outside_play(view, legal)
         if fixed is not None:
@@ -111,7 +111,7 @@ def _greedy(k: Knowledge, rng: random.Random) -> Choice:
 def make_expert(rollouts: int = EXPERT_ROLLOUTS, seconds: float = EXPERT_SECONDS, style: Style = TODAY) -> Bot:
     """An expert bot with its own simulation budget and :class:`ludor.simulation.Style`
     (:data:`ludor.simulation.V1`: the expert of before, the benchmark's baseline)."""
-    return _chosen(lambda k, rng: search(k, rng, rollouts, seconds, style))
+    return chosen(lambda k, rng: search(k, rng, rollouts, seconds, style))
 
 
 def make_interrupt(rollouts: int = INTERRUPT_ROLLOUTS, seconds: float = INTERRUPT_SECONDS,
@@ -133,7 +133,7 @@ def make_interrupt(rollouts: int = INTERRUPT_ROLLOUTS, seconds: float = INTERRUP
     return interrupt_bot
 
 
-greedy_bot = _chosen(_greedy)
+greedy_bot = chosen(_greedy)
 expert_bot = make_expert()
 
 BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot, "expert": expert_bot}

@@ -66,11 +66,15 @@ def lead_sets(counts: Sequence[int]) -> list[Choice]:
     return out
 
 
-def candidates(counts: Sequence[int], trick: Trick, rules: Ruleset, plim_mode_on: bool) -> list[Choice]:
+def candidates(counts: Sequence[int], trick: Trick, rules: Ruleset, plim_mode_on: bool,
+               wide: bool = False) -> list[Choice]:
     """The moves worth considering in turn: undominated answers (jokers alone named the top's
-    rank, a PLIM, among them; or, leading, each rank's whole set, jokers alone, the 2 de Oros),
-    passing, and the Autoplim."""
-    if trick.top is None:
+    rank, a PLIM, among them; or, leading, each rank's whole set, jokers alone, the 2 de Oros;
+    ``wide``: every undominated lead, i.e. also part of a rank's set, a whole set with jokers
+    added, a straight), passing, and the Autoplim."""
+    if trick.top is None and wide:
+        out = [play_choice(c, t) for c, t in plays(counts, None, rules, complete=False)]
+    elif trick.top is None:
         out = lead_sets(counts)
         out.extend(Choice(PLAY, t) for c, t in plays(counts, None, rules, complete=False) if c.power >= JOKER)
     else:

@@ -34,7 +34,10 @@ P_MATCH, P_ALWAYS, P_OFF = 0, 1, 2
 C_OPEN, C_PASSES, C_TWO_OF_OROS, C_AUTOPLIM = -1, 0, 1, 2
 # How a seat is modelled in the rollouts: the greedy bot, the random bot, or today's expert as
 # its play shows it (greedy that spends its control cards on answers, :data:`SPEND_CONTROL`).
-GREEDY, RANDOM, SPENDER, SEARCHER = 0, 1, 2, 3
+GREEDY, RANDOM, SPENDER, SEARCHER, NOISY = 0, 1, 2, 3, 4
+NOISE = 0.15
+"""The :data:`NOISY` model: :data:`SPENDER`, except that each move is the random bot's with this
+chance (a model the search cannot lean on too hard: the searchers do not play as any model says)."""
 SPEND_CONTROL = 0.8
 """How often the expert, with no natural answer to a set but an answer with 2s, jokers or the
 2 de Oros, plays it (where greedy passes): 79% of such turns over simulated games of today's
@@ -591,13 +594,14 @@ def _play_out(hands, sizes, t, passed, blocked, finished, me, straights, run, ru
         if me >= 0 and _has_finished(finished, t[N_FINISHED], me):
             break
         s = t[TURN]
-        if policies[s] == RANDOM:
+        if policies[s] == RANDOM or (policies[s] == NOISY and np.random.random() < NOISE):
             move, declare = random_move(hands[s], t, straights, run, run_index, plim_on, take, takes, powers)
         elif policies[s] == SEARCHER:
             move, declare = searcher(hands[s], t, s, sizes, passed, blocked, straights, run, run_index, plim_on,
                                      take, takes, powers)
         else:
-            spend = policies[s] == SPENDER and t[TOP_KIND] == SET and np.random.random() < SPEND_CONTROL
+            spend = ((policies[s] == SPENDER or policies[s] == NOISY) and t[TOP_KIND] == SET
+                     and np.random.random() < SPEND_CONTROL)
             move, declare = greedy(hands[s], t, s, sizes, passed, blocked, straights, run, run_index, plim_on,
                                    take, takes, powers, spend)
         apply(hands, sizes, t, passed, blocked, finished, s, move, take, declare, straights, run, run_index,
@@ -809,9 +813,9 @@ def resample(hands, me, known, passes, later, likelihood, plays, plays_later, fa
 @njit(cache=True)
 def evaluate(me, own, sizes, unseen, known, allowed, passes, later, likelihood,  # type: ignore[no-untyped-def]
              plays, plays_later, factors, t0, passed0, blocked0, finished0, moves, cand_takes, declares,
-             cand_named, deals, seed, straights, run, run_index, plim_mode, policies, first, steps, rewards,
+             cand_named, deals, seed, straights, run, run_index, plim_mode, policies, values, steps, rewards,
              weights):
-    """Set ``rewards[d, c]`` to the reward (:func:`reward`, ``first``: the first place's bonus) of
+    """Set ``rewards[d, c]`` to the reward (``values[position]``: the search's worth of each finishing position) of
     candidate ``c`` on the ``d``-th of ``deals`` random deals of the ``unseen`` cards among the
     other seats (after their ``known`` cards: :func:`_deal`; a seat whose row of ``allowed`` is not
     -1 only from the cards allowed it, :func:`_deal_bounded`, unless that cannot be met), and
@@ -873,13 +877,4 @@ def evaluate(me, own, sizes, unseen, known, allowed, passes, later, likelihood, 
                       run, run_index, plim_mode, cand_named[c])
             position = _play_out(hands, sz, t, passed, blocked, finished, me, straights, run, run_index, plim_mode,
                                  policies, take, takes, powers)
-            rewards[d, c] = reward(position, n, first)
-
-
-@njit(cache=True)
-def reward(position, n, first):  # type: ignore[no-untyped-def]
-    """1 for the Presidente down to 0 for the Culo, and ``first`` more for the first place."""
-    r = (n - 1 - position) / (n - 1)
-    if position == 0:
-        r += first
-    return r
+            rewards[d, c] = values[position]

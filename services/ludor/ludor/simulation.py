@@ -50,6 +50,10 @@ PASS_LIKELIHOOD = np.array([
 """The chance that a hand of each class (:data:`ludor.rollouts.PASS_CLASSES`) passes on a single
 (row 0) or on a set of two or more (row 1), fitted on the passes of today's expert over
 simulated games (``tests/bench/bench_ludor_bots.py --fit-passes``)."""
+TITLE_TRANSITIONS = {
+    4: np.array([[81, 32, 22, 15], [40, 49, 37, 24], [13, 40, 38, 59], [16, 29, 53, 52]], dtype=np.float64),
+}
+"""PLACEHOLDER"""
 NO_LIKELIHOOD = np.ones_like(PASS_LIKELIHOOD)
 """Every deal alike (``Style.infer`` off: the expert of before, ``expert-v1``)."""
 
@@ -99,6 +103,16 @@ class Style:
     prune: bool = True
     """Stop simulating a candidate once it is clearly worse than the best (:func:`_survivors`):
     its share of the budget goes to the others, and the search stops when one is left."""
+    noise: bool = False
+    """With ``model``: play them as :data:`ludor.rollouts.NOISY` (the random bot's move now and
+    then), not :data:`ludor.rollouts.SPENDER`."""
+    wide: bool = False
+    """Lead any undominated play (part of a rank's set, a set with jokers added, a straight), not
+    only each rank's whole set (:func:`ludor.greedy.candidates`)."""
+    horizon: bool = False
+    """Reward a finishing position by the first places it is worth in the rounds left
+    (:func:`values`): this round's first place, plus the first places the title it earns brings on
+    average in the rounds the game has left (:data:`TITLE_TRANSITIONS`), not a fixed ladder."""
     exchange: bool = False
     """Deal each seat whose hand this round's exchange bounds only cards the bound allows it
     (:attr:`ludor.knowledge.Knowledge.bounds`, :func:`ludor.rollouts._deal_bounded`): what the
@@ -112,7 +126,7 @@ V1 = Style(infer=False, focus=False, model=False, prune=False)
 def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float, style: Style = TODAY) -> Choice:
     """The candidate with the best mean reward over at most ``rollouts`` simulations (at least
     one deal) or ``seconds``, searched in ``style``."""
-    options = candidates(k.counts, k.trick, k.rules, k.plim_on)
+    options = candidates(k.counts, k.trick, k.rules, k.plim_on, style.wide)
     if len(options) == 1:
         return options[0]
     return _best(k, options, rng, rollouts, seconds, style)
@@ -164,10 +178,11 @@ def _scores(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: i
     sizes = np.array(k.sizes, dtype=np.int64)
     own = np.array(k.counts, dtype=np.int64)
     unseen = np.array(k.unseen, dtype=np.int64)
-    model = fast.SEARCHER if style.searcher else fast.SPENDER
+    model = fast.SEARCHER if style.searcher else fast.NOISY if style.noise else fast.SPENDER
     me = model if style.own else fast.GREEDY
     policies = np.array([_policy(kind, style.model, model) if seat != k.seat else me
                          for seat, kind in enumerate(k.players)], dtype=np.int64)
+    worth = values(n, k.rounds_left, style)
     batch = max(1, min(DEALS_PER_BATCH, rollouts // len(options)))
     most = max(1, rollouts // batch) * batch  # no more deals than that, whatever the pruning leaves
     rewards = np.zeros((most, len(options)), dtype=np.float64)
@@ -180,7 +195,7 @@ def _scores(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: i
         fast.evaluate(k.seat, own, sizes, unseen, known, allowed, passes, later, likelihood, plays, plays_later,
                       factors, t0, passed, blocked, finished, moves[active], takes[active], declares[active],
                       named[active], batch, rng.getrandbits(31), k.rules.straights, run, run_index,
-                      fast.PLIM_MODES[k.plim_mode], policies, style.first, style.resample, part,
+                      fast.PLIM_MODES[k.plim_mode], policies, worth, style.resample, part,
                       weights[dealt:dealt + batch])
         rewards[dealt:dealt + batch, active] = part
         dealt += batch
@@ -202,7 +217,7 @@ def scores(k: Knowledge, rng: random.Random, rollouts: int, seconds: float,
            style: Style = TODAY) -> tuple[list[Choice], np.ndarray]:
     """The candidates in turn and the weighted mean reward the search gives each (-inf: left
     the running), as :func:`search` weighs them (the benchmark's ``--regret`` reads them)."""
-    options = candidates(k.counts, k.trick, k.rules, k.plim_on)
+    options = candidates(k.counts, k.trick, k.rules, k.plim_on, style.wide)
     return options, _scores(k, options, rng, rollouts, seconds, style)
 
 
@@ -220,6 +235,37 @@ def _survivors(rewards: np.ndarray, weights: np.ndarray, active: np.ndarray) -> 
     se = np.sqrt((weights ** 2) @ (gaps - gap) ** 2) / total
     keep: np.ndarray = active[~(gap > PRUNE_Z * se)]
     return keep
+
+
+def ladder(n: int, first: float) -> np.ndarray:
+    """1 for the Presidente down to 0 for the Culo, and ``first`` more for the first place."""
+    out = (n - 1 - np.arange(n)) / (n - 1)
+    out[0] += first
+    return np.asarray(out, dtype=np.float64)
+
+
+def future_firsts(transitions: np.ndarray, rounds: int) -> np.ndarray:
+    """For each finishing position this round, the first places it brings on average over the next
+    ``rounds`` rounds: the chain of positions from round to round (``transitions``, counts: row the
+    position, column the next round's), summed over the rounds left of its chance to be first."""
+    step = transitions / transitions.sum(axis=1, keepdims=True)
+    out = np.zeros(len(step))
+    reach = np.eye(len(step))
+    for _ in range(rounds):
+        reach = reach @ step
+        out += reach[:, 0]
+    return out
+
+
+def values(n: int, rounds_left: int, style: Style) -> np.ndarray:
+    """What the search gives each finishing position (0 = first). With ``style.horizon`` at a table
+    size :data:`TITLE_TRANSITIONS` knows: 1 for this round's first place plus the first places its
+    title brings in the ``rounds_left`` (:func:`future_firsts`); else the ladder (:func:`ladder`)."""
+    if style.horizon and n in TITLE_TRANSITIONS:
+        out = future_firsts(TITLE_TRANSITIONS[n], rounds_left)
+        out[0] += 1.0
+        return out
+    return ladder(n, style.first)
 
 
 def _policy(kind: str, model: bool, searchers: int = fast.SPENDER) -> int:
