@@ -18,10 +18,10 @@ exchanges carried over), ``--games`` of them in blocks of four on one seed, the 
 of a block in turn (paired seeds, seat rotation): today's expert against three copies of the expert
 of before (``expert-v1``, ``ludor.simulation.V1``). ``--no-infer``, ``--no-model``,
 ``--no-interrupt``, ``--no-prune`` and ``--first-bonus`` take the expert's parts away one by one;
-``--focus``, ``--own-model``, ``--searcher``, ``--plays``, ``--resample``, ``--exchange``, ``--horizon``,
-``--wide`` and ``--noise`` try variants (``ludor.simulation.Style``), ``--cheat`` shows the expert every hand (a
-diagnostic); ``--skip-seeds`` starts at a later seed, to extend a sample; a last
-line gives the first places per seed (for comparisons paired on the seeds). Its seeds are numbered
+``--focus``, ``--own-model``, ``--searcher``, ``--plays``, ``--resample``, ``--exchange``,
+``--wide`` and ``--noise`` try variants (``ludor.simulation.Style``), ``--cheat`` shows the expert
+every hand (a diagnostic); ``--skip-seeds`` starts at a later seed, to extend a sample; a last line
+gives the first places per seed (for comparisons paired on the seeds). Its seeds are numbered
 from 0 (the development seeds: tuning runs play these) up to :data:`HELD_OUT`, where the held-out
 seeds begin: ``--held-out`` plays those only (from ``HELD_OUT + --skip-seeds``), the figure of
 record, never used for tuning; a run without it refuses to reach them. ``--quick`` plays the table
@@ -354,9 +354,6 @@ def main() -> None:
     parser.add_argument("--wide", action="store_true",
                         help="variant: the expert may lead any undominated play (part of a set, a set with jokers "
                              "added, a straight), not only each rank's whole set")
-    parser.add_argument("--horizon", action="store_true",
-                        help="variant: the expert's reward is this round's first place plus the first places its "
-                             "title brings in the rounds left (ludor.simulation.values)")
     parser.add_argument("--exchange", action="store_true",
                         help="variant: the expert deals its exchange partner only the cards the exchange's rules "
                              "allow it (below the Culo's gift, above the Presidente's give-back)")
@@ -380,7 +377,7 @@ def main() -> None:
                   first=FIRST_BONUS if args.first_bonus is None else args.first_bonus,
                   own=args.own_model, searcher=args.searcher, prune=not args.no_prune, plays=args.plays,
                   resample=args.resample, exchange=args.exchange,
-                  horizon=args.horizon, wide=args.wide, noise=args.noise)
+                  wide=args.wide, noise=args.noise)
     if (args.rollouts, args.seconds, style) != (EXPERT_ROLLOUTS, EXPERT_SECONDS, TODAY):
         bots["expert"] = make_expert(args.rollouts, args.seconds, style)
     if args.cheat:

@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from ludor import rollouts as fast
 from ludor.bots import BOTS, INTERRUPTS, body, make_expert, make_interrupt, vote
 from ludor.engine import OVER, PLAY, VOTE, LudorEngine, LudorState
-from ludor.greedy import AUTOPLIM_MOVE, PASS, Choice
+from ludor.greedy import AUTOPLIM_MOVE, PASS, Choice, candidates
 from ludor.greedy import PLAY as PLAY_MOVE
 from ludor.hierarchy import POWER_OF, counts_of
 from ludor.knowledge import Knowledge
-from ludor.simulation import PASS_LIKELIHOOD, TODAY, _survivors
+from ludor.simulation import PASS_LIKELIHOOD, TODAY, Style, _survivors, ladder
 from ludoteca.core.rng import Rng
 
 Table = Callable[..., LudorState]
@@ -384,16 +384,7 @@ class TestPlayInference:
         assert list(hands.sum(axis=1)) == [0, 3, 3, 3] and hands[:, nine].sum() == 4 and hands[3, nine] >= 1
 
     def test_the_expert_reading_plays_plays_legally(self, engine: LudorEngine) -> None:
-        bot = make_expert(rollouts=40, seconds=0.05, style=replace(TODAY, plays=1.0, resample=20))
-        state = engine.new_game(["bot:expert", "bot:greedy", "bot:greedy", "bot:greedy"], {"round_limit": 2},
-                                 Rng("ab" * 32))
-        rng = random.Random(3)
-        while engine.result(state) is None:
-            seat = min(engine.to_act(state))
-            view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
-            action = (bot if seat == 0 else BOTS["greedy"])(view, legal, rng)
-            assert action in legal
-            state, _ = engine.apply(state, seat, action)
+        plays_two_rounds_legally(engine, replace(TODAY, plays=1.0, resample=20), ["bot:greedy"] * 3, "ab", 3)
 
 
 class TestOutOfTurn:
@@ -464,3 +455,74 @@ class TestPruning:
         for seed in range(3):
             assert pruned(view, legal, random.Random(seed)) == full(view, legal, random.Random(seed)) == {
                 "type": "play", "cards": ["2O"]}
+
+
+class TestVariants:
+    """The variants kept off (issue 26, RULES.md section 12): what each changes, and that an expert
+    searching with them plays only legal moves."""
+
+    @pytest.mark.parametrize("straights", [False, True])
+    def test_wide_leads_are_every_undominated_lead_and_legal(self, engine: LudorEngine, straights: bool) -> None:
+        """``wide``: leading, the candidates are every undominated lead (part of a rank's set, a set
+        with jokers added, a straight), today's whole sets among them, each a legal action."""
+        seen_part = seen_jokers = 0
+        for i in range(16):
+            state = engine.new_game(["human"] * 4, {"straights": straights}, Rng(f"{i + 7:064x}"))
+            seat = min(engine.to_act(state))
+            k = Knowledge.from_view(engine.view(state, seat))
+            narrow = candidates(k.counts, k.trick, k.rules, k.plim_on)
+            wide = candidates(k.counts, k.trick, k.rules, k.plim_on, wide=True)
+            assert set(narrow) <= set(wide) and len(wide) > len(narrow)
+            legal = engine.legal_actions(state, seat)
+            for c in wide:
+                assert body(c, state.hands[seat]) in legal
+                if c.take is not None and 0 < sum(c.take[:fast.TWO]) < sum(k.counts[p] for p in range(fast.TWO)
+                                                                           if c.take[p]):
+                    seen_part += 1
+                if c.take is not None and c.take[fast.JOKER] and any(c.take[:fast.JOKER]):
+                    seen_jokers += 1
+        assert seen_part and seen_jokers
+
+    def test_the_noisy_model_plays_random_moves_now_and_then(self, engine: LudorEngine) -> None:
+        """``noise``: the other experts in the rollouts (``NOISY``) play ``SPENDER``'s move but now
+        and then the random bot's: from one deal, rounds played out differ, and each ends whole."""
+        state = engine.new_game(["bot:greedy"] * 4, {"round_limit": 1}, Rng("c3" * 32))
+        assert state.trick is not None
+        hands0 = np.array([counts_of(h) for h in state.hands], dtype=np.int64)
+        run, run_index = fast.run_arrays(state.options.rules.run)
+        orders = set()
+        for policy, seed in [(fast.SPENDER, s) for s in range(20)] + [(fast.NOISY, s) for s in range(20)]:
+            fast.seed(seed)
+            hands = hands0.copy()
+            t = fast.trick_array(state.trick.leader, state.trick.turn, None, None, False, 0)
+            finished = np.full(4, -1, dtype=np.int64)
+            fast.play_out(hands, hands.sum(axis=1), t, np.zeros(4, np.bool_), np.zeros(4, np.bool_), finished,
+                          -1, False, run, run_index, fast.PLIM_MODES[state.options.autoplim_plim],
+                          np.full(4, policy, np.int64))
+            assert sorted(finished) == [0, 1, 2, 3]
+            orders.add((policy, tuple(finished)))
+        assert len({o for p, o in orders if p == fast.NOISY}) > len({o for p, o in orders if p == fast.SPENDER})
+
+    def test_the_reward_ladder(self) -> None:
+        """The rollouts score a finishing position by :func:`ludor.simulation.ladder`: 1 for the
+        Presidente down to 0 for the Culo, plus the first place's bonus."""
+        assert list(ladder(4, 1.0)) == [2.0, 2 / 3, 1 / 3, 0.0]
+        assert list(ladder(3, 0.0)) == [1.0, 0.5, 0.0]
+
+    def test_the_variants_play_legally(self, engine: LudorEngine) -> None:
+        plays_two_rounds_legally(engine, replace(TODAY, wide=True, noise=True), ["bot:expert", "bot:greedy",
+                                                                                 "bot:greedy"], "cd", 4)
+
+
+def plays_two_rounds_legally(engine: LudorEngine, style: Style, others: list[str], seed: str, rng_seed: int) -> None:
+    """An expert searching in ``style`` at seat 0 (a small budget), the ``others`` greedy, plays two
+    rounds with legal actions only (a listed ``bot:expert`` seat is modelled as the searchers)."""
+    bot = make_expert(rollouts=40, seconds=0.05, style=style)
+    state = engine.new_game(["bot:expert", *others], {"round_limit": 2}, Rng(seed * 32))
+    rng = random.Random(rng_seed)
+    while engine.result(state) is None:
+        seat = min(engine.to_act(state))
+        view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
+        action = (bot if seat == 0 else BOTS["greedy"])(view, legal, rng)
+        assert action in legal
+        state, _ = engine.apply(state, seat, action)

@@ -22,7 +22,7 @@ from typing import Any
 from ludoteca.core import codec
 
 from ludor.combos import KIND_NAMES, SET, TWO_OF_OROS_PLAY, Combo, Ruleset
-from ludor.engine import MAX_ROUNDS, TRADES
+from ludor.engine import TRADES
 from ludor.hierarchy import AS, POWER_OF, POWERS, RANK_NAMES, TWO, build_deck, counts_of, sort_key
 from ludor.options import AutoplimPlim, Deck, Exchange, LudorOptions
 from ludor.trick import Trick
@@ -177,9 +177,6 @@ class Knowledge:
     bounds: dict[int, list[int]] = field(default_factory=dict)
     """For a seat whose hand this round's exchange bounds (:func:`exchange_bounds`), how many of
     the unseen cards of each power it may hold (only bounds the hand's room can meet)."""
-    rounds_left: int = 0
-    """The rounds the game has after this one at most: to its round limit, else to the engine's
-    bound (:data:`ludor.engine.MAX_ROUNDS`; the table may vote to end it sooner)."""
 
     @property
     def n(self) -> int:
@@ -211,8 +208,7 @@ class Knowledge:
         plays = [p for p in set_plays(view) if p[0] != seat]
         return cls(seat, hand, counts_of(hand), sizes, trick_from_view(view["trick"]),
                    list(view["finished"]), bool(view["two_of_oros_played"]), options.rules,
-                   options.autoplim_plim, known, unseen, list(view["players"]), passes, plays, bounds,
-                   max(0, (options.round_limit or MAX_ROUNDS) - int(view["round"])))
+                   options.autoplim_plim, known, unseen, list(view["players"]), passes, plays, bounds)
 
     def sample(self, rng: random.Random) -> list[list[int]]:
         """Every seat's hand as counts: its own as it is, the others dealt at random from the

@@ -50,10 +50,6 @@ PASS_LIKELIHOOD = np.array([
 """The chance that a hand of each class (:data:`ludor.rollouts.PASS_CLASSES`) passes on a single
 (row 0) or on a set of two or more (row 1), fitted on the passes of today's expert over
 simulated games (``tests/bench/bench_ludor_bots.py --fit-passes``)."""
-TITLE_TRANSITIONS = {
-    4: np.array([[81, 32, 22, 15], [40, 49, 37, 24], [13, 40, 38, 59], [16, 29, 53, 52]], dtype=np.float64),
-}
-"""PLACEHOLDER"""
 NO_LIKELIHOOD = np.ones_like(PASS_LIKELIHOOD)
 """Every deal alike (``Style.infer`` off: the expert of before, ``expert-v1``)."""
 
@@ -85,7 +81,7 @@ class Style:
     """Play the other expert bots in the rollouts as the expert of before plays
     (:data:`ludor.rollouts.SPENDER`), not greedy."""
     first: float = FIRST_BONUS
-    """The first place's bonus in the reward (:func:`ludor.rollouts.reward`)."""
+    """The first place's bonus in the reward (:func:`ladder`)."""
     searcher: bool = False
     """With ``model``: play them as :data:`ludor.rollouts.SEARCHER` (their leads and answers as
     their play shows them too), not :data:`ludor.rollouts.SPENDER`."""
@@ -109,10 +105,6 @@ class Style:
     wide: bool = False
     """Lead any undominated play (part of a rank's set, a set with jokers added, a straight), not
     only each rank's whole set (:func:`ludor.greedy.candidates`)."""
-    horizon: bool = False
-    """Reward a finishing position by the first places it is worth in the rounds left
-    (:func:`values`): this round's first place, plus the first places the title it earns brings on
-    average in the rounds the game has left (:data:`TITLE_TRANSITIONS`), not a fixed ladder."""
     exchange: bool = False
     """Deal each seat whose hand this round's exchange bounds only cards the bound allows it
     (:attr:`ludor.knowledge.Knowledge.bounds`, :func:`ludor.rollouts._deal_bounded`): what the
@@ -182,7 +174,7 @@ def _scores(k: Knowledge, options: list[Choice], rng: random.Random, rollouts: i
     me = model if style.own else fast.GREEDY
     policies = np.array([_policy(kind, style.model, model) if seat != k.seat else me
                          for seat, kind in enumerate(k.players)], dtype=np.int64)
-    worth = values(n, k.rounds_left, style)
+    worth = ladder(n, style.first)
     batch = max(1, min(DEALS_PER_BATCH, rollouts // len(options)))
     most = max(1, rollouts // batch) * batch  # no more deals than that, whatever the pruning leaves
     rewards = np.zeros((most, len(options)), dtype=np.float64)
@@ -242,30 +234,6 @@ def ladder(n: int, first: float) -> np.ndarray:
     out = (n - 1 - np.arange(n)) / (n - 1)
     out[0] += first
     return np.asarray(out, dtype=np.float64)
-
-
-def future_firsts(transitions: np.ndarray, rounds: int) -> np.ndarray:
-    """For each finishing position this round, the first places it brings on average over the next
-    ``rounds`` rounds: the chain of positions from round to round (``transitions``, counts: row the
-    position, column the next round's), summed over the rounds left of its chance to be first."""
-    step = transitions / transitions.sum(axis=1, keepdims=True)
-    out = np.zeros(len(step))
-    reach = np.eye(len(step))
-    for _ in range(rounds):
-        reach = reach @ step
-        out += reach[:, 0]
-    return out
-
-
-def values(n: int, rounds_left: int, style: Style) -> np.ndarray:
-    """What the search gives each finishing position (0 = first). With ``style.horizon`` at a table
-    size :data:`TITLE_TRANSITIONS` knows: 1 for this round's first place plus the first places its
-    title brings in the ``rounds_left`` (:func:`future_firsts`); else the ladder (:func:`ladder`)."""
-    if style.horizon and n in TITLE_TRANSITIONS:
-        out = future_firsts(TITLE_TRANSITIONS[n], rounds_left)
-        out[0] += 1.0
-        return out
-    return ladder(n, style.first)
 
 
 def _policy(kind: str, model: bool, searchers: int = fast.SPENDER) -> int:
