@@ -378,14 +378,15 @@ def test_a_player_whose_timed_turns_the_bot_played_is_rated_as_the_last_though_t
 
 def test_a_player_with_a_slow_turn_is_rated_on_its_place(
         pig: FlaskClient, players_client: FlaskClient, store: PlayerStore) -> None:
-    """A's first move times out, A plays every other (a roll, then a hold); B the same without
-    the timeout. To 30, a game of at least five turns a winner: A's own moves outnumber the one
-    timed out, and both are rated on their places, as a game without a timeout would be."""
+    """A's first choice times out (roll again or hold, after its first roll: a forced move, which
+    counts for nobody), A plays every other (a roll, then a hold); B the same without the timeout.
+    To 30, a game of at least five turns a winner: A's own choices outnumber the one timed out,
+    and both are rated on their places, as a game without a timeout would be."""
     table = _TimedTable(pig, players_client, target=30)
     late = [True]
 
     def move(seat: int, view: dict[str, Any]) -> str | None:
-        if seat == 0 and late[0]:
+        if seat == 0 and late[0] and view["state"]["turn_total"]:
             late[0] = False
             return None
         return "hold" if view["state"]["turn_total"] else "roll"

@@ -158,21 +158,49 @@ def test_a_simultaneous_phase_times_out_seat_after_seat_on_one_deadline(clock: C
 
 
 def test_the_clock_in_the_stored_record_counts_the_timeout_moves(clock: Clock) -> None:
-    """The counts travel in the game's record: each move of a seat, and the timeout's among them."""
+    """The counts travel in the game's record: each move of a seat that was a choice (more than one
+    legal action), and the timeout's among them; a forced move counts for nobody."""
     svc, _ = service("ludix", clock)
     envelope, _, _ = svc.create(["human", "human"], {"turn_seconds": 10}, 0, None)
     gid = envelope["id"]
     svc.join(gid, None, None)
-    for _ in range(3):  # the call phase, then the turns: whoever waits, the timeout plays
+    chosen: list[tuple[int, bool]] = []  # each timed-out move: its seat, and whether it was a choice
+    for _ in range(4):  # the call phase, then the turns: whoever waits, the timeout plays
         stored = svc.store.load(gid)
+        state = svc.engine.load(stored.record.state)
+        seat = svc.turn_timers.waiting_seat(stored.record, svc.engine.to_act(state))
+        assert seat is not None
+        chosen.append((seat, len(svc.engine.legal_actions(state, seat)) > 1))
         clock.now += 10
         assert svc.bot_turn(gid, stored.version) == "timed-out"
     now = svc.store.load(gid)
     seat = svc.envelope(now, None)["to_act"][0]
+    own = len(svc.engine.legal_actions(svc.engine.load(now.record.state), seat)) > 1
     action = {"type": "hold"} if svc.envelope(now, seat)["state"]["throw"] else {"type": "roll"}
     svc.play(gid, seat, action, None, None)  # and one move of the seat's own
     counted = svc.store.load(gid).record.timer
     timed_out = [e["data"]["seat"] for _, e in svc.store.events_after(gid, 0) if e["type"] == "TurnTimedOut"]
-    assert counted is not None and len(timed_out) == 3
-    assert counted.timeouts == {s: timed_out.count(s) for s in set(timed_out)}
-    assert counted.moves == {s: timed_out.count(s) + (s == seat) for s in {*timed_out, seat}}
+    assert counted is not None and timed_out == [s for s, _ in chosen]
+    assert any(c for _, c in chosen) and not all(c for _, c in chosen)  # both kinds were played
+    by_seat = {s: sum(c for t, c in chosen if t == s) for s in {*timed_out, seat}}
+    assert {s: n for s, n in counted.timeouts.items() if n} == {s: n for s, n in by_seat.items() if n}
+    assert {s: n for s, n in counted.moves.items() if n} == {
+        s: n for s, n in {s: by_seat[s] + (s == seat and own) for s in by_seat}.items() if n}
+
+
+def test_a_forced_move_is_no_move_in_the_count(clock: Clock) -> None:
+    """Pig's first roll of a turn is the only legal action: a player who makes those and leaves
+    every decision (roll again or hold) to the timeout bot has made no move of its own in the
+    count (a forfeit, :func:`ludoteca.service_layer.ratings.forfeit_seats`); counting every action,
+    the forced rolls made half the seat's moves, and exactly half is not a forfeit."""
+    svc, _ = service("pig", clock)
+    envelope, _, _ = svc.create(["human", "human"], {"turn_seconds": 10, "target": 100}, 0, None)
+    gid = envelope["id"]
+    svc.join(gid, None, None)
+    stored = svc.store.load(gid)
+    state = svc.engine.load(stored.record.state)
+    seat = min(svc.engine.to_act(state))
+    assert svc.engine.legal_actions(state, seat) == [{"type": "roll"}]
+    svc.play(gid, seat, {"type": "roll"}, None, None)
+    counted = svc.store.load(gid).record.timer
+    assert counted is not None and counted.moves.get(seat, 0) == 0

@@ -353,7 +353,8 @@ class Ratings:
     def settle(self, game: str, game_id: str, bound: Sequence[str | None], result: GameResult,
                forfeits: Collection[int] = ()) -> int:
         """Rate the players ``bound`` to the seats of the finished ``game_id`` (None: an unrated
-        seat; ``forfeits``: seats their players left, placed last); the number of ratings this
+        seat; ``forfeits``: seats their players did not play, placed last,
+        :func:`ludoteca.service_layer.ratings.forfeit_seats`); the number of ratings this
         call moved (0 when done before)."""
         if not any(bound):
             return 0

@@ -62,7 +62,7 @@ class PlayerSeats(Protocol):
     def rate(self, game: str, game_id: str, bound: Sequence[str | None], result: GameResult,
              forfeits: Collection[int] = ()) -> int:
         """Rate the players bound to a finished game's seats, exactly once (``forfeits``: the
-        seats their players left, placed last: :func:`ludoteca.service_layer.ratings.places`)."""
+        seats their players did not play, placed last: :func:`ludoteca.service_layer.ratings.forfeit_seats`)."""
         ...
 
     def leaderboard(self, game: str, limit: int) -> list[dict[str, Any]]:

@@ -637,6 +637,9 @@ class GameService:
         clock of a timed game). ``timeout_bot``: a timed-out turn played by that bot level: a
         ``TurnTimedOut`` event comes first and every event of the move says ``by: timeout``."""
         record = stored.record
+        # a timed game counts its seats' choices (a forfeit's measure, ratings.forfeit_seats): a
+        # forced move, one legal action, is none; read before the move, and only when timed
+        chosen = not self.turn_timers.is_timed(record) or len(self.engine.legal_actions(state, seat)) > 1
         new_state, events = self.engine.apply(state, seat, action)
         by = None
         if timeout_bot is not None:
@@ -649,7 +652,8 @@ class GameService:
         to_act = self.engine.to_act(new_state) if result is None else frozenset()
         new = replace(record, state=self.engine.dump(new_state), event_count=record.event_count + len(written),
                       viewer_counts=counts, status=FINISHED if result is not None else record.status)
-        new = self.turn_timers.clocked(new, new_state, seat, version, to_act, timed_out=timeout_bot is not None)
+        new = self.turn_timers.clocked(new, new_state, seat, version, to_act, timed_out=timeout_bot is not None,
+                                       chosen=chosen)
         response = {
             "action": action, "seat": seat,
             "events": for_viewer(shown, viewer(seat)),

@@ -58,8 +58,9 @@ BY_TIMEOUT = "timeout"
 class TurnClock:
     """A timed game's clock as the record keeps it: the ``deadline`` (epoch seconds; ``None``
     when no human seat is waiting) of the human ``seats`` waiting at this version, and for each
-    seat the version its last timed-out move made (``timed_out``), how many moves it made
-    (``moves``) and how many of them the timeout bot played (``timeouts``): what a rating needs
+    seat the version its last timed-out move made (``timed_out``), how many moves it made that
+    were choices (``moves``: forced ones, a single legal action, do not count) and how many of
+    them the timeout bot played (``timeouts``): what a rating needs
     to tell a player who played from one whose table's bot did
     (:data:`ludoteca.service_layer.ratings.TIMEOUT_FORFEIT_SHARE`). A clock stored before the
     counts were kept loads with none (zeros): it counts from its next move."""
@@ -108,17 +109,22 @@ def engine_options(options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def advance(clock: TurnClock | None, seconds: int, actor: int | None, waiting: frozenset[int],
-            now: float, timed_out_version: int | None = None) -> TurnClock:
+            now: float, timed_out_version: int | None = None, chosen: bool = True) -> TurnClock:
     """The clock after a commit by ``actor`` (``None``: a join or the creation) that leaves the
     human seats ``waiting`` to act; ``timed_out_version``: the commit is a timeout move (its
-    new version). A move counts in its seat's ``moves``, a timeout move in its ``timeouts`` too."""
+    new version). A move that was a choice (``chosen``: the seat had more than one legal action)
+    counts in its seat's ``moves``, a timeout move in its ``timeouts`` too; a forced one (Ludix's
+    first roll of a turn, Pig's) counts in neither, so a player cannot make the forced moves and
+    leave every decision to the bot while counting as having played half."""
     clock = clock or TurnClock()
     timed_out, moves, timeouts = dict(clock.timed_out), dict(clock.moves), dict(clock.timeouts)
     if actor is not None:
-        moves[actor] = moves.get(actor, 0) + 1
+        if chosen:
+            moves[actor] = moves.get(actor, 0) + 1
         if timed_out_version is not None:
             timed_out[actor] = timed_out_version
-            timeouts[actor] = timeouts.get(actor, 0) + 1
+            if chosen:
+                timeouts[actor] = timeouts.get(actor, 0) + 1
     seats = tuple(sorted(waiting))
     kept = (bool(seats) and clock.deadline is not None and actor is not None and actor not in waiting
             and waiting <= frozenset(clock.seats))

@@ -32,10 +32,10 @@ class TurnTimers:
         return timers.seconds_of(record.options) is not None
 
     def clocked(self, record: GameRecord, state: Any, actor: int | None, version: int,
-                to_act: frozenset[int] | None = None, timed_out: bool = False) -> GameRecord:
+                to_act: frozenset[int] | None = None, timed_out: bool = False, chosen: bool = True) -> GameRecord:
         """The record with its turn clock moved on by a commit of ``actor`` (``None``: a join or
-        the creation) at ``version`` (``timed_out``: a timeout move); a game without a timer: as
-        it is."""
+        the creation) at ``version`` (``timed_out``: a timeout move; ``chosen``: the actor had a
+        choice, :func:`ludoteca.service_layer.timers.advance`); a game without a timer: as it is."""
         seconds = timers.seconds_of(record.options)
         if seconds is None:
             return record
@@ -43,7 +43,8 @@ class TurnTimers:
         if record.status is Status.ACTIVE:
             seats = self.engine.to_act(state) if to_act is None else to_act
             waiting = frozenset(s for s in seats if record.is_human(s))
-        clock = timers.advance(record.timer, seconds, actor, waiting, self.clock(), version if timed_out else None)
+        clock = timers.advance(record.timer, seconds, actor, waiting, self.clock(), version if timed_out else None,
+                               chosen)
         return replace(record, timer=clock)
 
     def before_deadline(self, record: GameRecord) -> bool:
