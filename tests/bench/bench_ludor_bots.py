@@ -16,19 +16,19 @@ table at ``--max-seconds``, saying so); progress goes to stderr every few second
 The table ``expert-vs-expert-v1`` plays whole games of ``--game-rounds`` chained rounds (titles and
 exchanges carried over), ``--games`` of them in blocks of four on one seed, the expert at each seat
 of a block in turn (paired seeds, seat rotation): today's expert against three copies of the expert
-of before (``expert-v1``, ``ludor.simulation.V1``). ``--no-infer``, ``--no-model``,
-``--no-interrupt``, ``--no-prune`` and ``--first-bonus`` take the expert's parts away one by one;
-``--focus``, ``--own-model``, ``--searcher``, ``--plays``, ``--resample``, ``--exchange``,
-``--wide`` and ``--noise`` try variants (``ludor.simulation.Style``), ``--cheat`` shows the expert
-every hand (a diagnostic); ``--skip-seeds`` starts at a later seed, to extend a sample; a last line
-gives the first places per seed (for comparisons paired on the seeds). Its seeds are numbered
-from 0 (the development seeds: tuning runs play these) up to :data:`HELD_OUT`, where the held-out
-seeds begin: ``--held-out`` plays those only (from ``HELD_OUT + --skip-seeds``), the figure of
-record, never used for tuning; a run without it refuses to reach them. ``--quick`` plays the table
-on both (two development seeds, then two held-out ones); ``--fit-passes`` plays ``--games`` games of
-four ``expert-v1`` and prints the pass likelihood to paste into ``ludor.simulation.PASS_LIKELIHOOD``
-(no tables then); ``--regret GAMES`` measures how close the search comes to its own converged choice
-at several budgets, pruned and not (:func:`regret`; no tables then).
+of before (``expert-v1``, ``ludor.simulation.V1``). ``--no-infer``, ``--no-model``, ``--no-noise``,
+``--no-interrupt``, ``--no-prune``, ``--plays 0``, ``--resample 0`` and ``--first-bonus`` take the
+expert's parts away one by one; ``--focus``, ``--own-model``, ``--searcher``, ``--exchange`` and
+``--wide`` try variants (``ludor.simulation.Style``), ``--cheat`` shows the expert every hand (a
+diagnostic); ``--skip-seeds`` starts at a later seed, to extend a sample; a last line gives the
+first places per seed (for comparisons paired on the seeds). Its seeds are numbered from 0 (the
+development seeds: tuning runs play these) up to :data:`HELD_OUT`, where the held-out seeds begin:
+``--held-out`` plays those only (from ``HELD_OUT + --skip-seeds``), the figure of record, never used
+for tuning; a run without it refuses to reach them. ``--quick`` plays the table on both (two
+development seeds, then two held-out ones); ``--fit-passes`` plays ``--games`` games of four
+``expert-v1`` and prints the pass likelihood to paste into ``ludor.simulation.PASS_LIKELIHOOD`` (no
+tables then); ``--regret GAMES`` measures how close the search comes to its own converged choice at
+several budgets, pruned and not (:func:`regret`; no tables then).
 
 Targets (issue 5): greedy first >= 70% against 3 random bots; expert first clearly > 25% against
 3 greedy bots. Issue 13: the expert first >= 30% against 3 expert-v1 (25% is parity).
@@ -75,7 +75,7 @@ CHAINED = "expert-vs-expert-v1"
 """The table of chained rounds (:func:`run_chained`): the expert against three of today's."""
 HELD_OUT = 1_000_000
 """The first held-out seed of the table of chained rounds (``--held-out``): seeds from here on
-were never played in development (tuning ran on seeds 0-95, the review of issue 26 on 500-523),
+were never played in development (tuning ran on seeds 0-191, the review of issue 26 on 500-523),
 so the expert's figure there is one it was not tuned to. Declared once, here."""
 
 
@@ -340,15 +340,15 @@ def main() -> None:
                         help="variant: the expert's rollouts play its own seat as the searchers play (not greedy)")
     parser.add_argument("--searcher", action="store_true",
                         help="variant: the expert's rollouts play the other experts' leads and answers as fitted too")
-    parser.add_argument("--plays", type=float, default=0.0, metavar="POWER",
-                        help="variant: the expert weighs its deals by the others' plays too (leads and answers), "
-                             "their likelihood raised to POWER (1: as fitted)")
-    parser.add_argument("--resample", type=int, default=0, metavar="STEPS",
-                        help="variant: the expert moves each deal towards the likely ones by STEPS swaps instead of "
-                             "weighing it")
-    parser.add_argument("--noise", action="store_true",
-                        help="variant: the rollouts play the other experts' moves at random now and then "
-                             "(ludor.rollouts.NOISY)")
+    parser.add_argument("--plays", type=float, default=TODAY.plays, metavar="POWER",
+                        help="the expert weighs its deals by the others' plays too (leads and answers), their "
+                             f"likelihood raised to POWER (1: as fitted; 0: plays not read; today's: {TODAY.plays})")
+    parser.add_argument("--resample", type=int, default=TODAY.resample, metavar="STEPS",
+                        help="the expert moves each deal towards the likely ones by STEPS swaps instead of weighing "
+                             f"it (0: weighs it; today's: {TODAY.resample})")
+    parser.add_argument("--no-noise", action="store_true",
+                        help="ablation: the rollouts play the other experts as SPENDER, never a random move "
+                             "(ludor.rollouts.NOISY's noise off)")
     parser.add_argument("--cheat", action="store_true",
                         help="diagnostic: the expert sees every hand (what perfect reading would give its search)")
     parser.add_argument("--wide", action="store_true",
@@ -377,7 +377,7 @@ def main() -> None:
                   first=FIRST_BONUS if args.first_bonus is None else args.first_bonus,
                   own=args.own_model, searcher=args.searcher, prune=not args.no_prune, plays=args.plays,
                   resample=args.resample, exchange=args.exchange,
-                  wide=args.wide, noise=args.noise)
+                  wide=args.wide, noise=not args.no_noise)
     if (args.rollouts, args.seconds, style) != (EXPERT_ROLLOUTS, EXPERT_SECONDS, TODAY):
         bots["expert"] = make_expert(args.rollouts, args.seconds, style)
     if args.cheat:

@@ -7,10 +7,12 @@ and legal actions (never the state), and returns one of the legal actions.
   beat it.
 - ``expert``: determinized Monte Carlo (:func:`ludor.simulation.search`): it deals the cards it
   has not seen at random among the other hands (as many as each holds, the cards it knows from
-  its exchange placed), weighs each deal by how likely it makes the others' passes (a likelihood
-  fitted on the play of the expert of before: :data:`ludor.simulation.PASS_LIKELIHOOD`), plays
-  every candidate move on the same deal followed by everyone's play (compiled rollouts,
-  :mod:`ludor.rollouts`: greedy, the other expert bots as that expert plays), and picks the move
+  its exchange placed), moves each deal towards the likely ones by Metropolis swaps of cards
+  between the others, under the likelihood of their passes and plays (fitted on the play of the
+  expert of before: :data:`ludor.simulation.PASS_LIKELIHOOD`, :data:`ludor.rollouts.PLAY_FACTORS`;
+  :func:`ludor.rollouts.resample`), plays every candidate move on the same deal followed by
+  everyone's play (compiled rollouts, :mod:`ludor.rollouts`: greedy, the other expert bots as that
+  expert plays with a random move now and then, :data:`ludor.rollouts.NOISY`), and picks the move
   with the best weighted mean finishing reward, every candidate still in the running seeing every
   deal (one clearly worse than the best leaves it: :func:`ludor.simulation._survivors`); at most
   :data:`EXPERT_ROLLOUTS` simulated rounds or :data:`EXPERT_SECONDS` per decision.

@@ -2,12 +2,15 @@
 :mod:`ludor.rollouts`.
 
 From what its seat knows (:class:`ludor.knowledge.Knowledge`), the expert deals the unseen cards
-at random among the other hands, weighs each deal by the likelihood of the others' passes on it
-(:data:`PASS_LIKELIHOOD`, unless ``infer`` is off), tries every candidate move
+at random among the other hands, moves each deal towards the likely ones by swaps of cards under
+the likelihood of the others' passes and plays (:data:`PASS_LIKELIHOOD`,
+:data:`ludor.rollouts.PLAY_FACTORS`; ``resample``, ``plays``; with ``resample`` 0 it weighs each
+deal by that likelihood instead, and ``infer`` off reads no pass), tries every candidate move
 (:func:`ludor.greedy.candidates`) on that same deal, lets everyone play on to the end of the
 round, and scores its finishing position.
 In those rollouts the seats the table lists as ``bot:random`` play at random, the other expert
-bots as the expert of before plays (:data:`ludor.rollouts.SPENDER`, unless ``model`` is off),
+bots as the expert of before plays, with a random move now and then (:data:`ludor.rollouts.NOISY`;
+``noise`` off: :data:`ludor.rollouts.SPENDER`; ``model`` off: greedy),
 every other seat (humans included, and the expert itself) greedy. Deals are drawn in batches
 until the simulation budget or the time cap is spent, every candidate still in the running on
 every deal; a candidate clearly worse than the best (its mean shortfall, deal by deal, over
@@ -88,20 +91,21 @@ class Style:
     own: bool = False
     """Play its own seat's later moves in the rollouts as the searchers play
     (:data:`ludor.rollouts.SPENDER`), not greedy."""
-    plays: float = 0.0
+    plays: float = 1.0
     """Weigh the deals by the likelihood of the others' plays too (:func:`ludor.rollouts.play_weight`),
     raised to this power (0: plays are not read; 1: the likelihood as fitted; between, tempered:
     each factor counts less, so fewer deals count for next to nothing)."""
-    resample: int = 0
+    resample: int = 30
     """Instead of weighing each uniform deal by the likelihood of the passes (and plays), move it
     towards the likely deals by this many Metropolis swaps of cards between the others
     (:func:`ludor.rollouts.resample`) and count it as any other (0: weigh, as before)."""
     prune: bool = True
     """Stop simulating a candidate once it is clearly worse than the best (:func:`_survivors`):
     its share of the budget goes to the others, and the search stops when one is left."""
-    noise: bool = False
+    noise: bool = True
     """With ``model``: play them as :data:`ludor.rollouts.NOISY` (the random bot's move now and
-    then), not :data:`ludor.rollouts.SPENDER`."""
+    then), not :data:`ludor.rollouts.SPENDER`: a model the search cannot lean on too hard, so what
+    the plays tell of the cards turns into first places (issue 26; RULES.md section 12)."""
     wide: bool = False
     """Lead any undominated play (part of a rank's set, a set with jokers added, a straight), not
     only each rank's whole set (:func:`ludor.greedy.candidates`)."""
@@ -112,7 +116,7 @@ class Style:
 
 
 TODAY = Style()
-V1 = Style(infer=False, focus=False, model=False, prune=False)
+V1 = Style(infer=False, focus=False, model=False, plays=0.0, resample=0, prune=False, noise=False)
 
 
 def search(k: Knowledge, rng: random.Random, rollouts: int, seconds: float, style: Style = TODAY) -> Choice:
