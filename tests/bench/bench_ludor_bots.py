@@ -58,7 +58,7 @@ from ludor.bots import (
     chosen,
     make_expert,
 )
-from ludor.engine import LudorEngine
+from ludor.engine import LudorEngine, LudorState
 from ludor.greedy import Choice, candidates
 from ludor.hierarchy import AS, POWER_OF, POWERS, RANK_NAMES, counts_of
 from ludor.knowledge import Knowledge
@@ -103,9 +103,9 @@ def seed_for(table: str, i: int) -> str:
 
 
 class Seen:
-    """The state the chained table's game is in (``--cheat``'s expert reads every hand from it)."""
+    """The state the table's game is in (``--cheat``'s expert reads every hand from it)."""
 
-    state: object = None
+    state: LudorState | None = None
 
 
 SEEN = Seen()
@@ -186,7 +186,8 @@ def make_cheat(style: Style) -> Bot:
     every other hand (each deal is then the true one; only the rollouts' own choices vary). What it
     takes against ``expert-v1`` bounds what any reading of the hidden cards could give this search."""
     def decide(k: Knowledge, rng: random.Random) -> Choice:
-        hands = SEEN.state.hands  # type: ignore[attr-defined]
+        assert SEEN.state is not None
+        hands = SEEN.state.hands
         k.known = {s: [POWER_OF[c] for c in hands[s]] for s in range(k.n) if s != k.seat}
         return search(k, rng, EXPERT_ROLLOUTS, EXPERT_SECONDS, style)
     return chosen(decide)

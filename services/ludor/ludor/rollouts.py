@@ -32,8 +32,9 @@ PLIM_MODES = {"match": 0, "always": 1, "off": 2}
 P_MATCH, P_ALWAYS, P_OFF = 0, 1, 2
 # Closings.
 C_OPEN, C_PASSES, C_TWO_OF_OROS, C_AUTOPLIM = -1, 0, 1, 2
-# How a seat is modelled in the rollouts: the greedy bot, the random bot, or today's expert as
-# its play shows it (greedy that spends its control cards on answers, :data:`SPEND_CONTROL`).
+# How a seat is modelled in the rollouts: the greedy bot, the random bot, or the expert of before
+# as its play shows it (greedy that spends its control cards on answers, :data:`SPEND_CONTROL`),
+# with its leads and answers as fitted too (SEARCHER), or with a random move now and then (NOISY).
 GREEDY, RANDOM, SPENDER, SEARCHER, NOISY = 0, 1, 2, 3, 4
 NOISE = 0.15
 """The :data:`NOISY` model: :data:`SPENDER`, except that each move is the random bot's with this

@@ -82,7 +82,7 @@ class Style:
     it measured worse than every candidate on every deal, RULES.md section 12)."""
     model: bool = True
     """Play the other expert bots in the rollouts as the expert of before plays
-    (:data:`ludor.rollouts.SPENDER`), not greedy."""
+    (:data:`ludor.rollouts.SPENDER`, or as ``searcher`` and ``noise`` say), not greedy."""
     first: float = FIRST_BONUS
     """The first place's bonus in the reward (:func:`ladder`)."""
     searcher: bool = False
@@ -242,7 +242,8 @@ def ladder(n: int, first: float) -> np.ndarray:
 
 def _policy(kind: str, model: bool, searchers: int = fast.SPENDER) -> int:
     """How the rollouts play another seat: ``bot:random`` at random; with ``model``, an expert
-    bot as today's expert plays (:data:`ludor.rollouts.SPENDER`); every other seat greedy."""
+    bot as ``searchers`` (the style's model of them: :data:`ludor.rollouts.NOISY` today); every
+    other seat greedy."""
     if kind == "bot:random":
         return fast.RANDOM
     if model and kind.startswith("bot:expert"):

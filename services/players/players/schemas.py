@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import marshmallow as ma
 from ludoteca.adapters.hosting.schemas import RatingSchema
-from ludoteca.adapters.players import parse_name
-from ludoteca.core.names import NAME_MAX
+from ludoteca.core.names import NAME_MAX, plain_name
 from ludoteca.service_layer import notices
 from ludoteca.service_layer.record import Status
 from marshmallow import fields, validate
@@ -14,7 +13,7 @@ KINDS = ("guest", "oidc")
 
 
 def _is_name(value: str) -> bool:
-    if parse_name(value) is None:
+    if plain_name(value) is None:
         raise ma.ValidationError(f"1 to {NAME_MAX} characters (spaces around them dropped), no control, format or "
                                  "invisible characters.")
     return True

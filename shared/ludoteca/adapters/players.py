@@ -39,7 +39,6 @@ from ludoteca.core import tokens
 from ludoteca.core.engine import GameResult
 from ludoteca.core.errors import AuthenticationError, UnavailableError
 from ludoteca.core.names import plain_name
-from ludoteca.service_layer.matching import POLL_TIMEOUT_SECONDS
 from ludoteca.service_layer.mygames import PlayerRef
 from ludoteca.service_layer.ratings import MODEL, Rating, rate
 
@@ -128,11 +127,6 @@ def key(player_id: str, what: str) -> str:
 def oidc_player_id(issuer: str, subject: str) -> str:
     """The id of the provider's subject: stable, and never a guest's (a guest's is random)."""
     return hashlib.sha256(f"oidc\0{issuer}\0{subject}".encode()).hexdigest()[:32]
-
-
-def parse_name(raw: Any) -> str | None:
-    """``raw`` as a player's name, or None when it is not one (:func:`ludoteca.core.names.plain_name`)."""
-    return plain_name(raw)
 
 
 # Create the record if it is not there; refresh its TTL; answer the fields. One script: one slot.
@@ -714,7 +708,7 @@ class Identities:
         if not isinstance(subject, str) or not 0 < len(subject) <= 255:
             raise PlayerAuthenticationError("The JWT's subject is not a string of 1 to 255 characters.")
         player_id = oidc_player_id(oidc.issuer, subject)
-        name = next((n for n in (parse_name(claims.get(c)) for c in ("name", "preferred_username", "nickname"))
+        name = next((n for n in (plain_name(claims.get(c)) for c in ("name", "preferred_username", "nickname"))
                      if n is not None), f"player-{player_id[:6]}")
         return self.store.ensure(player_id, name, OIDC)
 
@@ -859,14 +853,12 @@ class MatchQueues:
     """One game type's matchmaking tickets on Redis (keys above, one slot a game type), at most
     ``cap`` live tickets a pool."""
 
-    def __init__(self, client: redis.Redis, game: str, ticket_ttl: int = 600, cap: int = 1000,
-                 poll_timeout: float = POLL_TIMEOUT_SECONDS) -> None:
+    def __init__(self, client: redis.Redis, game: str, ticket_ttl: int = 600, cap: int = 1000) -> None:
         self.client: Any = client
         self.game = game
         self.prefix = f"{game}:{{mm}}:"
         self.ttl = ticket_ttl
         self.cap = cap
-        self.poll_timeout = poll_timeout
         self._enqueue = client.register_script(_ENQUEUE)
         self._claim = client.register_script(_CLAIM)
         self._update = client.register_script(_UPDATE)
@@ -877,13 +869,11 @@ class MatchQueues:
     def ticket_key(self, ticket: str) -> str:
         return f"{self.prefix}ticket:{ticket}"
 
-    def enqueue(self, ticket: str, body: dict[str, Any], ordinal: float,
-                timeout: float | None = None) -> tuple[str, str | None]:
+    def enqueue(self, ticket: str, body: dict[str, Any], ordinal: float, timeout: float) -> tuple[str, str | None]:
         """Queue a new ticket: ('ok', None), ('mine', the player's waiting ticket) or ('full', None:
         the pool holds ``cap`` live tickets). Now is the ticket's ``created`` (the matcher's clock);
-        a ticket not seen for ``timeout`` seconds (default: :attr:`poll_timeout`) is abandoned, as
+        a ticket not seen for ``timeout`` seconds (the matcher's poll timeout) is abandoned, as
         for :meth:`claim`."""
-        timeout = self.poll_timeout if timeout is None else timeout
         out = self._enqueue(keys=[self.queue(body["pool"]), self.ticket_key(ticket),
                                   f"{self.prefix}player:{body['player']}"],
                             args=[self.prefix, ticket, json.dumps(body), repr(ordinal), self.ttl, self.cap,

@@ -54,8 +54,7 @@ in its pool's cap (the matcher's default ``poll_timeout``; the API's texts say i
 class MatchQueue(Protocol):
     """One game type's tickets (``ludoteca.adapters.players.MatchQueues``)."""
 
-    def enqueue(self, ticket: str, body: dict[str, Any], ordinal: float,
-                timeout: float | None = None) -> tuple[str, str | None]: ...
+    def enqueue(self, ticket: str, body: dict[str, Any], ordinal: float, timeout: float) -> tuple[str, str | None]: ...
 
     def claim(self, pool: str, seats: int, now: float, base: float, widen: float, timeout: float,
               most: int = 10) -> list[tuple[str, list[str]]]: ...

@@ -6,7 +6,7 @@ model's default rating, so beating a table of bots counts), and only the seats b
 are given their new rating: unrated seats stay unrated. The finishing order comes from the
 game's result: the winners share first place, the other seats follow by score (equal scores share
 a place). A player who did not play their seat is rated as a forfeit, placed last
-(:func:`forfeit_seats`): one who left it, and one whose moves the table's timeout bot played
+(:func:`forfeit_seats`): one who left it, and one whose choices the table's timeout bot made
 mostly (:data:`TIMEOUT_FORFEIT_SHARE`).
 """
 
@@ -23,14 +23,15 @@ from openskill.models import PlackettLuce
 MODEL = PlackettLuce()
 
 TIMEOUT_FORFEIT_SHARE = Fraction(1, 2)
-"""A seat bound to a player whose moves the timeout bot played more than this share of (its
-timed-out moves over all its moves, :class:`~ludoteca.service_layer.timers.TurnClock`'s counts)
+"""A seat bound to a player whose choices the timeout bot made more than this share of (its
+timed-out choices over all its choices, forced moves not counted:
+:class:`~ludoteca.service_layer.timers.TurnClock`'s counts)
 forfeits the game's rating, as a seat its player left does. Why: the player picks the timed
 table's bot (``timeout_bot``), so a player who never moves at a table with a strong bot was rated
 on that bot's play (a rating farmed with no move made). Why more than half, not any: a player who
 ran out of time now and then (a slow turn, a dropped connection) played the game and is rated on
 its place; one whose seat the bot played mostly did not. Exact (a fraction): "more than half" of 2
-moves is 2."""
+choices is 2."""
 
 
 @dataclass(frozen=True)
@@ -51,15 +52,15 @@ class Rating:
 
 
 def is_timed_out_forfeit(moves: int, timeouts: int) -> bool:
-    """Whether a seat that made ``moves`` moves, ``timeouts`` of them played by the timeout bot,
-    forfeits: the bot played more than :data:`TIMEOUT_FORFEIT_SHARE` of them."""
+    """Whether a seat that made ``moves`` choices, ``timeouts`` of them by the timeout bot,
+    forfeits: the bot made more than :data:`TIMEOUT_FORFEIT_SHARE` of them."""
     return timeouts > TIMEOUT_FORFEIT_SHARE * moves
 
 
 def forfeit_seats(record: GameRecord) -> list[int]:
     """The seats bound to a player that are rated as forfeits (:func:`places`): those their player
-    left (a bot finished the game for them) and, at a timed table, those whose moves the timeout
-    bot played mostly (:func:`is_timed_out_forfeit`, on the clock's counts)."""
+    left (a bot finished the game for them) and, at a timed table, those whose choices the
+    timeout bot made mostly (:func:`is_timed_out_forfeit`, on the clock's counts)."""
     clock = record.timer
 
     def timed_out(seat: int) -> bool:

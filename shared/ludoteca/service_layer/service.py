@@ -637,9 +637,7 @@ class GameService:
         clock of a timed game). ``timeout_bot``: a timed-out turn played by that bot level: a
         ``TurnTimedOut`` event comes first and every event of the move says ``by: timeout``."""
         record = stored.record
-        # a timed game counts its seats' choices (a forfeit's measure, ratings.forfeit_seats): a
-        # forced move, one legal action, is none; read before the move, and only when timed
-        chosen = not self.turn_timers.is_timed(record) or len(self.engine.legal_actions(state, seat)) > 1
+        chosen = self.turn_timers.is_choice(record, state, seat)  # before the move: a forfeit's measure
         new_state, events = self.engine.apply(state, seat, action)
         by = None
         if timeout_bot is not None:

@@ -22,8 +22,9 @@ The rules, per version of a game with a timer:
   (409 ``turn-timed-out``) instead of being applied on top of the bot's: the human and the
   timeout never both play one turn. A game with a timer is read afresh for every move (never
   from a process's memory of it), so "started from" is the version the request read.
-- the clock counts each seat's moves and, of them, the timeout moves: a seat bound to a player
-  whose moves the bot played mostly is rated as a forfeit, placed last
+- the clock counts each seat's choices (moves with more than one legal action) and, of them, the
+  timeout's: a seat bound to a player whose choices the bot made mostly is rated as a forfeit,
+  placed last
   (:func:`ludoteca.service_layer.ratings.forfeit_seats`): a table's timeout bot does not earn its
   idle player a rating.
 

@@ -31,6 +31,12 @@ class TurnTimers:
         """The game has a turn timer (option ``turn_seconds``)."""
         return timers.seconds_of(record.options) is not None
 
+    def is_choice(self, record: GameRecord, state: Any, seat: int) -> bool:
+        """Whether ``seat``'s move from ``state`` is a choice the clock counts (more than one legal
+        action, :func:`ludoteca.service_layer.timers.advance`): read only for a timed game (the
+        legal actions cost an engine call), True otherwise."""
+        return not self.is_timed(record) or len(self.engine.legal_actions(state, seat)) > 1
+
     def clocked(self, record: GameRecord, state: Any, actor: int | None, version: int,
                 to_act: frozenset[int] | None = None, timed_out: bool = False, chosen: bool = True) -> GameRecord:
         """The record with its turn clock moved on by a commit of ``actor`` (``None``: a join or

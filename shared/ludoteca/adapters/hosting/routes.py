@@ -46,9 +46,6 @@ from ludoteca.service_layer.service import GameService, Played
 ETAG_RE = re.compile(r'[ \t]*(?:W/)?"?(\d{1,18})"?[ \t]*')
 IDEM_RE = re.compile(r"[\x21-\x7e]{1,200}")
 ETAG_HEADER: dict[str, Any] = {"description": "The game's version, quoted (`\"7\"`)", "schema": {"type": "string"}}
-# the stream's parameters: the route's own `parameters` (for Last-Event-ID) replace the list
-# flask-smorest makes from the query schema (issue 21: undeclared), so the query's are made from
-# that schema here, as apispec would: declared once, in streams.StreamQuerySchema
 REQUEST_MATCH = (
     "Queue your player (a player's token) for a game of `seats` seats with these `options`: when enough players "
     "wait for the same, one game is made with a seat bound to each (closest ratings first; the allowed spread "
@@ -57,6 +54,9 @@ REQUEST_MATCH = (
     "`fill_with_bots`, bots of that level take the other seats once you waited `after_seconds`. 409 when you "
     "wait already.")
 """``requestMatch``'s description (a docstring cannot say the poll timeout from its constant)."""
+# the stream's parameters: the route's own `parameters` (for Last-Event-ID) replace the list
+# flask-smorest makes from the query schema (issue 21: undeclared), so the query's are made from
+# that schema here, as apispec would: declared once, in streams.StreamQuerySchema
 STREAM_PARAMETERS = [*query_parameters(streams.StreamQuerySchema), streams.LAST_EVENT_ID_PARAMETER]
 IF_NONE_MATCH: dict[str, Any] = {
     "name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"},
