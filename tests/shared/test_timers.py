@@ -165,7 +165,9 @@ def test_the_clock_in_the_stored_record_counts_the_timeout_moves(clock: Clock) -
     gid = envelope["id"]
     svc.join(gid, None, None)
     chosen: list[tuple[int, bool]] = []  # each timed-out move: its seat, and whether it was a choice
-    for _ in range(4):  # the call phase, then the turns: whoever waits, the timeout plays
+    # the call phase, then the turns: whoever waits, the timeout plays, until both kinds were played
+    while len(chosen) < 4 or len({c for _, c in chosen}) < 2:
+        assert len(chosen) < 60, chosen
         stored = svc.store.load(gid)
         state = svc.engine.load(stored.record.state)
         seat = svc.turn_timers.waiting_seat(stored.record, svc.engine.to_act(state))
